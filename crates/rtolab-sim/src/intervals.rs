@@ -1,0 +1,72 @@
+//! A set of half-open `u64` ranges, kept sorted, disjoint and merged.
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IntervalSet {
+    ranges: Vec<(u64, u64)>,
+}
+
+impl IntervalSet {
+    pub fn insert(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let i = self.ranges.partition_point(|&(_, e)| e < start);
+        let mut new = (start, end);
+        while i < self.ranges.len() && self.ranges[i].0 <= new.1 {
+            let (s, e) = self.ranges.remove(i);
+            new = (new.0.min(s), new.1.max(e));
+        }
+        self.ranges.insert(i, new);
+    }
+
+    pub fn contains(&self, x: u64) -> bool {
+        let i = self.ranges.partition_point(|&(_, e)| e <= x);
+        self.ranges.get(i).is_some_and(|&(s, _)| s <= x)
+    }
+
+    /// Whether every point of [start, end) is in the set.
+    pub fn covers(&self, start: u64, end: u64) -> bool {
+        if start >= end {
+            return true;
+        }
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        self.ranges.get(i).is_some_and(|&(s, e)| s <= start && e >= end)
+    }
+
+    /// Forgets everything below `x`.
+    pub fn prune_below(&mut self, x: u64) {
+        let i = self.ranges.partition_point(|&(_, e)| e <= x);
+        self.ranges.drain(..i);
+    }
+
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against a brute-force bitmap over a small universe.
+        #[test]
+        fn matches_a_bitmap(ops in proptest::collection::vec((0u64..64, 0u64..16), 1..40), probe in 0u64..80) {
+            let mut set = IntervalSet::default();
+            let mut bits = [false; 96];
+            for (s, l) in ops {
+                set.insert(s, s + l);
+                for b in bits.iter_mut().skip(s as usize).take(l as usize) { *b = true; }
+            }
+            prop_assert_eq!(set.contains(probe), bits[probe as usize]);
+            let covered = (probe..probe + 5).all(|x| bits[x as usize]);
+            prop_assert_eq!(set.covers(probe, probe + 5), covered);
+            for w in set.ranges.windows(2) { prop_assert!(w[0].1 < w[1].0); }
+        }
+    }
+}

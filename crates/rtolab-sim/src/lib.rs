@@ -1,0 +1,29 @@
+//! rtolab-sim: a discrete-event simulator of TCP over wireless and cellular links.
+//!
+//! Layers: `spec` (what users write) → `world` (the run-time model built from it: `net`
+//! links and queues, `tcp` endpoints, generators) driven by `engine` → `results`.
+//! See DESIGN.md for the rules every part follows.
+
+pub mod bench;
+pub mod engine;
+pub mod intervals;
+pub mod net;
+pub mod pcap;
+pub mod results;
+pub mod rng;
+pub mod spec;
+pub mod tcp;
+pub mod time;
+pub mod units;
+pub mod world;
+
+pub use results::{FlowRow, LinkRow, RunMeta, RunResult, SeriesTable, METRICS};
+pub use spec::{Scenario, SpecError};
+pub use time::{SimDuration, SimTime};
+pub use world::{SimError, Simulation};
+
+/// Runs a validated scenario with `seed` (or the scenario's own, or 1).
+pub fn run(scenario: &Scenario, seed: Option<u64>) -> Result<RunResult, SimError> {
+    let seed = seed.or(scenario.seed).unwrap_or(1);
+    Simulation::new(scenario, seed).run()
+}

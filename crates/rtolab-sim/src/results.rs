@@ -1,0 +1,119 @@
+//! What a run returns: the `flows` and `links` tables (one row per flow, one per link
+//! direction), the long-format `series` table, run metadata and captures.
+//!
+//! Rows are plain structs here; the Python binding turns them into columns.
+
+use serde::Serialize;
+
+/// One row of the `flows` table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowRow {
+    pub flow: u32,
+    pub name: String,
+    /// "flow", "burst" or "web".
+    pub kind: String,
+    /// The generator that made it, if any.
+    pub generator: Option<String>,
+    pub start_s: f64,
+    /// When the last byte was acknowledged; `None` if unfinished.
+    pub end_s: Option<f64>,
+    /// Requested size; `None` for an unbounded flow.
+    pub size: Option<u64>,
+    /// Bytes delivered in order to the receiving application.
+    pub bytes: u64,
+    /// bytes·8 / transfer time (to `end_s`, or to the end of the run if unfinished).
+    pub goodput_bps: Option<f64>,
+    /// Payload bytes sent, retransmissions included, ·8 / the same time.
+    pub throughput_bps: Option<f64>,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    /// Timeouts whose retransmitted segment's first copy reached the receiver.
+    pub spurious_timeouts: u64,
+    pub syn_timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Payload bytes that reached the receiver more than once.
+    pub duplicate_bytes: u64,
+    /// Mean RTO after each RTT sample.
+    pub mean_rto_s: Option<f64>,
+    pub mean_rtt_s: Option<f64>,
+}
+
+/// One row of the `links` table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkRow {
+    pub link: String,
+    /// "forward" or "reverse".
+    pub direction: String,
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// All drops: queue overflow, RED, channel loss.
+    pub drops: u64,
+    pub queue_drops: u64,
+    pub red_drops: u64,
+    pub loss_drops: u64,
+    /// Fraction of the run the transmitter was busy.
+    pub utilisation: f64,
+    /// Time-averaged queue length, in packets.
+    pub mean_queue: f64,
+    pub max_queue: u64,
+    pub max_queue_bytes: u64,
+    pub spikes: u64,
+    pub spike_time_s: f64,
+}
+
+/// The long-format time series: one row per recorded change.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SeriesTable {
+    pub time_s: Vec<f64>,
+    /// Index into `entities`.
+    pub entity: Vec<u32>,
+    /// Index into `METRICS`.
+    pub metric: Vec<u8>,
+    pub value: Vec<f64>,
+    /// Flow names, then link directions ("radio.forward").
+    pub entities: Vec<String>,
+}
+
+/// Names of the series metrics, by their code in `SeriesTable::metric`.
+pub const METRICS: [&str; 5] = ["cwnd", "ssthresh", "srtt", "rto", "queue"];
+
+impl SeriesTable {
+    pub fn push(&mut self, time_s: f64, entity: u32, metric: u8, value: f64) {
+        self.time_s.push(time_s);
+        self.entity.push(entity);
+        self.metric.push(metric);
+        self.value.push(value);
+    }
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
+
+/// Facts about the run itself.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunMeta {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub events: u64,
+    /// Data segments sent by all senders (retransmissions included).
+    pub data_packets: u64,
+    pub peak_live_packets: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub flows: Vec<FlowRow>,
+    pub links: Vec<LinkRow>,
+    pub series: SeriesTable,
+    pub meta: RunMeta,
+    /// (link direction, pcap file bytes).
+    pub pcaps: Vec<(String, Vec<u8>)>,
+}

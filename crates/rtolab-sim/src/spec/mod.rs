@@ -1,0 +1,264 @@
+//! The scenario schema: the single source of truth for what a user can write.
+//!
+//! Users write TOML files or Python dicts; both arrive here through serde with
+//! `deny_unknown_fields`, and `validate` checks what types cannot (names, ranges, cross-field
+//! rules) before anything runs. Every error names the field path.
+
+mod load;
+mod tcp;
+mod validate;
+
+pub use load::{from_json, from_toml, json_schema, SpecError};
+pub use tcp::{CcKind, InitialWindow, RtoPreset, TcpSpec};
+
+use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Probability, Rate, SizeRv};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// A whole simulation: links, flows, traffic generators and what to record.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A label carried into the results.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Stop time. Optional when every flow is finite and there is no web generator.
+    pub duration: Option<Duration>,
+    /// Master seed; every random stream derives from it (default 1).
+    pub seed: Option<u64>,
+    /// Duplex links, addressed by name in routes.
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub generators: Vec<GeneratorSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+    #[serde(default)]
+    pub limits: LimitsSpec,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+
+/// A duplex point-to-point link. The forward direction carries data of flows routed over it,
+/// the reverse direction their ACKs; `reverse` overrides settings for the reverse direction.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub name: String,
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Bernoulli loss probability per packet, applied after transmission.
+    #[serde(default)]
+    pub loss: Option<Probability>,
+    pub spikes: Option<SpikeSpec>,
+    pub reverse: Option<DirectionOverride>,
+}
+
+/// Settings of a link's reverse direction that differ from the forward one.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionOverride {
+    pub rate: Option<Rate>,
+    pub delay: Option<Duration>,
+    pub queue: Option<QueueSpec>,
+    pub loss: Option<Probability>,
+}
+
+/// The queue in front of a link direction's transmitter.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// First in, first out; arrivals beyond the limit are dropped.
+    Droptail { limit: Limit },
+    /// Random Early Detection with ns-2's parameter names and semantics.
+    Red(RedSpec),
+}
+
+impl Default for QueueSpec {
+    /// ns-2's default queue: DropTail, 50 packets.
+    fn default() -> Self {
+        QueueSpec::Droptail { limit: Limit::Packets(50) }
+    }
+}
+
+/// RED as in ns-2's `Queue/RED` (Floyd & Jacobson 1993; "gentle" variant of 2000).
+/// Thresholds are in packets unless `queue_in_bytes`, in which case they are in units of
+/// `mean_pktsize` bytes, as in ns-2.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Hard limit of the queue (packets or bytes).
+    pub limit: Limit,
+    /// EWMA weight of the average queue (ns-2 `q_weight_`).
+    #[serde(default = "red_q_weight")]
+    pub q_weight: f64,
+    /// Minimum threshold (ns-2 `thresh_`).
+    #[serde(default = "red_thresh")]
+    pub thresh: f64,
+    /// Maximum threshold (ns-2 `maxthresh_`).
+    #[serde(default = "red_maxthresh")]
+    pub maxthresh: f64,
+    /// Drop probability at `maxthresh`; give this or `linterm` (= 1/max_p), not both.
+    pub max_p: Option<f64>,
+    pub linterm: Option<f64>,
+    /// Average packet size used for idle-time decay and byte mode (ns-2 `mean_pktsize_`).
+    #[serde(default = "red_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    /// Byte mode: drop probability scaled by packet size (ns-2 `bytes_`).
+    #[serde(default)]
+    pub bytes: bool,
+    /// Measure the queue in bytes (ns-2 `queue_in_bytes_`).
+    #[serde(default)]
+    pub queue_in_bytes: bool,
+    /// Gentle RED: probability rises from max_p to 1 between maxthresh and 2·maxthresh.
+    #[serde(default = "yes")]
+    pub gentle: bool,
+    /// Space drops out more evenly (ns-2 `wait_`).
+    #[serde(default = "yes")]
+    pub wait: bool,
+}
+
+fn red_q_weight() -> f64 {
+    0.002
+}
+fn red_thresh() -> f64 {
+    5.0
+}
+fn red_maxthresh() -> f64 {
+    15.0
+}
+fn red_mean_pktsize() -> Bytes {
+    Bytes(500)
+}
+fn yes() -> bool {
+    true
+}
+
+/// Which directions of a link a delay spike holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SpikeDirection {
+    Forward,
+    Reverse,
+    #[default]
+    Both,
+}
+
+/// Delay spikes with the semantics of ns-2's `Delayer`: during a spike the link direction
+/// stops serving and holds every packet it has (nothing is dropped by the spike); when the
+/// spike ends, held packets are released back to back. `interval` is the spike-free time
+/// from the end of one spike to the start of the next (the first spike starts one interval
+/// after `start`); or give fixed start times with `at`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpikeSpec {
+    pub interval: Option<DurationRv>,
+    pub at: Option<Vec<Duration>>,
+    pub length: DurationRv,
+    #[serde(default)]
+    pub direction: SpikeDirection,
+    /// When random spikes begin to be drawn (default 0 s).
+    pub start: Option<Duration>,
+}
+
+/// One TCP connection from the first link's near end to the last link's far end.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    /// Links crossed by data, in order; ACKs return over the same links reversed.
+    pub route: Vec<String>,
+    #[serde(default = "infinite")]
+    pub size: FlowSize,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+fn infinite() -> FlowSize {
+    FlowSize::Infinite
+}
+
+/// Traffic generators that create flows.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum GeneratorSpec {
+    /// `flows` simultaneous flows that share `total` bytes equally.
+    Burst {
+        name: Option<String>,
+        flows: u32,
+        total: Bytes,
+        start: Option<Duration>,
+        route: Vec<String>,
+        #[serde(default)]
+        tcp: TcpSpec,
+    },
+    /// Web users (paper 000): each fetches a file of random size over a new connection, then
+    /// thinks for a random time, and again, until the run ends.
+    Web {
+        name: Option<String>,
+        users: u32,
+        size: SizeRv,
+        think: DurationRv,
+        start: Option<Duration>,
+        route: Vec<String>,
+        #[serde(default)]
+        tcp: TcpSpec,
+    },
+}
+
+/// What to record beyond the always-on `flows` and `links` tables.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Time series to record (long format): cwnd, ssthresh, srtt, rto (per flow), queue (per
+    /// link direction).
+    #[serde(default)]
+    pub series: Vec<SeriesMetric>,
+    /// Link directions to capture: `"radio"` (forward), `"radio.forward"`, `"radio.reverse"`.
+    #[serde(default)]
+    pub pcap: Vec<String>,
+}
+
+/// A recordable time series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesMetric {
+    Cwnd,
+    Ssthresh,
+    Srtt,
+    Rto,
+    Queue,
+}
+
+/// Budgets that make a runaway run fail loudly instead of hanging.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// Maximum number of events processed.
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
+    /// Simulated-time budget when `duration` is absent.
+    #[serde(default = "default_max_time")]
+    pub max_time: Duration,
+}
+
+impl Default for LimitsSpec {
+    fn default() -> Self {
+        LimitsSpec { max_events: default_max_events(), max_time: default_max_time() }
+    }
+}
+
+fn default_max_events() -> u64 {
+    20_000_000_000
+}
+fn default_max_time() -> Duration {
+    Duration::from_secs_f64(86_400.0)
+}

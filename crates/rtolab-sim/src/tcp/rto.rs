@@ -1,0 +1,203 @@
+//! The retransmission timeout: the RFC 6298 estimator and the ways real stacks depart from it.
+//!
+//! RFC 6298 (2.2) first sample R: SRTT = R, RTTVAR = R/2.
+//! (2.3) later samples R': RTTVAR = (1 - beta)·RTTVAR + beta·|SRTT - R'|, then
+//!       SRTT = (1 - alpha)·SRTT + alpha·R'.
+//! RTO = SRTT + max(G, K·RTTVAR), then (2.4) RTO = max(RTO, min_rto) and (2.5) a maximum.
+//! (5.5) each expiry doubles the RTO up to the maximum; a new sample clears the back-off.
+//!
+//! Invariant: `current()` is always within [min_rto, max_rto] (for the `Variance` floor, the
+//! minimum applies to the variance term instead, so RTO ≥ SRTT + min_rto).
+//! The estimator state is kept in f64 nanoseconds; the RTO it yields is whole nanoseconds.
+
+use crate::spec::RtoPreset;
+use crate::time::SimDuration;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Where the minimum RTO applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFloor {
+    /// To the whole RTO, RFC 6298 (2.4).
+    Rto,
+    /// To the variance term: RTO = SRTT + max(K·RTTVAR, min_rto), as Linux does
+    /// (`tcp_set_rto`: rttvar is floored at `tcp_rto_min`).
+    Variance,
+}
+
+/// Parameters of the estimator; `preset` gives the named behaviours.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RtoConfig {
+    pub min_rto: SimDuration,
+    pub max_rto: SimDuration,
+    pub initial_rto: SimDuration,
+    /// Clock granularity G of RFC 6298 (2.3).
+    pub granularity: SimDuration,
+    pub k: u32,
+    pub alpha: f64,
+    pub beta: f64,
+    pub floor: RtoFloor,
+    /// Added to every computed RTO (FreeBSD: two ticks).
+    pub extra: SimDuration,
+    /// Coarse timer tick: samples are rounded to whole ticks (at least one), and the RTO is a
+    /// whole number of ticks (ns-2 `tcpTick_`).
+    pub tick: Option<SimDuration>,
+    /// RFC 6298 (5.7): after a SYN timeout, data transfer starts with RTO = 3 s.
+    pub syn_fallback_3s: bool,
+}
+
+impl RtoConfig {
+    /// The named presets. Sources:
+    /// - `rfc6298`: RFC 6298 (2.1) initial 1 s, (2.4) minimum 1 s, (2.5) maximum 60 s.
+    /// - `linux`: `TCP_RTO_MIN` 200 ms applied to the variance term, `TCP_RTO_MAX` 120 s,
+    ///   `TCP_TIMEOUT_INIT` 1 s; first sample gives SRTT + 2·SRTT = 3·RTT (mdev = R/2, ×4).
+    /// - `freebsd`: no floor, `TCPTV_REXMTMAX` 64 s, initial 1 s, two 1 ms ticks added.
+    /// - `ns2`: `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `tcpTick_` 10 ms.
+    /// - `ns3`: `MinRto` 1 s, `ClockGranularity` 1 ms, maximum 60 s, `InitialRto` 1 s.
+    pub fn preset(p: RtoPreset) -> Self {
+        let ms = SimDuration::from_millis;
+        let s = SimDuration::from_secs;
+        let base = RtoConfig {
+            min_rto: s(1),
+            max_rto: s(60),
+            initial_rto: s(1),
+            granularity: ms(1),
+            k: 4,
+            alpha: 0.125,
+            beta: 0.25,
+            floor: RtoFloor::Rto,
+            extra: SimDuration::ZERO,
+            tick: None,
+            syn_fallback_3s: true,
+        };
+        match p {
+            RtoPreset::Rfc6298 | RtoPreset::Ns3 => base,
+            RtoPreset::Linux => RtoConfig {
+                min_rto: ms(200),
+                max_rto: s(120),
+                granularity: SimDuration::ZERO,
+                floor: RtoFloor::Variance,
+                ..base
+            },
+            RtoPreset::Freebsd => RtoConfig {
+                min_rto: SimDuration::ZERO,
+                max_rto: s(64),
+                extra: ms(2),
+                ..base
+            },
+            RtoPreset::Ns2 => RtoConfig {
+                min_rto: ms(200),
+                initial_rto: s(3),
+                granularity: SimDuration::ZERO,
+                tick: Some(ms(10)),
+                syn_fallback_3s: false,
+                ..base
+            },
+        }
+    }
+}
+
+/// RTO estimator state of one connection.
+#[derive(Clone, Debug)]
+pub struct RtoEstimator {
+    cfg: RtoConfig,
+    srtt: Option<f64>,
+    rttvar: f64,
+    base: SimDuration,
+    backoff: u32,
+}
+
+impl RtoEstimator {
+    pub fn new(cfg: RtoConfig) -> Self {
+        let base = cfg.initial_rto;
+        RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0 }
+    }
+
+    pub fn config(&self) -> &RtoConfig {
+        &self.cfg
+    }
+
+    /// Feeds one RTT measurement (RFC 6298 (2.2)/(2.3)) and clears the back-off.
+    pub fn on_sample(&mut self, rtt: SimDuration) {
+        let r = match self.cfg.tick {
+            Some(t) if t.as_nanos() > 0 => {
+                let ticks = ((rtt.as_nanos() as f64 / t.as_nanos() as f64) + 0.5).floor().max(1.0);
+                ticks * t.as_nanos() as f64
+            }
+            _ => rtt.as_nanos() as f64,
+        };
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(srtt) => {
+                self.rttvar = (1.0 - self.cfg.beta) * self.rttvar + self.cfg.beta * (srtt - r).abs();
+                self.srtt = Some((1.0 - self.cfg.alpha) * srtt + self.cfg.alpha * r);
+            }
+        }
+        self.base = self.compute();
+        self.backoff = 0;
+    }
+
+    fn compute(&self) -> SimDuration {
+        let srtt = self.srtt.unwrap_or(0.0);
+        let var = self.cfg.k as f64 * self.rttvar;
+        let g = self.cfg.granularity.as_nanos() as f64;
+        let min = self.cfg.min_rto.as_nanos() as f64;
+        let mut rto = match self.cfg.floor {
+            RtoFloor::Rto => (srtt + var.max(g)).max(min),
+            RtoFloor::Variance => srtt + var.max(g).max(min),
+        } + self.cfg.extra.as_nanos() as f64;
+        if let Some(t) = self.cfg.tick.filter(|t| t.as_nanos() > 0) {
+            let t = t.as_nanos() as f64;
+            rto = (rto / t).ceil() * t;
+        }
+        SimDuration(rto.round() as u64).min(self.cfg.max_rto)
+    }
+
+    /// The timeout to arm now: the base RTO doubled per back-off, capped at the maximum
+    /// (RFC 6298 (5.5) and (2.5)).
+    pub fn current(&self) -> SimDuration {
+        let shift = self.backoff.min(32);
+        SimDuration(self.base.as_nanos().saturating_mul(1u64 << shift)).min(self.cfg.max_rto)
+    }
+
+    /// RFC 6298 (5.5): the timer expired; double the RTO.
+    pub fn back_off(&mut self) {
+        if self.current() < self.cfg.max_rto {
+            self.backoff += 1;
+        }
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    /// RFC 6298 (5.7): after a SYN timeout, the RTO is re-initialised to 3 s when data
+    /// transmission begins (if it is below that and the preset follows the rule).
+    pub fn apply_syn_fallback(&mut self) {
+        if self.cfg.syn_fallback_3s && self.base < SimDuration::from_secs(3) {
+            self.base = SimDuration::from_secs(3).min(self.cfg.max_rto);
+        }
+        self.backoff = 0;
+    }
+
+    /// Clears the back-off without a new sample (e.g. when the handshake completes).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.srtt.map(|s| SimDuration(s.round() as u64))
+    }
+
+    pub fn rttvar(&self) -> SimDuration {
+        SimDuration(self.rttvar.round() as u64)
+    }
+}
+
+#[cfg(test)]
+#[path = "rto_tests.rs"]
+mod tests;

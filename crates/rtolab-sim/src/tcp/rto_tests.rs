@@ -1,0 +1,115 @@
+//! RTO estimator against values computed by hand from RFC 6298 (2.2)–(2.5), preset by preset.
+
+use super::*;
+
+fn ms(v: u64) -> SimDuration {
+    SimDuration::from_millis(v)
+}
+
+fn estimator(p: RtoPreset) -> RtoEstimator {
+    RtoEstimator::new(RtoConfig::preset(p))
+}
+
+/// Samples 100 ms, 140 ms, 60 ms. By hand (alpha 1/8, beta 1/4, K 4):
+/// 1) SRTT 100, RTTVAR 50                      → SRTT + 4·RTTVAR = 300
+/// 2) RTTVAR 0.75·50 + 0.25·40 = 47.5, SRTT 0.875·100 + 0.125·140 = 105   → 295
+/// 3) RTTVAR 0.75·47.5 + 0.25·45 = 46.875, SRTT 0.875·105 + 0.125·60 = 99.375 → 286.875
+const SAMPLES: [u64; 3] = [100, 140, 60];
+
+fn run(p: RtoPreset) -> Vec<SimDuration> {
+    let mut e = estimator(p);
+    SAMPLES.iter().map(|&s| { e.on_sample(ms(s)); e.current() }).collect()
+}
+
+#[test]
+fn rfc6298_initial_and_floor() {
+    let e = estimator(RtoPreset::Rfc6298);
+    assert_eq!(e.current(), ms(1000)); // (2.1)
+    // All three computed values are below the 1 s floor of (2.4).
+    assert_eq!(run(RtoPreset::Rfc6298), vec![ms(1000); 3]);
+}
+
+#[test]
+fn rfc6298_without_floor_matches_hand_table() {
+    let mut cfg = RtoConfig::preset(RtoPreset::Rfc6298);
+    cfg.min_rto = SimDuration::ZERO;
+    let mut e = RtoEstimator::new(cfg);
+    let mut got = vec![];
+    for s in SAMPLES {
+        e.on_sample(ms(s));
+        got.push(e.current());
+    }
+    assert_eq!(got, vec![ms(300), ms(295), SimDuration::from_micros(286_875)]);
+    assert_eq!(e.srtt(), Some(SimDuration::from_micros(99_375)));
+    assert_eq!(e.rttvar(), SimDuration::from_micros(46_875));
+}
+
+#[test]
+fn linux_floors_the_variance_term_and_first_rto_is_three_rtt() {
+    // 1) SRTT 100 + max(200, 200) = 300 (= 3·RTT). 2) 105 + max(190, 200) = 305.
+    // 3) 99.375 + max(187.5, 200) = 299.375.
+    assert_eq!(run(RtoPreset::Linux), vec![ms(300), ms(305), SimDuration::from_micros(299_375)]);
+    let mut e = estimator(RtoPreset::Linux);
+    e.on_sample(ms(500));
+    assert_eq!(e.current(), ms(1500)); // 3·RTT when 2·RTT exceeds the 200 ms floor
+}
+
+#[test]
+fn freebsd_has_no_floor_and_adds_two_ticks() {
+    assert_eq!(run(RtoPreset::Freebsd), vec![ms(302), ms(297), SimDuration::from_micros(288_875)]);
+}
+
+#[test]
+fn ns2_is_tick_based_with_3s_initial() {
+    let e = estimator(RtoPreset::Ns2);
+    assert_eq!(e.current(), ms(3000));
+    // Samples are whole 10 ms ticks already; 286.875 rounds up to 290 ms (29 ticks).
+    assert_eq!(run(RtoPreset::Ns2), vec![ms(300), ms(300), ms(290)]);
+    let mut e = estimator(RtoPreset::Ns2);
+    e.on_sample(SimDuration::from_millis(2)); // below one tick: counted as one tick
+    // SRTT 10, RTTVAR 5 → 30 ms, below the 200 ms floor
+    assert_eq!(e.current(), ms(200));
+}
+
+#[test]
+fn ns3_matches_rfc_with_1ms_granularity() {
+    let mut e = estimator(RtoPreset::Ns3);
+    e.on_sample(ms(2000));
+    assert_eq!(e.current(), ms(6000)); // 2000 + 4·1000
+    let mut cfg = RtoConfig::preset(RtoPreset::Ns3);
+    cfg.min_rto = SimDuration::ZERO;
+    let mut e = RtoEstimator::new(cfg);
+    e.on_sample(SimDuration::from_micros(100));
+    e.on_sample(SimDuration::from_micros(100)); // RTTVAR 37.5 us: K·RTTVAR < G = 1 ms
+    assert_eq!(e.current(), SimDuration::from_micros(1100));
+}
+
+#[test]
+fn back_off_doubles_up_to_the_maximum_and_a_sample_clears_it() {
+    let mut e = estimator(RtoPreset::Rfc6298);
+    let mut seen = vec![];
+    for _ in 0..8 {
+        seen.push(e.current().as_secs_f64());
+        e.back_off();
+    }
+    assert_eq!(seen, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]);
+    e.on_sample(ms(100));
+    assert_eq!(e.current(), ms(1000));
+    assert_eq!(e.backoff(), 0);
+}
+
+#[test]
+fn syn_fallback_sets_three_seconds_where_the_preset_follows_5_7() {
+    let mut e = estimator(RtoPreset::Rfc6298);
+    e.back_off();
+    e.apply_syn_fallback();
+    assert_eq!(e.current(), ms(3000));
+    let mut e = estimator(RtoPreset::Linux);
+    e.on_sample(ms(100));
+    e.apply_syn_fallback();
+    assert_eq!(e.current(), ms(3000));
+    let mut e = estimator(RtoPreset::Ns2); // ns-2 has no such rule and starts at 3 s anyway
+    e.on_sample(ms(100));
+    e.apply_syn_fallback();
+    assert_eq!(e.current(), ms(300));
+}

@@ -1,0 +1,226 @@
+//! The SACK scoreboard of a sender (RFC 6675, 2–4): which segments in [SND.UNA, SND.MAX) the
+//! receiver has SACKed and which were retransmitted in the current recovery episode.
+//!
+//! Segments are MSS-aligned: segment k covers [k·MSS, min((k+1)·MSS, end of data)).
+//! Invariant: `flags[i]` describes segment `base + i`; everything below `base` is
+//! cumulatively acknowledged.
+
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const RETRANSMITTED: u8 = 2;
+
+/// What RFC 6675 NextSeg() chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextSeg {
+    /// Retransmit the segment starting at this sequence number (rules 1 and 3).
+    Retransmit(u64),
+    /// Send new data (rule 2).
+    NewData,
+    Nothing,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    base: u64,
+    flags: VecDeque<u8>,
+    sacked: usize,
+}
+
+/// Fixed facts the scoreboard needs about the connection.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub mss: u64,
+    /// One past the last byte of the flow (u64::MAX when unbounded).
+    pub data_end: u64,
+    pub dupthresh: u64,
+}
+
+impl Geometry {
+    fn seg_len(&self, k: u64) -> u64 {
+        let start = k * self.mss;
+        self.mss.min(self.data_end.saturating_sub(start))
+    }
+}
+
+impl Scoreboard {
+    pub fn clear(&mut self) {
+        self.flags.clear();
+        self.sacked = 0;
+    }
+
+    pub fn sacked_segments(&self) -> usize {
+        self.sacked
+    }
+
+    /// Forgets segments below the new cumulative ACK.
+    pub fn advance(&mut self, snd_una: u64, g: &Geometry) {
+        let new_base = snd_una / g.mss;
+        while self.base < new_base {
+            if let Some(f) = self.flags.pop_front() {
+                if f & SACKED != 0 {
+                    self.sacked -= 1;
+                }
+            }
+            self.base += 1;
+        }
+        if self.flags.is_empty() {
+            self.base = new_base;
+        }
+    }
+
+    fn slot(&mut self, k: u64) -> Option<&mut u8> {
+        if k < self.base {
+            return None;
+        }
+        let i = (k - self.base) as usize;
+        if i >= self.flags.len() {
+            self.flags.resize(i + 1, 0);
+        }
+        self.flags.get_mut(i)
+    }
+
+    /// Marks every segment wholly inside a SACK block [start, end) as SACKed.
+    pub fn mark_sacked(&mut self, start: u64, end: u64, snd_max: u64, g: &Geometry) {
+        let end = end.min(snd_max);
+        let first = start.div_ceil(g.mss);
+        let mut k = first;
+        while k * g.mss < end && k * g.mss + g.seg_len(k) <= end {
+            if let Some(f) = self.slot(k) {
+                if *f & SACKED == 0 {
+                    *f |= SACKED;
+                    self.sacked += 1;
+                }
+            }
+            k += 1;
+        }
+    }
+
+    pub fn mark_retransmitted(&mut self, seq: u64, g: &Geometry) {
+        if let Some(f) = self.slot(seq / g.mss) {
+            *f |= RETRANSMITTED;
+        }
+    }
+
+    /// Starts a recovery episode: no segment counts as retransmitted in it yet.
+    pub fn clear_retransmitted(&mut self) {
+        for f in self.flags.iter_mut() {
+            *f &= !RETRANSMITTED;
+        }
+    }
+
+    pub fn is_sacked(&self, seq: u64, g: &Geometry) -> bool {
+        let k = seq / g.mss;
+        k >= self.base && self.flags.get((k - self.base) as usize).is_some_and(|f| f & SACKED != 0)
+    }
+
+    /// RFC 6675 IsLost(SND.UNA): DupThresh SACKed segments, or more than (DupThresh − 1)·SMSS
+    /// SACKed bytes, above it.
+    pub fn is_lost_first(&self, g: &Geometry) -> bool {
+        if self.flags.front().is_none_or(|f| f & SACKED != 0) {
+            return false;
+        }
+        let (segs, bytes) = self.sacked_above(self.base, g);
+        segs >= g.dupthresh || bytes > (g.dupthresh - 1) * g.mss
+    }
+
+    fn sacked_above(&self, k: u64, g: &Geometry) -> (u64, u64) {
+        let mut segs = 0;
+        let mut bytes = 0;
+        for (i, f) in self.flags.iter().enumerate().skip((k - self.base + 1) as usize) {
+            if f & SACKED != 0 {
+                segs += 1;
+                bytes += g.seg_len(self.base + i as u64);
+            }
+        }
+        (segs, bytes)
+    }
+
+    /// One pass over [SND.UNA, SND.MAX): RFC 6675 SetPipe() and NextSeg() together.
+    /// `new_data_ok` says whether rule 2 may send new data (data left and window open).
+    pub fn plan(&self, snd_una: u64, snd_max: u64, new_data_ok: bool, g: &Geometry) -> (u64, NextSeg) {
+        let first = snd_una / g.mss;
+        let last = snd_max.div_ceil(g.mss); // exclusive
+        let n = last.saturating_sub(first) as usize;
+        // Walk from the top down so the SACKed amount above each segment is known.
+        let mut sacked_segs = 0u64;
+        let mut sacked_bytes = 0u64;
+        let mut pipe = 0u64;
+        let mut rule1 = None;
+        let mut rule3 = None;
+        for i in (0..n).rev() {
+            let k = first + i as u64;
+            let f = k.checked_sub(self.base).and_then(|j| self.flags.get(j as usize)).copied().unwrap_or(0);
+            let len = g.seg_len(k);
+            if f & SACKED != 0 {
+                sacked_segs += 1;
+                sacked_bytes += len;
+                continue;
+            }
+            let lost = sacked_segs >= g.dupthresh || sacked_bytes > (g.dupthresh - 1) * g.mss;
+            if !lost {
+                pipe += len;
+            }
+            if f & RETRANSMITTED != 0 {
+                pipe += len;
+            } else if lost {
+                rule1 = Some(k * g.mss);
+            } else if sacked_segs > 0 {
+                rule3 = Some(k * g.mss);
+            }
+        }
+        let next = match (rule1, new_data_ok, rule3) {
+            (Some(s), _, _) => NextSeg::Retransmit(s),
+            (None, true, _) => NextSeg::NewData,
+            (None, false, Some(s)) => NextSeg::Retransmit(s),
+            _ => NextSeg::Nothing,
+        };
+        (pipe, next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const G: Geometry = Geometry { mss: 100, data_end: u64::MAX, dupthresh: 3 };
+
+    /// Ten segments out (0..1000), segment 2 lost, 3..=9 SACKed: segments 0 and 1 were
+    /// cumulatively acked. By hand: segment 2 has 7 SACKed above → lost, not in pipe; pipe 0.
+    #[test]
+    fn one_hole_is_lost_and_chosen_first() {
+        let mut sb = Scoreboard::default();
+        sb.advance(200, &G);
+        sb.mark_sacked(300, 1000, 1000, &G);
+        assert!(sb.is_lost_first(&G));
+        assert_eq!(sb.plan(200, 1000, true, &G), (0, NextSeg::Retransmit(200)));
+        sb.mark_retransmitted(200, &G);
+        // retransmitted and lost: counts once in pipe; now new data is next
+        assert_eq!(sb.plan(200, 1000, true, &G), (100, NextSeg::NewData));
+    }
+
+    /// Holes at 1 and 5 with SACKed 2,3,4 and 6,7: segment 1 has 5 SACKed above → lost;
+    /// segment 5 has 2 SACKed above (200 B, not more than 2·MSS) → not lost, in pipe.
+    /// Segment 8 (outstanding, nothing above) is in pipe. Pipe = 100 (5) + 100 (8).
+    #[test]
+    fn pipe_counts_unsacked_not_lost_segments() {
+        let mut sb = Scoreboard::default();
+        sb.advance(100, &G);
+        sb.mark_sacked(200, 500, 900, &G);
+        sb.mark_sacked(600, 800, 900, &G);
+        assert_eq!(sb.plan(100, 900, false, &G), (200, NextSeg::Retransmit(100)));
+        sb.mark_retransmitted(100, &G);
+        // rule 3: segment 5 is below SACKed data and not yet retransmitted
+        assert_eq!(sb.plan(100, 900, false, &G), (300, NextSeg::Retransmit(500)));
+    }
+
+    #[test]
+    fn partial_blocks_do_not_mark_segments() {
+        let mut sb = Scoreboard::default();
+        sb.mark_sacked(150, 360, 1000, &G); // covers segment 2 only: [200, 300)
+        assert!(!sb.is_sacked(100, &G) && sb.is_sacked(200, &G) && !sb.is_sacked(300, &G));
+        assert_eq!(sb.sacked_segments(), 1);
+        sb.advance(300, &G);
+        assert_eq!(sb.sacked_segments(), 0);
+    }
+}

@@ -1,0 +1,327 @@
+//! Scalar quantities: rate, duration, byte count, queue limit, flow size, probability.
+
+use super::split_number_unit;
+use crate::time::SimDuration;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What serde hands us before unit parsing: a plain number or a string with a unit.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(untagged)]
+pub(crate) enum ScalarRepr {
+    Num(f64),
+    Text(String),
+}
+
+impl fmt::Display for ScalarRepr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarRepr::Num(n) => write!(f, "{n}"),
+            ScalarRepr::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+fn scaled(text: &str, units: &[(&str, f64)], expected: &str) -> Result<f64, String> {
+    let bad = || format!("got {text:?}, expected {expected}");
+    let (value, unit) = split_number_unit(text).ok_or_else(bad)?;
+    let factor = units
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, f)| *f)
+        .ok_or_else(bad)?;
+    if !value.is_finite() {
+        return Err(bad());
+    }
+    Ok(value * factor)
+}
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("bps", 1.0),
+    ("kbps", 1e3),
+    ("Kbps", 1e3),
+    ("Mbps", 1e6),
+    ("Gbps", 1e9),
+];
+const DURATION_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("us", 1e-6),
+    ("µs", 1e-6),
+    ("ns", 1e-9),
+    ("min", 60.0),
+];
+const BYTE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("B", 1.0),
+    ("kB", 1e3),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+];
+
+pub(crate) const RATE_FORM: &str = "a positive rate such as \"2Mbps\", \"160kbps\" or a number of bit/s";
+pub(crate) const DURATION_FORM: &str =
+    "a non-negative duration such as \"70ms\", \"1.5s\", \"250us\" or a number of seconds";
+pub(crate) const BYTES_FORM: &str = "a byte count such as \"180kB\", \"1500B\" or a number of bytes";
+pub(crate) const LIMIT_FORM: &str = "a queue limit in packets (\"48p\") or bytes (\"64kB\")";
+pub(crate) const SIZE_FORM: &str = "a byte count such as \"180kB\" or \"inf\" for an unbounded flow";
+pub(crate) const PROBABILITY_FORM: &str = "a probability between 0 and 1";
+
+/// Parses a duration in seconds from text with a unit (used by random variables too).
+pub(crate) fn parse_duration_secs(text: &str) -> Result<f64, String> {
+    let v = scaled(text, DURATION_UNITS, DURATION_FORM)?;
+    if v < 0.0 {
+        return Err(format!("got {text:?}, expected {DURATION_FORM}"));
+    }
+    Ok(v)
+}
+
+/// Parses a byte count from text with a unit (used by random variables too).
+pub(crate) fn parse_bytes(text: &str) -> Result<f64, String> {
+    let v = scaled(text, BYTE_UNITS, BYTES_FORM)?;
+    if v < 0.0 {
+        return Err(format!("got {text:?}, expected {BYTES_FORM}"));
+    }
+    Ok(v)
+}
+
+/// A link rate in bit/s. Invariant: strictly positive.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ScalarRepr", into = "f64")]
+pub struct Rate(pub f64);
+
+impl TryFrom<ScalarRepr> for Rate {
+    type Error = String;
+    fn try_from(r: ScalarRepr) -> Result<Self, String> {
+        let v = match &r {
+            ScalarRepr::Num(n) => *n,
+            ScalarRepr::Text(t) => scaled(t, RATE_UNITS, RATE_FORM)?,
+        };
+        if !(v.is_finite() && v > 0.0) {
+            return Err(format!("got {r}, expected {RATE_FORM}"));
+        }
+        Ok(Rate(v))
+    }
+}
+
+impl From<Rate> for f64 {
+    fn from(r: Rate) -> f64 {
+        r.0
+    }
+}
+
+impl Rate {
+    pub fn bps(self) -> f64 {
+        self.0
+    }
+}
+
+/// A non-negative time span.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ScalarRepr", into = "f64")]
+pub struct Duration(pub SimDuration);
+
+impl TryFrom<ScalarRepr> for Duration {
+    type Error = String;
+    fn try_from(r: ScalarRepr) -> Result<Self, String> {
+        let v = match &r {
+            ScalarRepr::Num(n) if n.is_finite() && *n >= 0.0 => *n,
+            ScalarRepr::Num(_) => return Err(format!("got {r}, expected {DURATION_FORM}")),
+            ScalarRepr::Text(t) => parse_duration_secs(t)?,
+        };
+        Ok(Duration(SimDuration::from_secs_f64(v)))
+    }
+}
+
+impl From<Duration> for f64 {
+    fn from(d: Duration) -> f64 {
+        d.0.as_secs_f64()
+    }
+}
+
+impl Duration {
+    pub fn from_secs_f64(s: f64) -> Self {
+        Duration(SimDuration::from_secs_f64(s))
+    }
+    pub fn sim(self) -> SimDuration {
+        self.0
+    }
+}
+
+/// A byte count (whole bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ScalarRepr", into = "f64")]
+pub struct Bytes(pub u64);
+
+impl TryFrom<ScalarRepr> for Bytes {
+    type Error = String;
+    fn try_from(r: ScalarRepr) -> Result<Self, String> {
+        let v = match &r {
+            ScalarRepr::Num(n) if n.is_finite() && *n >= 0.0 => *n,
+            ScalarRepr::Num(_) => return Err(format!("got {r}, expected {BYTES_FORM}")),
+            ScalarRepr::Text(t) => parse_bytes(t)?,
+        };
+        Ok(Bytes(v.round() as u64))
+    }
+}
+
+impl From<Bytes> for f64 {
+    fn from(b: Bytes) -> f64 {
+        b.0 as f64
+    }
+}
+
+/// A queue limit, in packets or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ScalarRepr", into = "String")]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl TryFrom<ScalarRepr> for Limit {
+    type Error = String;
+    fn try_from(r: ScalarRepr) -> Result<Self, String> {
+        let bad = || format!("got {r}, expected {LIMIT_FORM}");
+        match &r {
+            ScalarRepr::Num(n) if n.is_finite() && *n >= 1.0 && n.fract() == 0.0 => {
+                Ok(Limit::Packets(*n as u64))
+            }
+            ScalarRepr::Num(_) => Err(bad()),
+            ScalarRepr::Text(t) => {
+                let (v, unit) = split_number_unit(t).ok_or_else(bad)?;
+                if unit == "p" {
+                    if v >= 1.0 && v.fract() == 0.0 {
+                        return Ok(Limit::Packets(v as u64));
+                    }
+                    return Err(bad());
+                }
+                let b = parse_bytes(t).map_err(|_| bad())?;
+                if b < 1.0 {
+                    return Err(bad());
+                }
+                Ok(Limit::Bytes(b.round() as u64))
+            }
+        }
+    }
+}
+
+impl From<Limit> for String {
+    fn from(l: Limit) -> String {
+        match l {
+            Limit::Packets(p) => format!("{p}p"),
+            Limit::Bytes(b) => format!("{b}B"),
+        }
+    }
+}
+
+/// How much a flow sends: a finite number of bytes or an unbounded (bulk) transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ScalarRepr", into = "String")]
+pub enum FlowSize {
+    Finite(u64),
+    Infinite,
+}
+
+impl TryFrom<ScalarRepr> for FlowSize {
+    type Error = String;
+    fn try_from(r: ScalarRepr) -> Result<Self, String> {
+        let bad = || format!("got {r}, expected {SIZE_FORM}");
+        let bytes = match &r {
+            ScalarRepr::Text(t) if matches!(t.trim(), "inf" | "infinite") => {
+                return Ok(FlowSize::Infinite)
+            }
+            ScalarRepr::Num(n) if n.is_infinite() && *n > 0.0 => return Ok(FlowSize::Infinite),
+            ScalarRepr::Num(n) if n.is_finite() => *n,
+            ScalarRepr::Num(_) => return Err(bad()),
+            ScalarRepr::Text(t) => parse_bytes(t).map_err(|_| bad())?,
+        };
+        if bytes < 1.0 {
+            return Err(bad());
+        }
+        Ok(FlowSize::Finite(bytes.round() as u64))
+    }
+}
+
+impl From<FlowSize> for String {
+    fn from(s: FlowSize) -> String {
+        match s {
+            FlowSize::Finite(b) => format!("{b}B"),
+            FlowSize::Infinite => "inf".into(),
+        }
+    }
+}
+
+/// A probability in [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Probability(pub f64);
+
+impl TryFrom<f64> for Probability {
+    type Error = String;
+    fn try_from(v: f64) -> Result<Self, String> {
+        if (0.0..=1.0).contains(&v) {
+            Ok(Probability(v))
+        } else {
+            Err(format!("got {v}, expected {PROBABILITY_FORM}"))
+        }
+    }
+}
+
+impl From<Probability> for f64 {
+    fn from(p: Probability) -> f64 {
+        p.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> ScalarRepr {
+        ScalarRepr::Text(s.into())
+    }
+
+    #[test]
+    fn rates_parse_with_decimal_prefixes() {
+        assert_eq!(Rate::try_from(text("2Mbps")).unwrap().0, 2e6);
+        assert_eq!(Rate::try_from(text("160kbps")).unwrap().0, 160e3);
+        assert_eq!(Rate::try_from(ScalarRepr::Num(5e9)).unwrap().0, 5e9);
+    }
+
+    #[test]
+    fn bad_rate_names_value_and_form() {
+        let e = Rate::try_from(text("2Mbsp")).unwrap_err();
+        assert!(e.contains("\"2Mbsp\"") && e.contains("expected a positive rate"), "{e}");
+        assert!(Rate::try_from(text("0Mbps")).is_err());
+        assert!(Rate::try_from(ScalarRepr::Num(-1.0)).is_err());
+    }
+
+    #[test]
+    fn durations_and_bytes() {
+        assert_eq!(Duration::try_from(text("70ms")).unwrap().0, SimDuration::from_millis(70));
+        assert_eq!(Duration::try_from(text("1.5s")).unwrap().0, SimDuration::from_millis(1500));
+        assert_eq!(Bytes::try_from(text("180kB")).unwrap().0, 180_000);
+        assert!(Duration::try_from(text("-3s")).is_err());
+    }
+
+    #[test]
+    fn limits_in_packets_or_bytes() {
+        assert_eq!(Limit::try_from(text("48p")).unwrap(), Limit::Packets(48));
+        assert_eq!(Limit::try_from(text("64kB")).unwrap(), Limit::Bytes(64_000));
+        assert!(Limit::try_from(text("0p")).is_err());
+        assert!(Limit::try_from(text("4.5p")).is_err());
+    }
+
+    #[test]
+    fn flow_sizes() {
+        assert_eq!(FlowSize::try_from(text("inf")).unwrap(), FlowSize::Infinite);
+        assert_eq!(FlowSize::try_from(text("30kB")).unwrap(), FlowSize::Finite(30_000));
+        assert!(FlowSize::try_from(text("0B")).is_err());
+    }
+}

@@ -1,0 +1,324 @@
+//! The simulation world: links, flows, generators and the event loop that connects them.
+//!
+//! Packets leave a TCP endpoint into the first link direction of their route, move from link
+//! to link, and are handed to the peer endpoint at the end; the world frees them there or
+//! where they are dropped. The world, not TCP, knows which copies were lost, so it keeps the
+//! spurious-timeout oracle and checks delivery.
+
+mod build;
+mod flow;
+mod report;
+mod traffic;
+
+pub use flow::{DeliveryCheck, SpuriousOracle};
+
+use crate::engine::{Event, EventQueue, Side};
+use crate::net::{LinkDir, Offer, Packet, PacketArena, SpikeProcess, Way};
+use crate::pcap::Capture;
+use crate::results::{RunResult, SeriesTable};
+use crate::tcp::{Segment, SenderNote};
+use crate::time::SimTime;
+use flow::{FlowRuntime, Origin};
+use thiserror::Error;
+use traffic::WebUser;
+
+/// A run that could not complete.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SimError {
+    #[error("run exceeded its budget of {max} events at t = {at}; raise limits.max_events or shorten the run")]
+    EventBudget { max: u64, at: SimTime },
+    #[error("run exceeded its time budget of {max} without finishing every flow; set `duration` or raise limits.max_time")]
+    TimeBudget { max: SimTime },
+    #[error("invariant violated in flow {flow:?}: {message}")]
+    Invariant { flow: String, message: String },
+}
+
+pub struct Simulation {
+    scenario_name: String,
+    seed: u64,
+    events: EventQueue,
+    links: Vec<LinkDir>,
+    flows: Vec<FlowRuntime>,
+    packets: PacketArena,
+    spikes: Vec<SpikeProcess>,
+    web_users: Vec<WebUser>,
+    /// Per web generator: name, (forward, reverse) route, TCP settings, start.
+    web_specs: Vec<(String, (Vec<u32>, Vec<u32>), crate::spec::TcpSpec, SimTime)>,
+    captures: Vec<Option<Capture>>,
+    stop_at: Option<SimTime>,
+    max_events: u64,
+    max_time: SimTime,
+    flow_series: [bool; 4],
+    series: SeriesTable,
+    completed: usize,
+    data_packets: u64,
+    /// Scratch buffers reused across events.
+    segments: Vec<Segment>,
+    arrivals: Vec<u32>,
+    error: Option<SimError>,
+}
+
+impl Simulation {
+    /// Runs to the stop time (or until every flow is done) and returns the tables.
+    pub fn run(mut self) -> Result<RunResult, SimError> {
+        let end = loop {
+            let Some((now, event)) = self.events.pop() else { break self.events.now() };
+            if event == Event::Stop {
+                break now;
+            }
+            self.dispatch(now, event);
+            if let Some(e) = self.error.take() {
+                return Err(e);
+            }
+            if self.events.processed() > self.max_events {
+                return Err(SimError::EventBudget { max: self.max_events, at: now });
+            }
+            if self.stop_at.is_none() {
+                if self.completed == self.flows.len() && self.web_users.is_empty() {
+                    break now;
+                }
+                if now > self.max_time {
+                    return Err(SimError::TimeBudget { max: self.max_time });
+                }
+            }
+        };
+        Ok(self.report(end))
+    }
+
+    fn dispatch(&mut self, now: SimTime, event: Event) {
+        match event {
+            Event::TxDone(d) => {
+                if let Some(lost) = self.links[d as usize].on_tx_done(now, &mut self.events) {
+                    self.drop_packet(lost);
+                }
+            }
+            Event::Arrive(d) => {
+                let mut arrivals = std::mem::take(&mut self.arrivals);
+                self.links[d as usize].on_arrival(now, &mut self.events, &mut arrivals);
+                for p in arrivals.drain(..) {
+                    self.forward(now, p);
+                }
+                self.arrivals = arrivals;
+            }
+            Event::SpikeStart(i) => self.spike_start(now, i),
+            Event::SpikeEnd(i) => self.spike_end(now, i),
+            Event::FlowStart(f) => {
+                let flow = &mut self.flows[f as usize];
+                flow.started = true;
+                let mut out = std::mem::take(&mut self.segments);
+                flow.sender.open(now, &mut out);
+                self.after_endpoint(now, f, Side::Sender, out);
+            }
+            Event::Timer { flow, side, generation } => self.timer(now, flow, side, generation),
+            Event::UserWake(u) => self.start_web_file(now, u),
+            Event::Stop => {}
+        }
+    }
+
+    fn spike_dirs(&self, i: u32) -> impl Iterator<Item = usize> {
+        let s = &self.spikes[i as usize];
+        let base = 2 * s.link as usize;
+        [(base, s.holds_forward()), (base + 1, s.holds_reverse())].into_iter().filter(|x| x.1).map(|x| x.0)
+    }
+
+    fn spike_start(&mut self, now: SimTime, i: u32) {
+        for d in self.spike_dirs(i).collect::<Vec<_>>() {
+            self.links[d].hold(now);
+        }
+        let length = self.spikes[i as usize].spike_length();
+        self.events.schedule(now + length, Event::SpikeEnd(i));
+    }
+
+    fn spike_end(&mut self, now: SimTime, i: u32) {
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        for d in self.spike_dirs(i).collect::<Vec<_>>() {
+            self.links[d].release(now, &mut self.events, &mut arrivals);
+            for p in arrivals.drain(..) {
+                self.forward(now, p);
+            }
+        }
+        self.arrivals = arrivals;
+        if let Some(t) = self.spikes[i as usize].next_start(now) {
+            self.events.schedule(t, Event::SpikeStart(i));
+        }
+    }
+
+    fn timer(&mut self, now: SimTime, f: u32, side: Side, generation: u32) {
+        let k = side as usize;
+        let flow = &mut self.flows[f as usize];
+        if flow.timer_generation[k] != generation {
+            return; // superseded
+        }
+        flow.timer_at[k] = None;
+        let mut out = std::mem::take(&mut self.segments);
+        match side {
+            Side::Sender if flow.sender.next_wakeup().is_some_and(|t| t <= now) => flow.sender.on_timer(now, &mut out),
+            Side::Receiver if flow.receiver.next_wakeup().is_some_and(|t| t <= now) => {
+                flow.receiver.on_timer(now, &mut out)
+            }
+            _ => {}
+        }
+        self.after_endpoint(now, f, side, out);
+    }
+
+    /// Sends what an endpoint produced, handles its notes, re-arms its timer and records
+    /// series. `out` is the scratch buffer, returned to `self.segments`.
+    fn after_endpoint(&mut self, now: SimTime, f: u32, side: Side, mut out: Vec<Segment>) {
+        for seg in out.drain(..) {
+            self.emit(now, f, side, seg);
+        }
+        self.segments = out;
+        let flow = &mut self.flows[f as usize];
+        if side == Side::Sender {
+            let notes: Vec<SenderNote> = flow.sender.drain_notes().collect();
+            for note in notes {
+                let flow = &mut self.flows[f as usize];
+                match note {
+                    SenderNote::Timeout { seq } => {
+                        flow.oracle.timeout(seq);
+                        flow.oracle.prune_below(flow.sender.snd_una());
+                    }
+                    SenderNote::Completed => self.flow_completed(now, f),
+                }
+            }
+            self.record_flow_series(now, f);
+        }
+        self.sync_timer(f, side);
+    }
+
+    fn sync_timer(&mut self, f: u32, side: Side) {
+        let k = side as usize;
+        let flow = &mut self.flows[f as usize];
+        let want = match side {
+            Side::Sender => flow.sender.next_wakeup(),
+            Side::Receiver => flow.receiver.next_wakeup(),
+        };
+        // Keep an earlier pending event (it re-arms itself when it fires early); schedule a
+        // new one only when the deadline moved earlier or none is pending.
+        if let Some(t) = want {
+            if flow.timer_at[k].is_none_or(|pending| t < pending) {
+                flow.timer_generation[k] = flow.timer_generation[k].wrapping_add(1);
+                flow.timer_at[k] = Some(t);
+                let generation = flow.timer_generation[k];
+                self.events.schedule(t, Event::Timer { flow: f, side, generation });
+            }
+        }
+    }
+
+    fn emit(&mut self, now: SimTime, f: u32, side: Side, segment: Segment) {
+        let flow = &mut self.flows[f as usize];
+        let (way, first_dir) = match side {
+            Side::Sender => (Way::Forward, flow.forward[0]),
+            Side::Receiver => (Way::Reverse, flow.reverse[0]),
+        };
+        let first_copy = side == Side::Sender && segment.len > 0 && segment.seq >= flow.highest_sent;
+        if side == Side::Sender && segment.len > 0 {
+            flow.highest_sent = flow.highest_sent.max(segment.end());
+            self.data_packets += 1;
+        }
+        let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), segment, first_copy, sent_at: now };
+        let id = self.packets.alloc(packet);
+        self.offer(now, first_dir, id);
+    }
+
+    fn offer(&mut self, now: SimTime, dir: u32, id: u32) {
+        let p = self.packets.get(id);
+        if let Some(c) = &mut self.captures[dir as usize] {
+            c.record(now, p);
+        }
+        let bytes = p.wire_bytes;
+        if self.links[dir as usize].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
+            self.drop_packet(id);
+        }
+    }
+
+    fn drop_packet(&mut self, id: u32) {
+        let p = self.packets.get(id);
+        if p.first_copy {
+            let (seq, end) = (p.segment.seq, p.segment.end());
+            self.flows[p.flow as usize].oracle.first_copy_lost(seq, end);
+        }
+        self.packets.free(id);
+    }
+
+    /// A packet left a link direction: on to the next hop or to its endpoint.
+    fn forward(&mut self, now: SimTime, id: u32) {
+        let p = self.packets.get_mut(id);
+        let flow = &self.flows[p.flow as usize];
+        let route = if p.way == Way::Forward { &flow.forward } else { &flow.reverse };
+        let next = p.hop as usize + 1;
+        if next < route.len() {
+            p.hop = next as u16;
+            let dir = route[next];
+            self.offer(now, dir, id);
+            return;
+        }
+        let (f, way, first_copy, segment) = (p.flow, p.way, p.first_copy, p.segment);
+        self.packets.free(id);
+        let mut out = std::mem::take(&mut self.segments);
+        let flow = &mut self.flows[f as usize];
+        match way {
+            Way::Forward => {
+                if segment.len > 0 {
+                    if first_copy {
+                        flow.oracle.first_copy_arrived(segment.seq, segment.end());
+                    }
+                    flow.check.packet_arrived(segment.seq, segment.end());
+                }
+                if let Some((a, b)) = flow.receiver.on_segment(now, &segment, &mut out) {
+                    if let Err(message) = flow.check.delivered(a, b, flow.size) {
+                        self.error = Some(SimError::Invariant { flow: flow.name.clone(), message });
+                    }
+                }
+                self.after_endpoint(now, f, Side::Receiver, out);
+            }
+            Way::Reverse => {
+                flow.sender.on_segment(now, &segment, &mut out);
+                self.after_endpoint(now, f, Side::Sender, out);
+            }
+        }
+    }
+
+    fn flow_completed(&mut self, now: SimTime, f: u32) {
+        self.completed += 1;
+        if let Origin::Web { user, .. } = self.flows[f as usize].origin {
+            let think = self.web_users[user as usize].draw_think();
+            self.events.schedule(now + think, Event::UserWake(user));
+        }
+    }
+
+    fn start_web_file(&mut self, now: SimTime, u: u32) {
+        let user = &mut self.web_users[u as usize];
+        let size = user.draw_size();
+        let (gen_name, (fwd, rev), tcp, _) = &self.web_specs[user.spec as usize];
+        let name = format!("{gen_name}.u{}.{}", user.user, user.files);
+        user.files += 1;
+        let origin = Origin::Web { user: u, generator: gen_name.clone() };
+        let flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp);
+        self.flows.push(flow);
+        let f = (self.flows.len() - 1) as u32;
+        self.dispatch(now, Event::FlowStart(f));
+    }
+
+    fn record_flow_series(&mut self, now: SimTime, f: u32) {
+        if !self.flow_series.iter().any(|&b| b) {
+            return;
+        }
+        let flow = &mut self.flows[f as usize];
+        let s = &flow.sender;
+        let values = [
+            s.cwnd() as f64,
+            if s.ssthresh() >= u64::MAX / 8 { f64::INFINITY } else { s.ssthresh() as f64 },
+            s.srtt().map(|d| d.as_secs_f64()).unwrap_or(f64::NAN),
+            s.rto().as_secs_f64(),
+        ];
+        for (m, v) in values.into_iter().enumerate() {
+            let last = flow.last_series[m];
+            let changed = !(v == last || (v.is_nan() && last.is_nan()));
+            if self.flow_series[m] && changed {
+                self.series.push(now.as_secs_f64(), f, m as u8, v);
+                flow.last_series[m] = v;
+            }
+        }
+    }
+}

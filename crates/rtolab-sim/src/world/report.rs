@@ -1,0 +1,97 @@
+//! Builds the result tables at the end of a run.
+
+use super::flow::Origin;
+use super::Simulation;
+use crate::results::{FlowRow, LinkRow, RunMeta, RunResult, METRICS};
+use crate::time::SimTime;
+
+impl Simulation {
+    pub(super) fn report(mut self, end: SimTime) -> RunResult {
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let s = &f.sender.stats;
+                let finished = f.sender.completed_at();
+                let until = finished.unwrap_or(end);
+                let elapsed = until.since(f.start).as_secs_f64();
+                let rate = |bytes: u64| (f.started && elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
+                let mean = |sum: f64, n: u64| (n > 0).then(|| sum / n as f64);
+                let (kind, generator) = match &f.origin {
+                    Origin::Static => ("flow", None),
+                    Origin::Burst(g) => ("burst", Some(g.clone())),
+                    Origin::Web { generator, .. } => ("web", Some(generator.clone())),
+                };
+                FlowRow {
+                    flow: i as u32,
+                    name: f.name.clone(),
+                    kind: kind.into(),
+                    generator,
+                    start_s: f.start.as_secs_f64(),
+                    end_s: finished.map(|t| t.as_secs_f64()),
+                    size: f.size,
+                    bytes: f.check.delivered,
+                    goodput_bps: rate(f.check.delivered),
+                    throughput_bps: rate(s.payload_bytes_sent),
+                    segments_sent: s.segments_sent,
+                    retransmits: s.retransmits,
+                    retransmitted_bytes: s.retransmitted_bytes,
+                    timeouts: s.timeouts,
+                    spurious_timeouts: f.oracle.spurious,
+                    syn_timeouts: s.syn_timeouts,
+                    fast_retransmits: s.fast_retransmits,
+                    duplicate_bytes: f.receiver.stats.duplicate_bytes,
+                    mean_rto_s: mean(s.rto_sum_s, s.rto_samples),
+                    mean_rtt_s: mean(s.rtt_sum_s, s.rtt_samples),
+                }
+            })
+            .collect();
+
+        let n_flows = self.flows.len() as u32;
+        let mut entities: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
+        let queue_metric = METRICS.iter().position(|m| *m == "queue").expect("queue is a metric") as u8;
+        let mut links = Vec::with_capacity(self.links.len());
+        for (d, l) in self.links.iter_mut().enumerate() {
+            l.finish(end);
+            entities.push(l.cfg.name.clone());
+            if let Some(series) = l.queue_series.take() {
+                for (t, q) in series {
+                    self.series.push(t.as_secs_f64(), n_flows + d as u32, queue_metric, q as f64);
+                }
+            }
+            let st = &l.stats;
+            let (link, direction) = l.cfg.name.rsplit_once('.').unwrap_or((&l.cfg.name, ""));
+            let elapsed = end.0 as f64;
+            links.push(LinkRow {
+                link: link.into(),
+                direction: direction.into(),
+                rate_bps: l.cfg.rate_bps as f64,
+                delay_s: l.cfg.delay.as_secs_f64(),
+                packets_sent: st.packets_sent,
+                bytes_sent: st.bytes_sent,
+                drops: st.queue_drops + st.early_drops + st.loss_drops,
+                queue_drops: st.queue_drops,
+                red_drops: st.early_drops,
+                loss_drops: st.loss_drops,
+                utilisation: if elapsed > 0.0 { (st.busy.as_nanos() as f64 / elapsed).min(1.0) } else { 0.0 },
+                mean_queue: st.mean_queue(end),
+                max_queue: st.max_queue_packets,
+                max_queue_bytes: st.max_queue_bytes,
+                spikes: st.spikes,
+                spike_time_s: st.spike_time.as_secs_f64(),
+            });
+        }
+        self.series.entities = entities;
+        let meta = RunMeta {
+            scenario: self.scenario_name.clone(),
+            seed: self.seed,
+            sim_time_s: end.as_secs_f64(),
+            events: self.events.processed(),
+            data_packets: self.data_packets,
+            peak_live_packets: self.packets.capacity() as u64,
+        };
+        let pcaps = self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect();
+        RunResult { flows, links, series: self.series, meta, pcaps }
+    }
+}
