@@ -24,6 +24,8 @@ pub struct DirConfig {
     pub delay: SimDuration,
     pub queue: QueueSpec,
     pub loss: f64,
+    /// Ordinals (from 1) of sent packets that are lost.
+    pub drop_packets: Vec<u64>,
 }
 
 /// Counters for the `links` table.
@@ -80,7 +82,8 @@ pub struct LinkDir {
 }
 
 impl LinkDir {
-    pub fn new(id: u32, cfg: DirConfig, rng: Xoshiro256PlusPlus, record_queue: bool) -> Self {
+    pub fn new(id: u32, mut cfg: DirConfig, rng: Xoshiro256PlusPlus, record_queue: bool) -> Self {
+        cfg.drop_packets.sort_unstable();
         let (limit, red) = match &cfg.queue {
             QueueSpec::Droptail { limit } => (*limit, None),
             QueueSpec::Red(r) => (r.limit, Some(Red::new(r, cfg.rate_bps as f64))),
@@ -190,7 +193,8 @@ impl LinkDir {
         let (pkt, bytes) = self.transmitting.take()?;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += bytes as u64;
-        let lost = self.cfg.loss > 0.0 && self.rng.random::<f64>() < self.cfg.loss;
+        let listed = self.cfg.drop_packets.binary_search(&self.stats.packets_sent).is_ok();
+        let lost = listed || (self.cfg.loss > 0.0 && self.rng.random::<f64>() < self.cfg.loss);
         if lost {
             self.stats.loss_drops += 1;
         } else {

@@ -56,6 +56,10 @@ pub struct LinkSpec {
     /// Bernoulli loss probability per packet, applied after transmission.
     #[serde(default)]
     pub loss: Option<Probability>,
+    /// Deterministic losses: the n-th packets (counting from 1) this direction sends are lost
+    /// after transmission, like ns-2's list error model. For tests and what-if studies.
+    #[serde(default)]
+    pub drop_packets: Vec<u64>,
     pub spikes: Option<SpikeSpec>,
     pub reverse: Option<DirectionOverride>,
 }
@@ -68,6 +72,7 @@ pub struct DirectionOverride {
     pub delay: Option<Duration>,
     pub queue: Option<QueueSpec>,
     pub loss: Option<Probability>,
+    pub drop_packets: Option<Vec<u64>>,
 }
 
 /// The queue in front of a link direction's transmitter.

@@ -28,6 +28,7 @@ impl Simulation {
                     delay: rev.delay.unwrap_or(l.delay).sim(),
                     queue: rev.queue.unwrap_or_else(|| l.queue.clone()),
                     loss: rev.loss.or(l.loss).map(|p| p.0).unwrap_or(0.0),
+                    drop_packets: if d == 0 { l.drop_packets.clone() } else { rev.drop_packets.unwrap_or_default() },
                 };
                 let rng = stream(seed, &format!("links/{}/{way}", l.name), "queue-and-loss");
                 links.push(LinkDir::new((2 * i + d) as u32, cfg, rng, record_queue));
