@@ -1,1 +1,167 @@
+//! `rtolab._core`: the PyO3 binding. Conversions and one coarse call — run a spec, return
+//! columnar results. The GIL is released while simulating, and a Rust panic is caught here
+//! and raised as `SimulationError`, never an abort.
 
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rtolab_sim::columns::{flows_table, links_table, Column, Table};
+use rtolab_sim::{spec, RunResult, Scenario, METRICS};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_core, SpecError, PyValueError, "A scenario that cannot run: `path` names the field, `message` says why.");
+create_exception!(_core, SimulationError, PyRuntimeError, "A run that failed: budget exceeded, invariant violated or internal error.");
+
+fn spec_error(e: spec::SpecError) -> PyErr {
+    Python::attach(|py| {
+        let err = SpecError::new_err(e.to_string());
+        let value = err.value(py);
+        value.setattr("path", e.path.clone()).ok();
+        value.setattr("message", e.message.clone()).ok();
+        err
+    })
+}
+
+fn parse(text: &str, format: &str) -> PyResult<Scenario> {
+    match format {
+        "toml" => spec::from_toml(text).map_err(spec_error),
+        "json" => spec::from_json(text).map_err(spec_error),
+        other => Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", got {other:?}"))),
+    }
+}
+
+/// Parses and validates a scenario; raises `SpecError` if it cannot run.
+#[pyfunction]
+fn validate(text: &str, format: &str) -> PyResult<()> {
+    parse(text, format).map(|_| ())
+}
+
+/// The JSON Schema of scenarios.
+#[pyfunction]
+fn schema() -> String {
+    spec::json_schema()
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>) -> PyResult<RunResult> {
+    let outcome = py.detach(move || catch_unwind(AssertUnwindSafe(|| rtolab_sim::run(&scenario, seed))));
+    match outcome {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(e)) => Err(SimulationError::new_err(e.to_string())),
+        Err(panic) => Err(SimulationError::new_err(format!("internal error (please report): {}", panic_message(panic)))),
+    }
+}
+
+fn bytes_of<T: Copy>(values: &[T], to_le: impl Fn(T) -> [u8; 8]) -> Vec<u8> {
+    values.iter().flat_map(|&v| to_le(v)).collect()
+}
+
+/// A column as (dtype, data, mask): numeric data as little-endian bytes for
+/// `numpy.frombuffer`, strings as a list; mask is bytes (1 = present) or None.
+fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, PyAny>> {
+    let f64b = |v: &[f64]| PyBytes::new(py, &bytes_of(v, f64::to_le_bytes)).into_any();
+    let u64b = |v: &[u64]| PyBytes::new(py, &bytes_of(v, u64::to_le_bytes)).into_any();
+    let none = py.None().into_bound(py);
+    let (dtype, data, mask) = match column {
+        Column::F64(v) => ("f64", f64b(v), none),
+        Column::U64(v) => ("u64", u64b(v), none),
+        Column::Str(v) => ("str", PyList::new(py, v)?.into_any(), none),
+        Column::OptF64(v, m) => ("f64", f64b(v), PyBytes::new(py, m).into_any()),
+        Column::OptU64(v, m) => ("u64", u64b(v), PyBytes::new(py, m).into_any()),
+        Column::OptStr(v) => ("str", PyList::new(py, v)?.into_any(), none),
+    };
+    Ok((dtype, data, mask).into_pyobject(py)?.into_any())
+}
+
+fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, column) in table {
+        d.set_item(*name, column_to_py(py, column)?)?;
+    }
+    Ok(d)
+}
+
+fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("flows", table_to_py(py, &flows_table(&r.flows))?)?;
+    out.set_item("links", table_to_py(py, &links_table(&r.links))?)?;
+    let s = &r.series;
+    let series = PyDict::new(py);
+    series.set_item("time_s", column_to_py(py, &Column::F64(s.time_s.clone()))?)?;
+    series.set_item("entity", column_to_py(py, &Column::U64(s.entity.iter().map(|&e| e as u64).collect()))?)?;
+    series.set_item("metric", column_to_py(py, &Column::U64(s.metric.iter().map(|&m| m as u64).collect()))?)?;
+    series.set_item("value", column_to_py(py, &Column::F64(s.value.clone()))?)?;
+    out.set_item("series", series)?;
+    out.set_item("series_entities", PyList::new(py, &s.entities)?)?;
+    out.set_item("series_metrics", PyList::new(py, METRICS)?)?;
+    let m = &r.meta;
+    let meta = PyDict::new(py);
+    meta.set_item("scenario", &m.scenario)?;
+    meta.set_item("seed", m.seed)?;
+    meta.set_item("sim_time_s", m.sim_time_s)?;
+    meta.set_item("events", m.events)?;
+    meta.set_item("data_packets", m.data_packets)?;
+    meta.set_item("peak_live_packets", m.peak_live_packets)?;
+    out.set_item("meta", meta)?;
+    let pcaps = PyDict::new(py);
+    for (name, bytes) in &r.pcaps {
+        pcaps.set_item(name, PyBytes::new(py, bytes))?;
+    }
+    out.set_item("pcaps", pcaps)?;
+    Ok(out)
+}
+
+/// Runs a scenario given as TOML or JSON text; returns the columnar result dict.
+#[pyfunction]
+#[pyo3(signature = (text, format, seed=None))]
+fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+    let scenario = parse(text, format)?;
+    let result = simulate(py, scenario, seed)?;
+    result_to_py(py, &result)
+}
+
+/// Names of the built-in benchmark scenarios.
+#[pyfunction]
+fn bench_names() -> Vec<&'static str> {
+    rtolab_sim::bench::NAMES.to_vec()
+}
+
+/// Runs a named benchmark scenario; returns (meta dict, wall seconds of the simulation).
+#[pyfunction]
+fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<(Bound<'py, PyDict>, f64)> {
+    let scenario = rtolab_sim::bench::scenario(name)
+        .ok_or_else(|| PyValueError::new_err(format!("no benchmark {name:?}; expected one of {:?}", rtolab_sim::bench::NAMES)))?;
+    let start = std::time::Instant::now();
+    let result = simulate(py, scenario, None)?;
+    let wall = start.elapsed().as_secs_f64();
+    let d = result_to_py(py, &result)?;
+    Ok((d.get_item("meta")?.expect("meta is set").cast_into::<PyDict>()?, wall))
+}
+
+/// Raises a Rust panic inside the binding, to test that it surfaces as `SimulationError`.
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
+    let outcome = py.detach(|| catch_unwind(|| panic!("deliberate test panic")));
+    outcome.map_err(|p| SimulationError::new_err(format!("internal error (please report): {}", panic_message(p))))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SpecError", m.py().get_type::<SpecError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_names, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    Ok(())
+}

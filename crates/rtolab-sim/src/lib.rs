@@ -5,6 +5,7 @@
 //! See DESIGN.md for the rules every part follows.
 
 pub mod bench;
+pub mod columns;
 pub mod engine;
 pub mod intervals;
 pub mod net;

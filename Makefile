@@ -1,0 +1,39 @@
+# rtolab: `make demo` and `make test` set everything up from a fresh clone.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: demo test test-all bench validate build clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "polars>=1.0" "pyarrow>=15" \
+		"matplotlib>=3.8" "typer>=0.12" "rich>=13" "pytest>=8" "mypy>=1.10"
+	touch $@
+
+build: $(VENV)/.installed
+	maturin develop --release --quiet --manifest-path crates/rtolab-py/Cargo.toml
+
+demo: build
+	rtolab demo --out demo-out
+
+test: build
+	cargo test -p rtolab-sim --release
+	$(PY) -m mypy.stubtest rtolab._core --allowlist .ci/stubtest-allowlist
+	$(PY) -m mypy
+	$(PY) -m pytest -m "not slow"
+
+test-all: build
+	cargo test -p rtolab-sim --release
+	$(PY) -m pytest
+
+bench: build
+	cargo bench -p rtolab-sim
+	rtolab bench
+
+clean:
+	rm -rf $(VENV) target demo-out

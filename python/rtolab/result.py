@@ -1,0 +1,78 @@
+"""The result of one run: polars tables, metadata and captures, and saving them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rtolab import _tables
+
+
+@dataclass(frozen=True)
+class Result:
+    """Tables of one run.
+
+    ``flows``: one row per flow; ``links``: one row per link direction; ``series``: long
+    format (time_s, entity, metric, value), empty unless asked for; ``meta``: seed, simulated
+    time, events, versions; ``pcaps``: link direction → pcap file bytes.
+    """
+
+    flows: pl.DataFrame
+    links: pl.DataFrame
+    series: pl.DataFrame
+    meta: dict[str, Any]
+    pcaps: dict[str, bytes] = field(default_factory=dict)
+
+    @classmethod
+    def from_core(cls, raw: dict[str, Any], meta: dict[str, Any]) -> Result:
+        return cls(
+            flows=_tables.table(raw["flows"]),
+            links=_tables.table(raw["links"]),
+            series=_tables.series_table(raw),
+            meta={**raw["meta"], **meta},
+            pcaps=dict(raw["pcaps"]),
+        )
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Writes flows/links/series as Parquet, ``meta.json`` and ``pcap/*.pcap`` into
+        ``directory``. Written to a temporary sibling first and moved into place, so an
+        interrupted save leaves nothing half-written."""
+        target = Path(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+        try:
+            self.flows.write_parquet(staging / "flows.parquet")
+            self.links.write_parquet(staging / "links.parquet")
+            self.series.write_parquet(staging / "series.parquet")
+            (staging / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
+            if self.pcaps:
+                (staging / "pcap").mkdir()
+                for name, data in self.pcaps.items():
+                    (staging / "pcap" / f"{name}.pcap").write_bytes(data)
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return target
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> Result:
+        """Reads a directory written by ``save``."""
+        d = Path(directory)
+        pcaps = {p.stem: p.read_bytes() for p in sorted((d / "pcap").glob("*.pcap"))}
+        return cls(
+            flows=pl.read_parquet(d / "flows.parquet"),
+            links=pl.read_parquet(d / "links.parquet"),
+            series=pl.read_parquet(d / "series.parquet"),
+            meta=json.loads((d / "meta.json").read_text()),
+            pcaps=pcaps,
+        )

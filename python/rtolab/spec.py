@@ -1,0 +1,47 @@
+"""Scenario input: a TOML file, TOML text, or a Python mapping (the same schema, checked once
+in Rust). Quantities are strings with units (``"2Mbps"``, ``"70ms"``) or plain SI numbers."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Union
+
+from rtolab import _core
+
+SpecLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+
+
+def to_text(spec: SpecLike) -> tuple[str, str]:
+    """(text, format) for the core: mappings become JSON; a path is read as TOML; a string
+    with a newline or an ``=`` is TOML text, any other string is a path."""
+    if isinstance(spec, Mapping):
+        return json.dumps(spec), "json"
+    if isinstance(spec, str) and ("\n" in spec or "=" in spec):
+        return spec, "toml"
+    path = Path(spec)
+    try:
+        return path.read_text(encoding="utf-8"), "toml"
+    except FileNotFoundError:
+        raise _core.SpecError(f"no scenario file at {str(path)!r}") from None
+    except (IsADirectoryError, UnicodeDecodeError) as e:
+        raise _core.SpecError(f"cannot read scenario {str(path)!r}: {e}") from None
+
+
+def validate(spec: SpecLike) -> None:
+    """Raises ``SpecError`` naming the field path if ``spec`` cannot run."""
+    _core.validate(*to_text(spec))
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of scenarios."""
+    result: dict[str, Any] = json.loads(_core.schema())
+    return result
+
+
+def builtin(name: str) -> str:
+    """The TOML text of a scenario shipped with rtolab (e.g. ``"quickstart"``)."""
+    return resources.files("rtolab.scenarios").joinpath(f"{name}.toml").read_text(encoding="utf-8")
