@@ -2,6 +2,8 @@
 
 from typing import Any
 
+__all__ = ["SpecError", "SimulationError", "__version__", "validate", "schema", "run", "bench_names", "run_bench", "_panic_for_test"]
+
 __version__: str
 
 class SpecError(ValueError):

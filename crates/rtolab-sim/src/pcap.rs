@@ -10,7 +10,7 @@ use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
 use crate::time::SimTime;
 use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::DataLink;
+use pcap_file::{DataLink, Endianness};
 
 const SENDER_ISN: u32 = 1_000_000;
 const RECEIVER_ISN: u32 = 5_000_000;
@@ -23,7 +23,7 @@ pub struct Capture {
 
 impl Capture {
     pub fn new(name: String) -> Self {
-        let header = PcapHeader { datalink: DataLink::RAW, snaplen: 65535, ..Default::default() };
+        let header = PcapHeader { datalink: DataLink::RAW, snaplen: 65535, endianness: Endianness::Little, ..Default::default() };
         let writer = PcapWriter::with_header(Vec::new(), header).expect("writing to memory cannot fail");
         Capture { name, writer, zeros: Vec::new() }
     }

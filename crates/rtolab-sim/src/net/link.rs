@@ -85,7 +85,7 @@ impl LinkDir {
     pub fn new(id: u32, mut cfg: DirConfig, rng: Xoshiro256PlusPlus, record_queue: bool) -> Self {
         cfg.drop_packets.sort_unstable();
         let (limit, red) = match &cfg.queue {
-            QueueSpec::Droptail { limit } => (*limit, None),
+            QueueSpec::Droptail(d) => (d.limit, None),
             QueueSpec::Red(r) => (r.limit, Some(Red::new(r, cfg.rate_bps as f64))),
         };
         LinkDir {

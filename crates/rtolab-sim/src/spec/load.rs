@@ -42,7 +42,8 @@ pub fn from_toml(text: &str) -> Result<Scenario, SpecError> {
     let de = toml::Deserializer::parse(text).map_err(|e| SpecError::new("", toml_message(&e, text)))?;
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = path_of(&e);
-        SpecError::new(path, toml_message(e.inner(), text))
+        let tree = toml::from_str::<serde_json::Value>(text).ok();
+        tree.and_then(|t| refine_tagged(&path, &t)).unwrap_or_else(|| SpecError::new(path, toml_message(e.inner(), text)))
     })?;
     super::validate::validate(&scenario)?;
     Ok(scenario)
@@ -53,14 +54,42 @@ pub fn from_json(text: &str) -> Result<Scenario, SpecError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = path_of(&e);
-        let mut msg = e.inner().to_string();
-        if let Some(i) = msg.find(" at line ") {
-            msg.truncate(i);
-        }
-        SpecError::new(path, msg)
+        let tree = serde_json::from_str::<serde_json::Value>(text).ok();
+        tree.and_then(|t| refine_tagged(&path, &t)).unwrap_or_else(|| SpecError::new(path, json_message(e.inner())))
     })?;
     super::validate::validate(&scenario)?;
     Ok(scenario)
+}
+
+fn json_message(e: &serde_json::Error) -> String {
+    let mut msg = e.to_string();
+    if let Some(i) = msg.find(" at line ") {
+        msg.truncate(i);
+    }
+    msg
+}
+
+/// Internally tagged enums (`kind = "..."`) buffer their table, which hides the inner field
+/// path from serde_path_to_error. When an error lands on such a table, deserialize it again
+/// straight into its variant's struct to find the field.
+fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
+    use super::{BurstSpec, DroptailSpec, RedSpec, WebSpec};
+    let pointer = format!("/{}", path.replace("].", "/").replace('[', "/").replace(']', "").replace('.', "/"));
+    let mut table = tree.pointer(&pointer)?.as_object()?.clone();
+    let kind = table.remove("kind")?;
+    let value = serde_json::Value::Object(table);
+    fn inner<T: serde::de::DeserializeOwned>(path: &str, v: serde_json::Value) -> Option<SpecError> {
+        let err = serde_path_to_error::deserialize::<_, T>(v).err()?;
+        Some(SpecError::new(format!("{path}.{}", err.path()), json_message(err.inner())))
+    }
+    let is_queue = path.ends_with("queue");
+    match kind.as_str()? {
+        "burst" if !is_queue => inner::<BurstSpec>(path, value),
+        "web" if !is_queue => inner::<WebSpec>(path, value),
+        "droptail" if is_queue => inner::<DroptailSpec>(path, value),
+        "red" if is_queue => inner::<RedSpec>(path, value),
+        _ => None,
+    }
 }
 
 /// A TOML error as one line: "line L, column C: message".
@@ -123,6 +152,19 @@ mod tests {
         let e = from_toml(&MINIMAL.replace("1Mbps", "2Mbsp")).unwrap_err();
         assert_eq!(e.path, "links[0].rate");
         assert!(e.message.contains("\"2Mbsp\"") && e.message.contains("expected a positive rate"), "{e}");
+    }
+
+    #[test]
+    fn errors_inside_tagged_tables_name_the_inner_field() {
+        let web = "duration = \"9s\"\n[[links]]\nname = \"l\"\nrate = 1e6\ndelay = 0\n\
+                   [[generators]]\nkind = \"web\"\nusers = 2\nsize = \"1kB\"\nthink = \"gamma(1s)\"\nroute = [\"l\"]\n";
+        let e = from_toml(web).unwrap_err();
+        assert_eq!(e.path, "generators[0].think");
+        assert!(e.message.contains("unknown distribution"), "{e}");
+        let e = from_toml(&web.replace("think", "thinking")).unwrap_err();
+        assert_eq!(e.path, "generators[0].thinking");
+        let red = "[[links]]\nname = \"l\"\nrate = 1e6\ndelay = 0\nqueue = { kind = \"red\", limit = \"5p\", q_weight = \"x\" }\n";
+        assert_eq!(from_toml(red).unwrap_err().path, "links[0].queue.q_weight");
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub struct DirectionOverride {
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum QueueSpec {
     /// First in, first out; arrivals beyond the limit are dropped.
-    Droptail { limit: Limit },
+    Droptail(DroptailSpec),
     /// Random Early Detection with ns-2's parameter names and semantics.
     Red(RedSpec),
 }
@@ -88,8 +88,14 @@ pub enum QueueSpec {
 impl Default for QueueSpec {
     /// ns-2's default queue: DropTail, 50 packets.
     fn default() -> Self {
-        QueueSpec::Droptail { limit: Limit::Packets(50) }
+        QueueSpec::Droptail(DroptailSpec { limit: Limit::Packets(50) })
     }
+}
+
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DroptailSpec {
+    pub limit: Limit,
 }
 
 /// RED as in ns-2's `Queue/RED` (Floyd & Jacobson 1993; "gentle" variant of 2000).
@@ -195,28 +201,36 @@ fn infinite() -> FlowSize {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum GeneratorSpec {
-    /// `flows` simultaneous flows that share `total` bytes equally.
-    Burst {
-        name: Option<String>,
-        flows: u32,
-        total: Bytes,
-        start: Option<Duration>,
-        route: Vec<String>,
-        #[serde(default)]
-        tcp: TcpSpec,
-    },
-    /// Web users (paper 000): each fetches a file of random size over a new connection, then
-    /// thinks for a random time, and again, until the run ends.
-    Web {
-        name: Option<String>,
-        users: u32,
-        size: SizeRv,
-        think: DurationRv,
-        start: Option<Duration>,
-        route: Vec<String>,
-        #[serde(default)]
-        tcp: TcpSpec,
-    },
+    Burst(BurstSpec),
+    Web(WebSpec),
+}
+
+/// `flows` simultaneous flows that share `total` bytes equally.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BurstSpec {
+    pub name: Option<String>,
+    pub flows: u32,
+    pub total: Bytes,
+    pub start: Option<Duration>,
+    pub route: Vec<String>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// Web users (paper 000): each fetches a file of random size over a new connection, then
+/// thinks for a random time, and again, until the run ends.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebSpec {
+    pub name: Option<String>,
+    pub users: u32,
+    pub size: SizeRv,
+    pub think: DurationRv,
+    pub start: Option<Duration>,
+    pub route: Vec<String>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
 }
 
 /// What to record beyond the always-on `flows` and `links` tables.

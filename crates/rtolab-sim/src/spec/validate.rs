@@ -1,6 +1,6 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
-use super::{FlowSpec, GeneratorSpec, LinkSpec, QueueSpec, RedSpec, Scenario, SpecError, TcpSpec};
+use super::{BurstSpec, FlowSpec, GeneratorSpec, WebSpec, LinkSpec, QueueSpec, RedSpec, Scenario, SpecError, TcpSpec};
 use crate::units::FlowSize;
 use std::collections::HashSet;
 
@@ -70,7 +70,7 @@ fn link(l: &LinkSpec, p: &str) -> Check {
 
 fn queue(q: &QueueSpec, p: &str) -> Check {
     match q {
-        QueueSpec::Droptail { .. } => Ok(()),
+        QueueSpec::Droptail(_) => Ok(()),
         QueueSpec::Red(r) => red(r, p),
     }
 }
@@ -118,7 +118,7 @@ fn flow(f: &FlowSpec, s: &Scenario, p: &str) -> Check {
 
 fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
     match g {
-        GeneratorSpec::Burst { flows, total, route: r, tcp: t, .. } => {
+        GeneratorSpec::Burst(BurstSpec { flows, total, route: r, tcp: t, .. }) => {
             if *flows == 0 {
                 return fail(format!("{p}.flows"), "expected at least one flow");
             }
@@ -128,7 +128,7 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
             route(r, s, &format!("{p}.route"))?;
             tcp(t, &format!("{p}.tcp"))
         }
-        GeneratorSpec::Web { users, route: r, tcp: t, .. } => {
+        GeneratorSpec::Web(WebSpec { users, route: r, tcp: t, .. }) => {
             if *users == 0 {
                 return fail(format!("{p}.users"), "expected at least one user");
             }

@@ -7,7 +7,7 @@ use crate::engine::{Event, EventQueue};
 use crate::net::{DirConfig, LinkDir, PacketArena, SpikeProcess};
 use crate::pcap::Capture;
 use crate::rng::stream;
-use crate::spec::{GeneratorSpec, Scenario, SeriesMetric};
+use crate::spec::{BurstSpec, GeneratorSpec, Scenario, SeriesMetric, WebSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{FlowSize, RvSampler};
 
@@ -55,7 +55,7 @@ impl Simulation {
         let mut web_specs = Vec::new();
         for (g, gen) in scenario.generators.iter().enumerate() {
             match gen {
-                GeneratorSpec::Burst { name, flows: n, total, start, route, tcp } => {
+                GeneratorSpec::Burst(BurstSpec { name, flows: n, total, start, route, tcp }) => {
                     let name = name.clone().unwrap_or_else(|| format!("burst{g}"));
                     let (fwd, rev) = routes(route);
                     let (share, extra) = (total.0 / *n as u64, total.0 % *n as u64);
@@ -72,7 +72,7 @@ impl Simulation {
                         ));
                     }
                 }
-                GeneratorSpec::Web { name, users, size, think, start, route, tcp } => {
+                GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, tcp }) => {
                     let name = name.clone().unwrap_or_else(|| format!("web{g}"));
                     let spec_index = web_specs.len() as u32;
                     web_specs.push((name.clone(), routes(route), tcp.clone(), at(*start)));

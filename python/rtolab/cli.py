@@ -1,0 +1,132 @@
+"""The ``rtolab`` command line: run, schema, bench, demo.
+
+Bad input prints one message naming the field, the value and the expected form, exits with
+code 2 and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import polars as pl
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from rtolab import _core, bench as bench_mod, plots
+from rtolab.api import run as run_scenario
+from rtolab.result import Result
+from rtolab.spec import builtin, schema as spec_schema
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
+# Tables need width; rich assumes 80 columns when output is not a terminal.
+out = Console(width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return str(value)
+
+
+def _print_result(result: Result) -> None:
+    flows = Table(title=f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})")
+    cols = ["name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts", "fast_retransmits", "mean_rto_s"]
+    for c in cols:
+        flows.add_column(c, justify="left" if c in ("name", "kind") else "right")
+    shown = result.flows.head(40)
+    for row in shown.select(cols).iter_rows():
+        flows.add_row(*(_fmt(v) for v in row))
+    out.print(flows)
+    if result.flows.height > shown.height:
+        out.print(f"… and {result.flows.height - shown.height} more flows (see flows.parquet)")
+    links = Table(title="links")
+    lcols = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
+    for c in lcols:
+        links.add_column(c, justify="left" if c in ("link", "direction") else "right")
+    for row in result.links.select(lcols).iter_rows():
+        links.add_row(*(_fmt(v) for v in row))
+    out.print(links)
+
+
+def _execute(spec: str, seed: Optional[int]) -> Result:
+    try:
+        return run_scenario(spec, seed=seed)
+    except _core.SpecError as e:
+        raise _fail(str(e)) from None
+    except _core.SimulationError as e:
+        raise _fail(f"simulation failed: {e}", code=1) from None
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
+) -> None:
+    """Run one scenario: print a per-flow table and a link summary."""
+    result = _execute(str(file), seed)
+    _print_result(result)
+    if out_dir is not None:
+        result.save(out_dir)
+        out.print(f"results written to {out_dir}/")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files."""
+    typer.echo(json.dumps(spec_schema(), indent=2))
+
+
+@app.command()
+def bench(names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios to run (default: all).")] = None) -> None:
+    """Run the benchmark scenarios and report simulated packets and events per second."""
+    chosen = names or bench_mod.names()
+    unknown = [n for n in chosen if n not in bench_mod.names()]
+    if unknown:
+        raise _fail(f"no benchmark {unknown[0]!r}; expected one of {bench_mod.names()}")
+    table = Table(title="rtolab bench")
+    for c in ("scenario", "sim s", "wall s", "data packets", "events", "packets/s", "events/s"):
+        table.add_column(c, justify="right")
+    for name in chosen:
+        r = bench_mod.run(name)
+        table.add_row(name, f"{r.sim_s:.0f}", f"{r.wall_s:.3f}", f"{r.data_packets:,}", f"{r.events:,}", f"{r.packets_per_s:,.0f}", f"{r.events_per_s:,.0f}")
+    out.print(table)
+
+
+@app.command()
+def demo(out_dir: Annotated[Path, typer.Option("--out", help="Where to write tables and plots.")] = Path("demo-out")) -> None:
+    """Run the built-in quickstart scenario, print its tables and write plots."""
+    result = _execute(builtin("quickstart"), None)
+    _print_result(result)
+    result.save(out_dir)
+    bulk = result.flows.filter(pl.col("kind") == "flow")["name"][0]
+    written = [
+        plots.flow_timeline(result, bulk, out_dir / f"timeline-{bulk}.png"),
+        plots.queues(result, out_dir / "queues.png"),
+        plots.goodput(result, out_dir / "goodput.png"),
+    ]
+    out.print(f"tables and pcaps in {out_dir}/; plots: " + ", ".join(str(p) for p in written))
+
+
+def main() -> None:
+    """Entry point; a missing file or bad option also exits with code 2."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

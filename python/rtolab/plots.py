@@ -1,0 +1,70 @@
+"""Figures of one run: per-flow time series (cwnd, RTO, SRTT), queue lengths, goodput."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+
+from rtolab.result import Result  # noqa: E402
+
+
+def _series(result: Result, metric: str) -> pl.DataFrame:
+    return result.series.filter(pl.col("metric") == metric)
+
+
+def flow_timeline(result: Result, flow: str, path: Path) -> Path:
+    """cwnd (segments of the flow's bytes), SRTT and RTO of one flow over time."""
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
+    mine = result.series.filter(pl.col("entity") == flow)
+    cwnd = mine.filter(pl.col("metric") == "cwnd")
+    top.step(cwnd["time_s"], cwnd["value"] / 1000.0, where="post", label="cwnd")
+    top.set_ylabel("cwnd (kB)")
+    top.legend(loc="upper right")
+    for metric in ("srtt", "rto"):
+        s = mine.filter(pl.col("metric") == metric)
+        bottom.step(s["time_s"], s["value"], where="post", label=metric)
+    bottom.set_ylabel("seconds")
+    bottom.set_xlabel("time (s)")
+    bottom.legend(loc="upper right")
+    fig.suptitle(f"{result.meta.get('scenario', '')}: flow {flow}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def queues(result: Result, path: Path) -> Path:
+    """Queue length of every link direction that recorded one."""
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    q = _series(result, "queue")
+    for (entity,), part in q.group_by("entity", maintain_order=True):
+        ax.step(part["time_s"], part["value"], where="post", label=str(entity))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue (packets)")
+    if q.height:
+        ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def goodput(result: Result, path: Path) -> Path:
+    """Goodput of every flow, with its spurious and genuine timeouts."""
+    flows = result.flows.filter(pl.col("goodput_bps").is_not_null())
+    fig, ax = plt.subplots(figsize=(9, max(3.0, 0.22 * flows.height + 1)))
+    ax.barh(flows["name"], flows["goodput_bps"] / 1e3)
+    for i, (t, s) in enumerate(zip(flows["timeouts"], flows["spurious_timeouts"])):
+        if t:
+            ax.annotate(f" {t} RTO ({s} spurious)", (0, i), va="center", fontsize=7)
+    ax.set_xlabel("goodput (kbit/s)")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

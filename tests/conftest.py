@@ -1,0 +1,36 @@
+"""Shared fixtures: small scenarios as dicts, and a runner for the real `rtolab` command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "studies" / "quickstart.toml"
+
+
+def small_scenario(**overrides: Any) -> dict[str, Any]:
+    """A 2 Mb/s, 50 ms link with one bulk flow for 20 s."""
+    spec: dict[str, Any] = {
+        "name": "small",
+        "duration": "20s",
+        "links": [{"name": "l", "rate": "2Mbps", "delay": "50ms", "queue": {"kind": "droptail", "limit": "20p"}}],
+        "flows": [{"name": "f", "route": ["l"]}],
+    }
+    spec.update(overrides)
+    return spec
+
+
+def rtolab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the installed command line as a user would."""
+    exe = Path(sys.executable).with_name("rtolab")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd, timeout=300, check=False)
+
+
+@pytest.fixture
+def quickstart() -> Path:
+    return QUICKSTART

@@ -1,0 +1,65 @@
+"""Bad input through the real command line: one clear message naming the field path and the
+expected form, exit code 2, no traceback, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import QUICKSTART, rtolab_cli
+
+BASE = QUICKSTART.read_text()
+CORE_LINE = BASE.splitlines().index('name = "core"') + 1
+
+CASES = {
+    "toml syntax": (BASE.replace('name = "core"', 'name = "core'), [f"line {CORE_LINE}, column 13"]),
+    "unknown field": (BASE.replace('delay = "11ms"', 'delay = "11ms"\nspeed = 3'), ["links[0].speed", "unknown field"]),
+    "bad unit": (BASE.replace('"2Mbps"', '"2Mbsp"'), ["links[1].rate", '"2Mbsp"', "expected a positive rate"]),
+    "negative rate": (BASE.replace('"2Mbps"', "-2000000"), ["links[1].rate", "expected a positive rate"]),
+    "zero rate": (BASE.replace('"2Mbps"', '"0Mbps"'), ["links[1].rate"]),
+    "missing link": (BASE.replace('route = ["core", "radio"]   #', 'route = ["core", "radi0"]   #'), ["flows[0].route[1]", 'no link named "radi0"']),
+    "min_rto > max_rto": (BASE.replace('rto = "linux" }', 'rto = "linux", min_rto = "2s", max_rto = "1s" }'), ["flows[0].tcp.min_rto", "min_rto <= max_rto"]),
+    "mss 0": (BASE.replace("mss = 1448", "mss = 0"), ["flows[0].tcp.mss", "expected 1..=65495"]),
+    "infinite without duration": (BASE.replace('duration = "120s"', ""), ["flows[0].size", "needs a `duration`"]),
+    "bad distribution": (BASE.replace('"exp(1.5s)"', '"gamma(1.5s)"'), ["generators[1].think", "unknown distribution"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_spec_exits_2_with_one_clear_message(case: str, tmp_path: Path) -> None:
+    text, needles = CASES[case]
+    spec = tmp_path / "bad.toml"
+    spec.write_text(text)
+    out_dir = tmp_path / "out"
+    proc = rtolab_cli("run", str(spec), "--out", str(out_dir))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, proc.stderr
+    assert proc.stderr.count("error:") == 1
+    assert not out_dir.exists()
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    proc = rtolab_cli("run", str(tmp_path / "nope.toml"))
+    assert proc.returncode == 2
+    assert "no scenario file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_good_run_prints_tables_and_writes_results(tmp_path: Path) -> None:
+    proc = rtolab_cli("run", str(QUICKSTART), "--seed", "3", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert "flows of quickstart (seed 3)" in proc.stdout and "links" in proc.stdout
+    assert (tmp_path / "out" / "flows.parquet").exists()
+
+
+def test_schema_command_prints_json() -> None:
+    proc = rtolab_cli("schema")
+    assert proc.returncode == 0 and '"links"' in proc.stdout
+
+
+def test_bench_command_reports_rates() -> None:
+    proc = rtolab_cli("bench", "spiky-hspa")
+    assert proc.returncode == 0, proc.stderr
+    assert "packets/s" in proc.stdout and "spiky-hspa" in proc.stdout
