@@ -37,3 +37,7 @@ bench: build
 
 clean:
 	rm -rf $(VENV) target demo-out
+
+validate: build
+	command -v tshark >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark)
+	$(PY) -m pytest tests/test_pcap.py -v

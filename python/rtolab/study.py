@@ -1,0 +1,178 @@
+"""Studies: a base scenario, a parameter grid addressed by dotted paths, optional explicit
+cases, and replications.
+
+A path walks the scenario: mapping keys by name, list elements by their ``name`` field or by
+index (``links.radio.rate``, ``flows.bulk.tcp.min_rto``, ``generators.0.flows``). Each run's
+seed derives from (base seed, replication) only, so the same replication of every grid point
+shares its random draws (common random numbers).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtolab import _core
+
+
+def derive_seed(base_seed: int, replication: int) -> int:
+    """A 63-bit seed from (base seed, replication): SHA-256, stable across processes."""
+    digest = hashlib.sha256(f"rtolab-seed:{base_seed}:{replication}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
+def spec_hash(spec: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a scenario (keys sorted), first 16 hex digits."""
+    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def set_path(spec: dict[str, Any], path: str, value: Any) -> None:
+    """Sets ``path`` in ``spec`` in place; raises ``SpecError`` naming the path if a step is
+    missing (a list element with no such name or index)."""
+    node: Any = spec
+    parts = path.split(".")
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        where = ".".join(parts[: depth + 1])
+        if isinstance(node, list):
+            index = _list_index(node, part, where)
+            if last:
+                node[index] = value
+                return
+            node = node[index]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+                return
+            node = node.setdefault(part, {})
+        else:
+            raise _core.SpecError(f"grid path {path!r}: {where!r} is a value, not a table or list")
+
+
+def _list_index(items: list[Any], part: str, where: str) -> int:
+    if part.isdigit():
+        if int(part) < len(items):
+            return int(part)
+        raise _core.SpecError(f"grid path {where!r}: index {part} is beyond the {len(items)} elements")
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and item.get("name") == part:
+            return i
+    names = [item.get("name") for item in items if isinstance(item, dict)]
+    raise _core.SpecError(f"grid path {where!r}: no element named {part!r}; names are {names}")
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run of a study: its parameter values, replication, seed and materialised spec."""
+
+    params: dict[str, Any]
+    replication: int
+    seed: int
+    spec: dict[str, Any]
+
+    @property
+    def spec_hash(self) -> str:
+        return spec_hash(self.spec)
+
+    @property
+    def key(self) -> str:
+        """The run's identity: (spec hash, seed)."""
+        return f"{self.spec_hash}-{self.seed:016x}"
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    base: dict[str, Any]
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    replications: int = 1
+    seed: int = 1
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], root: Path | None = None) -> Study:
+        known = {"name", "base", "scenario", "grid", "cases", "replications", "seed"}
+        unknown = set(d) - known
+        if unknown:
+            raise _core.SpecError(f"study: unknown field {sorted(unknown)[0]!r}; expected one of {sorted(known)}")
+        if ("base" in d) == ("scenario" in d):
+            raise _core.SpecError("study: give the base scenario as `base = \"file.toml\"` or an inline [scenario] table")
+        if "base" in d:
+            base_path = Path(d["base"])
+            if root is not None and not base_path.is_absolute():
+                base_path = root / base_path
+            try:
+                base = tomllib.loads(base_path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise _core.SpecError(f"study.base: no scenario file at {str(base_path)!r}") from None
+            except tomllib.TOMLDecodeError as e:
+                raise _core.SpecError(f"study.base: {base_path}: {e}") from None
+        else:
+            base = dict(d["scenario"])
+        grid = dict(d.get("grid", {}))
+        for path, values in grid.items():
+            if not isinstance(values, list) or not values:
+                raise _core.SpecError(f"grid.{path}: got {values!r}, expected a non-empty list of values")
+        cases = [dict(c) for c in d.get("cases", [])]
+        replications = d.get("replications", 1)
+        if not isinstance(replications, int) or replications < 1:
+            raise _core.SpecError(f"study.replications: got {replications!r}, expected a positive integer")
+        seed = d.get("seed", base.get("seed", 1))
+        if not isinstance(seed, int) or seed < 0:
+            raise _core.SpecError(f"study.seed: got {seed!r}, expected a non-negative integer")
+        return cls(str(d.get("name", base.get("name", "study"))), base, grid, cases, replications, seed)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Study:
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise _core.SpecError(f"no study file at {str(p)!r}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise _core.SpecError(f"{p}: {e}") from None
+        return cls.from_dict(data, root=p.parent)
+
+    @property
+    def parameters(self) -> list[str]:
+        """Dotted paths that vary, in a stable order: case keys first, then the grid."""
+        names = list(dict.fromkeys(k for c in self.cases for k in c))
+        return names + [k for k in self.grid if k not in names]
+
+    def combinations(self) -> Iterator[dict[str, Any]]:
+        """Each parameter assignment: every case (or one empty case) × the Cartesian grid."""
+        keys = list(self.grid)
+        for case in self.cases or [{}]:
+            for values in itertools.product(*(self.grid[k] for k in keys)):
+                yield {**case, **dict(zip(keys, values))}
+
+    def points(self) -> list[RunPoint]:
+        """Every run, grid point by grid point, replications innermost."""
+        out = []
+        for params in self.combinations():
+            spec = copy.deepcopy(self.base)
+            spec.pop("seed", None)
+            for path, value in params.items():
+                set_path(spec, path, value)
+            for r in range(self.replications):
+                out.append(RunPoint(params, r, derive_seed(self.seed, r), spec))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "scenario": self.base,
+            "grid": self.grid,
+            "cases": self.cases,
+            "replications": self.replications,
+            "seed": self.seed,
+        }
