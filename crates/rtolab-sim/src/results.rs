@@ -79,7 +79,11 @@ pub struct SeriesTable {
 }
 
 /// Names of the series metrics, by their code in `SeriesTable::metric`.
-pub const METRICS: [&str; 5] = ["cwnd", "ssthresh", "srtt", "rto", "queue"];
+pub const METRICS: [&str; 6] = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay"];
+/// Code of the per-link queue-length series in `METRICS`.
+pub const METRIC_QUEUE: u8 = 4;
+/// Code of the per-flow one-way delay series in `METRICS`.
+pub const METRIC_DELAY: u8 = 5;
 
 impl SeriesTable {
     pub fn push(&mut self, time_s: f64, entity: u32, metric: u8, value: f64) {

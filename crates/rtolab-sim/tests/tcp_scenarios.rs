@@ -149,3 +149,32 @@ fn same_seed_same_tables_other_seed_other_draws() {
     assert_eq!(a.pcaps, b.pcaps);
     assert_ne!(a.flows, c.flows);
 }
+
+#[test]
+fn one_way_delay_series_has_propagation_plus_serialisation_floor() {
+    // 1 Mb/s, 50 ms: a 1500 B packet needs 12 ms on the wire, so no data packet can arrive
+    // sooner than 62 ms after it was sent, and the first one (empty queue) takes exactly that.
+    let text = format!("{}\n[output]\nseries = [\"delay\"]", single_flow("1Mbps", "50ms", "100kB", BIG_QUEUE, "sack = true"));
+    let r = run(&text);
+    let delays: Vec<f64> = (0..r.series.len()).filter(|&i| r.series.metric[i] == rtolab_sim::results::METRIC_DELAY).map(|i| r.series.value[i]).collect();
+    assert_eq!(delays.len() as u64, flow(&r, "f").segments_sent);
+    let min = delays.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!((min - 0.062).abs() < 1e-9, "min delay {min}");
+    assert!((delays[0] - 0.062).abs() < 1e-9);
+}
+
+#[test]
+fn burst_jitter_spreads_starts_within_its_range() {
+    let text = |seed: u64| {
+        format!(
+            "seed = {seed}\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+             [[generators]]\nkind = \"burst\"\nflows = 5\ntotal = \"50kB\"\nstart = \"1s\"\n\
+             jitter = \"uniform(0s, 100ms)\"\nroute = [\"l\"]\n"
+        )
+    };
+    let starts = |seed| run(&text(seed)).flows.iter().map(|f| f.start_s).collect::<Vec<_>>();
+    let a = starts(1);
+    assert!(a.iter().all(|&s| (1.0..=1.1).contains(&s)), "{a:?}");
+    assert!(a.windows(2).any(|w| w[0] != w[1]));
+    assert_ne!(a, starts(2));
+}

@@ -213,6 +213,8 @@ pub struct BurstSpec {
     pub flows: u32,
     pub total: Bytes,
     pub start: Option<Duration>,
+    /// Random offset added to each flow's start (drawn per flow from the generator's stream).
+    pub jitter: Option<DurationRv>,
     pub route: Vec<String>,
     #[serde(default)]
     pub tcp: TcpSpec,
@@ -237,8 +239,9 @@ pub struct WebSpec {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
-    /// Time series to record (long format): cwnd, ssthresh, srtt, rto (per flow), queue (per
-    /// link direction).
+    /// Time series to record (long format): cwnd, ssthresh, srtt, rto (per flow, on change),
+    /// delay (per flow: one-way delay of each data packet at the receiver), queue (per link
+    /// direction, on change).
     #[serde(default)]
     pub series: Vec<SeriesMetric>,
     /// Link directions to capture: `"radio"` (forward), `"radio.forward"`, `"radio.reverse"`.
@@ -255,6 +258,7 @@ pub enum SeriesMetric {
     Srtt,
     Rto,
     Queue,
+    Delay,
 }
 
 /// Budgets that make a runaway run fail loudly instead of hanging.

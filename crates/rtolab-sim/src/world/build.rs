@@ -55,16 +55,19 @@ impl Simulation {
         let mut web_specs = Vec::new();
         for (g, gen) in scenario.generators.iter().enumerate() {
             match gen {
-                GeneratorSpec::Burst(BurstSpec { name, flows: n, total, start, route, tcp }) => {
+                GeneratorSpec::Burst(BurstSpec { name, flows: n, total, start, jitter, route, tcp }) => {
                     let name = name.clone().unwrap_or_else(|| format!("burst{g}"));
                     let (fwd, rev) = routes(route);
                     let (share, extra) = (total.0 / *n as u64, total.0 % *n as u64);
+                    let mut jitter = jitter.as_ref().map(|j| RvSampler::new(j.0.clone()));
+                    let mut rng = stream(seed, &format!("generators/{name}"), "jitter");
                     for k in 0..*n as u64 {
                         let size = share + u64::from(k < extra);
+                        let offset = jitter.as_mut().map(|j| SimDuration::from_secs_f64(j.sample(&mut rng)));
                         flows.push(FlowRuntime::new(
                             format!("{name}.{k}"),
                             Origin::Burst(name.clone()),
-                            at(*start),
+                            at(*start) + offset.unwrap_or(SimDuration::ZERO),
                             Some(size),
                             fwd.clone(),
                             rev.clone(),
@@ -126,6 +129,7 @@ impl Simulation {
             max_time: SimTime::ZERO + scenario.limits.max_time.sim(),
             flow_series: [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto]
                 .map(|m| series.contains(&m)),
+            record_delay: series.contains(&SeriesMetric::Delay),
             series: Default::default(),
             completed: 0,
             data_packets: 0,

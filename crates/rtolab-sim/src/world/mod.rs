@@ -15,7 +15,7 @@ pub use flow::{DeliveryCheck, SpuriousOracle};
 use crate::engine::{Event, EventQueue, Side};
 use crate::net::{LinkDir, Offer, Packet, PacketArena, SpikeProcess, Way};
 use crate::pcap::Capture;
-use crate::results::{RunResult, SeriesTable};
+use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
 use flow::{FlowRuntime, Origin};
@@ -49,6 +49,7 @@ pub struct Simulation {
     max_events: u64,
     max_time: SimTime,
     flow_series: [bool; 4],
+    record_delay: bool,
     series: SeriesTable,
     completed: usize,
     data_packets: u64,
@@ -253,8 +254,11 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
-        let (f, way, first_copy, segment) = (p.flow, p.way, p.first_copy, p.segment);
+        let (f, way, first_copy, segment, sent_at) = (p.flow, p.way, p.first_copy, p.segment, p.sent_at);
         self.packets.free(id);
+        if self.record_delay && way == Way::Forward && segment.len > 0 {
+            self.series.push(now.as_secs_f64(), f, METRIC_DELAY, now.since(sent_at).as_secs_f64());
+        }
         let mut out = std::mem::take(&mut self.segments);
         let flow = &mut self.flows[f as usize];
         match way {

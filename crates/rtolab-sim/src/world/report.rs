@@ -2,7 +2,7 @@
 
 use super::flow::Origin;
 use super::Simulation;
-use crate::results::{FlowRow, LinkRow, RunMeta, RunResult, METRICS};
+use crate::results::{FlowRow, LinkRow, RunMeta, RunResult, METRIC_QUEUE};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -50,14 +50,13 @@ impl Simulation {
 
         let n_flows = self.flows.len() as u32;
         let mut entities: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
-        let queue_metric = METRICS.iter().position(|m| *m == "queue").expect("queue is a metric") as u8;
         let mut links = Vec::with_capacity(self.links.len());
         for (d, l) in self.links.iter_mut().enumerate() {
             l.finish(end);
             entities.push(l.cfg.name.clone());
             if let Some(series) = l.queue_series.take() {
                 for (t, q) in series {
-                    self.series.push(t.as_secs_f64(), n_flows + d as u32, queue_metric, q as f64);
+                    self.series.push(t.as_secs_f64(), n_flows + d as u32, METRIC_QUEUE, q as f64);
                 }
             }
             let st = &l.stats;
