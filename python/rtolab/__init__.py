@@ -7,7 +7,24 @@
 
 from rtolab._core import SimulationError, SpecError
 from rtolab.api import run
+from rtolab.executors import DaskExecutor, LocalExecutor
 from rtolab.result import Result
 from rtolab.spec import builtin, schema, validate
+from rtolab.study import Study
+from rtolab.sweep import errors, load, sweep
 
-__all__ = ["Result", "SimulationError", "SpecError", "builtin", "run", "schema", "validate"]
+__all__ = [
+    "DaskExecutor",
+    "LocalExecutor",
+    "Result",
+    "SimulationError",
+    "SpecError",
+    "Study",
+    "builtin",
+    "errors",
+    "load",
+    "run",
+    "schema",
+    "sweep",
+    "validate",
+]

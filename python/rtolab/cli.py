@@ -16,7 +16,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from rtolab import _core, bench as bench_mod, plots
+from rtolab import _core, bench as bench_mod, plots, report as report_mod
+from rtolab.executors import DaskExecutor, Executor, LocalExecutor
+from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 from rtolab.api import run as run_scenario
 from rtolab.result import Result
 from rtolab.spec import builtin, schema as spec_schema
@@ -118,6 +120,37 @@ def demo(out_dir: Annotated[Path, typer.Option("--out", help="Where to write tab
         plots.goodput(result, out_dir / "goodput.png"),
     ]
     out.print(f"tables and pcaps in {out_dir}/; plots: " + ", ".join(str(p) for p in written))
+
+
+@app.command()
+def sweep(
+    study: Annotated[Path, typer.Argument(help="Study TOML file: base scenario, [grid], [[cases]], replications.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Result directory (a Parquet dataset); reused to resume.")],
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
+    dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
+) -> None:
+    """Run every run of a study in parallel; rerunning skips finished runs."""
+    executor: Executor = DaskExecutor(dask) if dask else LocalExecutor(workers)
+    try:
+        flows = run_sweep(study, out_dir, executor=executor, progress=True)
+    except _core.SpecError as e:
+        raise _fail(str(e)) from None
+    failed = sweep_errors(out_dir)
+    out.print(f"{flows['run'].n_unique() if flows.height else 0} runs finished in {out_dir}/; {failed.height} failed")
+    for row in failed.head(5).iter_rows(named=True):
+        err.print(f"  run {row['run']} (point {row['point']}, replication {row['replication']}): {row['error']}")
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="A sweep's result directory.")],
+    html_page: Annotated[bool, typer.Option("--html", help="Also write report/index.html with the figures embedded.")] = False,
+) -> None:
+    """Figures and tables of a finished sweep."""
+    if not (directory / "study.json").exists():
+        raise _fail(f"{directory} is not a sweep directory (no study.json)")
+    written = report_mod.write(directory, html_page=html_page)
+    out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 
 def main() -> None:

@@ -1,0 +1,86 @@
+"""Statistics over sweep tables, by group: Student-t confidence intervals of the mean, median,
+quartiles, min–max, Jain's fairness index and empirical CDFs.
+
+Quartiles use linear interpolation between order statistics (numpy's default, type 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from numpy.typing import ArrayLike
+from scipy import stats as sps
+
+
+def t_interval(values: ArrayLike, level: float = 0.9) -> tuple[float, float, float]:
+    """(mean, lower, upper) of the two-sided Student-t interval at ``level``:
+    mean ± t_{(1+level)/2, n-1} · s / sqrt(n). With one value the bounds are NaN."""
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    if n == 0:
+        return (float("nan"),) * 3
+    mean = float(x.mean())
+    if n == 1:
+        return mean, float("nan"), float("nan")
+    half = float(sps.t.ppf((1 + level) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n))
+    return mean, mean - half, mean + half
+
+
+def summarize(df: pl.DataFrame, value: str, by: Sequence[str] = (), level: float = 0.9) -> pl.DataFrame:
+    """Per group of ``by``: n, mean, std, ci_low, ci_high (Student-t at ``level``), min, q1,
+    median, q3, max of column ``value`` (nulls ignored)."""
+    col = pl.col(value).drop_nulls()
+    aggs = [
+        col.count().alias("n"),
+        col.mean().alias("mean"),
+        col.std(ddof=1).alias("std"),
+        col.min().alias("min"),
+        col.quantile(0.25, interpolation="linear").alias("q1"),
+        col.median().alias("median"),
+        col.quantile(0.75, interpolation="linear").alias("q3"),
+        col.max().alias("max"),
+    ]
+    grouped = df.group_by(list(by), maintain_order=True).agg(aggs) if by else df.select(aggs)
+    n = grouped["n"].to_numpy().astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(n > 1, sps.t.ppf((1 + level) / 2, np.maximum(n - 1, 1)), np.nan)
+        half = t * grouped["std"].fill_null(np.nan).to_numpy() / np.sqrt(n)
+    mean = grouped["mean"].fill_null(np.nan).to_numpy()
+    return grouped.with_columns(ci_low=pl.Series(mean - half), ci_high=pl.Series(mean + half)).select(
+        *by, "n", "mean", "std", "ci_low", "ci_high", "min", "q1", "median", "q3", "max"
+    )
+
+
+def jain(values: ArrayLike) -> float:
+    """Jain's fairness index (paper 000, Eq. 1): (Σx)² / (n · Σx²); 1 when all are equal,
+    1/n when one takes everything. NaN for no values or all zeros."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    denominator = x.size * float(np.sum(x * x))
+    return float(np.sum(x)) ** 2 / denominator if denominator > 0 else float("nan")
+
+
+def jain_by(df: pl.DataFrame, value: str, by: Sequence[str]) -> pl.DataFrame:
+    """Jain's index of ``value`` within each group of ``by`` (column ``jain``)."""
+    x = pl.col(value).drop_nulls().cast(pl.Float64)
+    return df.group_by(list(by), maintain_order=True).agg(
+        (x.sum() ** 2 / (x.count() * (x * x).sum())).alias("jain"), x.count().alias("n")
+    )
+
+
+def ecdf(values: ArrayLike) -> pl.DataFrame:
+    """The empirical CDF: sorted values ``x`` and ``p`` = i/n for the i-th smallest."""
+    x = np.sort(np.asarray(values, dtype=float))
+    x = x[~np.isnan(x)]
+    return pl.DataFrame({"x": x, "p": np.arange(1, x.size + 1) / max(x.size, 1)})
+
+
+def ecdf_by(df: pl.DataFrame, value: str, by: Sequence[str]) -> pl.DataFrame:
+    """Empirical CDFs of ``value`` per group (columns: by…, x, p)."""
+    parts = []
+    for keys, group in df.group_by(list(by), maintain_order=True):
+        e = ecdf(group[value].to_numpy())
+        parts.append(e.with_columns(*(pl.lit(k).alias(name) for name, k in zip(by, keys))).select(*by, "x", "p"))
+    return pl.concat(parts) if parts else pl.DataFrame()
