@@ -75,6 +75,16 @@ def test_seed_and_hash_are_stable_across_processes() -> None:
     assert spec_hash(dict(reversed(list(spec.items())))) == spec_hash(spec)
 
 
+def test_star_sets_every_element_and_tags_only_label() -> None:
+    spec = small_scenario(generators=[{"kind": "burst", "flows": 1, "total": "9kB", "route": ["l"]} for _ in range(2)])
+    set_path(spec, "generators.*.tcp.iw", 10)
+    set_path(spec, "tag.link", "EDGE")
+    assert [g["tcp"]["iw"] for g in spec["generators"]] == [10, 10]
+    assert "tag" not in spec
+    s = Study.from_dict(study_dict(grid={}, cases=[{"tag.link": "EDGE", "links.l.rate": "160kbps"}], replications=1))
+    assert s.points()[0].params == {"tag.link": "EDGE", "links.l.rate": "160kbps"}
+
+
 def test_bad_grid_paths_are_named() -> None:
     with pytest.raises(rtolab.SpecError, match="links.radio.*no element named 'radio'"):
         set_path(small_scenario(), "links.radio.rate", "1Mbps")

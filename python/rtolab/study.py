@@ -35,27 +35,37 @@ def spec_hash(spec: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+TAG_PREFIX = "tag."
+
+
 def set_path(spec: dict[str, Any], path: str, value: Any) -> None:
-    """Sets ``path`` in ``spec`` in place; raises ``SpecError`` naming the path if a step is
-    missing (a list element with no such name or index)."""
-    node: Any = spec
-    parts = path.split(".")
-    for depth, part in enumerate(parts):
-        last = depth == len(parts) - 1
-        where = ".".join(parts[: depth + 1])
-        if isinstance(node, list):
-            index = _list_index(node, part, where)
+    """Sets ``path`` in ``spec`` in place. A ``*`` step sets it in every element of a list
+    (``generators.*.tcp.iw``). Raises ``SpecError`` naming the path if a step is missing (a
+    list element with no such name or index). Paths starting with ``tag.`` only label runs
+    and leave the spec alone."""
+    if path.startswith(TAG_PREFIX):
+        return
+    _set(spec, path.split("."), 0, path, value)
+
+
+def _set(node: Any, parts: list[str], depth: int, path: str, value: Any) -> None:
+    part = parts[depth]
+    last = depth == len(parts) - 1
+    where = ".".join(parts[: depth + 1])
+    if isinstance(node, list):
+        indices = range(len(node)) if part == "*" else [_list_index(node, part, where)]
+        for index in indices:
             if last:
                 node[index] = value
-                return
-            node = node[index]
-        elif isinstance(node, dict):
-            if last:
-                node[part] = value
-                return
-            node = node.setdefault(part, {})
+            else:
+                _set(node[index], parts, depth + 1, path, value)
+    elif isinstance(node, dict):
+        if last:
+            node[part] = value
         else:
-            raise _core.SpecError(f"grid path {path!r}: {where!r} is a value, not a table or list")
+            _set(node.setdefault(part, {}), parts, depth + 1, path, value)
+    else:
+        raise _core.SpecError(f"grid path {path!r}: {where!r} is a value, not a table or list")
 
 
 def _list_index(items: list[Any], part: str, where: str) -> int:

@@ -51,6 +51,7 @@ pub fn flows_table(rows: &[FlowRow]) -> Table {
         ("timeouts", u64s(rows, |r| r.timeouts)),
         ("spurious_timeouts", u64s(rows, |r| r.spurious_timeouts)),
         ("syn_timeouts", u64s(rows, |r| r.syn_timeouts)),
+        ("spurious_syn_timeouts", u64s(rows, |r| r.spurious_syn_timeouts)),
         ("fast_retransmits", u64s(rows, |r| r.fast_retransmits)),
         ("duplicate_bytes", u64s(rows, |r| r.duplicate_bytes)),
         ("mean_rto_s", opt_f64s(rows, |r| r.mean_rto_s)),

@@ -32,6 +32,8 @@ pub struct FlowRow {
     /// Timeouts whose retransmitted segment's first copy reached the receiver.
     pub spurious_timeouts: u64,
     pub syn_timeouts: u64,
+    /// SYN timeouts whose first SYN reached the receiver.
+    pub spurious_syn_timeouts: u64,
     pub fast_retransmits: u64,
     /// Payload bytes that reached the receiver more than once.
     pub duplicate_bytes: u64,

@@ -178,3 +178,16 @@ fn burst_jitter_spreads_starts_within_its_range() {
     assert!(a.windows(2).any(|w| w[0] != w[1]));
     assert_ne!(a, starts(2));
 }
+
+#[test]
+fn delayed_syn_times_out_spuriously_lost_syn_genuinely() {
+    // A 2 s spike from t = 0 on the forward direction holds the SYN until 2 s. The timer fires
+    // at 1 s (initial RTO) and resends the SYN; the next expiry would be at 3 s (backed off),
+    // but the SYN-ACK of the first SYN is back at ≈ 2.02 s. So: one SYN timeout, spurious.
+    let held = run(&single_flow("1Mbps", "10ms", "20kB", &format!("{BIG_QUEUE}\nspikes = {{ at = [\"0s\"], length = \"2s\", direction = \"forward\" }}"), "rto = \"rfc6298\""));
+    let f = flow(&held, "f");
+    assert_eq!((f.syn_timeouts, f.spurious_syn_timeouts), (1, 1));
+    let lost = run(&single_flow("1Mbps", "10ms", "20kB", &format!("{BIG_QUEUE}\ndrop_packets = [1]"), "rto = \"rfc6298\""));
+    let f = flow(&lost, "f");
+    assert_eq!((f.syn_timeouts, f.spurious_syn_timeouts), (1, 0));
+}

@@ -72,6 +72,8 @@ pub struct SenderStats {
 pub enum SenderNote {
     /// The retransmission timer expired and the segment at `seq` was retransmitted.
     Timeout { seq: u64 },
+    /// The SYN's timer expired and the SYN was sent again.
+    SynTimeout,
     /// Every byte is acknowledged.
     Completed,
 }
@@ -227,6 +229,7 @@ impl TcpSender {
             Phase::SynSent => {
                 // RFC 6298 (5.5)-(5.6) apply to the SYN as well.
                 self.stats.syn_timeouts += 1;
+                self.notes.push(SenderNote::SynTimeout);
                 self.syn_retransmitted = true;
                 self.rto.back_off();
                 self.send_syn(now, out);

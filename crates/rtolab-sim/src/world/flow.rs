@@ -18,6 +18,11 @@ pub struct SpuriousOracle {
     lost: IntervalSet,
     pending: Vec<u64>,
     pub spurious: u64,
+    /// The handshake, judged the same way: a SYN timeout is spurious when the first SYN
+    /// reached the receiver. `None` while the first SYN is in flight.
+    syn_arrived: Option<bool>,
+    syn_pending: u64,
+    pub spurious_syn: u64,
 }
 
 impl SpuriousOracle {
@@ -38,6 +43,24 @@ impl SpuriousOracle {
             self.spurious += 1;
         } else if !self.lost.contains(seq) {
             self.pending.push(seq);
+        }
+    }
+
+    pub fn first_syn_arrived(&mut self) {
+        self.syn_arrived = Some(true);
+        self.spurious_syn += std::mem::take(&mut self.syn_pending);
+    }
+
+    pub fn first_syn_lost(&mut self) {
+        self.syn_arrived = Some(false);
+        self.syn_pending = 0;
+    }
+
+    pub fn syn_timeout(&mut self) {
+        match self.syn_arrived {
+            Some(true) => self.spurious_syn += 1,
+            Some(false) => {}
+            None => self.syn_pending += 1,
         }
     }
 
@@ -99,6 +122,7 @@ pub struct FlowRuntime {
     pub timer_at: [Option<SimTime>; 2],
     /// Highest byte sent so far (for the first-copy oracle).
     pub highest_sent: u64,
+    pub syn_sent: bool,
     pub oracle: SpuriousOracle,
     pub check: DeliveryCheck,
     pub started: bool,
@@ -145,6 +169,7 @@ impl FlowRuntime {
             timer_generation: [0; 2],
             timer_at: [None; 2],
             highest_sent: 0,
+            syn_sent: false,
             oracle: SpuriousOracle::default(),
             check: DeliveryCheck::default(),
             started: false,
@@ -171,6 +196,19 @@ mod tests {
         o.first_copy_lost(300, 400);
         o.timeout(300); // lost before the timeout: genuine
         assert_eq!(o.spurious, 2);
+    }
+
+    #[test]
+    fn oracle_judges_syn_timeouts_by_the_first_syn() {
+        let mut o = SpuriousOracle::default();
+        o.syn_timeout(); // first SYN still queued
+        o.syn_timeout();
+        o.first_syn_arrived();
+        assert_eq!(o.spurious_syn, 2);
+        let mut o = SpuriousOracle::default();
+        o.first_syn_lost();
+        o.syn_timeout();
+        assert_eq!(o.spurious_syn, 0);
     }
 
     #[test]

@@ -179,6 +179,7 @@ impl Simulation {
                         flow.oracle.timeout(seq);
                         flow.oracle.prune_below(flow.sender.snd_una());
                     }
+                    SenderNote::SynTimeout => flow.oracle.syn_timeout(),
                     SenderNote::Completed => self.flow_completed(now, f),
                 }
             }
@@ -212,7 +213,11 @@ impl Simulation {
             Side::Sender => (Way::Forward, flow.forward[0]),
             Side::Receiver => (Way::Reverse, flow.reverse[0]),
         };
-        let first_copy = side == Side::Sender && segment.len > 0 && segment.seq >= flow.highest_sent;
+        let first_copy = side == Side::Sender
+            && if segment.is_syn() { !flow.syn_sent } else { segment.len > 0 && segment.seq >= flow.highest_sent };
+        if side == Side::Sender && segment.is_syn() {
+            flow.syn_sent = true;
+        }
         if side == Side::Sender && segment.len > 0 {
             flow.highest_sent = flow.highest_sent.max(segment.end());
             self.data_packets += 1;
@@ -237,7 +242,12 @@ impl Simulation {
         let p = self.packets.get(id);
         if p.first_copy {
             let (seq, end) = (p.segment.seq, p.segment.end());
-            self.flows[p.flow as usize].oracle.first_copy_lost(seq, end);
+            let oracle = &mut self.flows[p.flow as usize].oracle;
+            if p.segment.is_syn() {
+                oracle.first_syn_lost();
+            } else {
+                oracle.first_copy_lost(seq, end);
+            }
         }
         self.packets.free(id);
     }
@@ -263,6 +273,9 @@ impl Simulation {
         let flow = &mut self.flows[f as usize];
         match way {
             Way::Forward => {
+                if segment.is_syn() && first_copy {
+                    flow.oracle.first_syn_arrived();
+                }
                 if segment.len > 0 {
                     if first_copy {
                         flow.oracle.first_copy_arrived(segment.seq, segment.end());

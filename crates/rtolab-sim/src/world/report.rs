@@ -40,6 +40,7 @@ impl Simulation {
                     timeouts: s.timeouts,
                     spurious_timeouts: f.oracle.spurious,
                     syn_timeouts: s.syn_timeouts,
+                    spurious_syn_timeouts: f.oracle.spurious_syn,
                     fast_retransmits: s.fast_retransmits,
                     duplicate_bytes: f.receiver.stats.duplicate_bytes,
                     mean_rto_s: mean(s.rto_sum_s, s.rto_samples),

@@ -1,0 +1,1 @@
+"""Reproductions of the papers behind rtolab, one module per paper."""

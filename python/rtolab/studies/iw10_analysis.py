@@ -1,0 +1,223 @@
+"""Analysis and figures of the IW10 / initial-RTO study (paper 002)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from rtolab import stats  # noqa: E402
+from rtolab.executors import Executor  # noqa: E402
+from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers  # noqa: E402
+from rtolab.study import derive_seed, set_path  # noqa: E402
+
+FLOWS = "generators.*.flows"
+IW = "generators.*.tcp.iw"
+IRTO = "generators.*.tcp.initial_rto"
+KEYS = ["tag.link", "tag.buffer", FLOWS, IW, IRTO]
+
+
+def _seconds(text: str) -> float:
+    units = {"ms": 1e-3, "s": 1.0}
+    for u in ("ms", "s"):
+        if text.endswith(u):
+            return float(text[: -len(u)]) * units[u]
+    return float(text)
+
+
+def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
+    """One row per (run, burst): elapsed time of its longest flow (from the burst's nominal
+    start), RTOs (data and SYN, as the slides count them) split into spurious and genuine,
+    Jain's index of its flows' goodputs."""
+    offsets = {name: _seconds(b.offset) for name, b in BOTTLENECKS.items()}
+    x = pl.col("goodput_bps")
+    out = (
+        flows.group_by(["run", "point", "replication", *KEYS, "generator"], maintain_order=True)
+        .agg(
+            pl.col("end_s").max().alias("last_end_s"),
+            pl.col("end_s").null_count().alias("unfinished"),
+            (pl.col("timeouts") + pl.col("syn_timeouts")).sum().alias("rtos"),
+            (pl.col("spurious_timeouts") + pl.col("spurious_syn_timeouts")).sum().alias("spurious_rtos"),
+            (x.sum() ** 2 / (x.count() * (x * x).sum())).alias("jain_within"),
+        )
+        .with_columns(
+            start=pl.when(pl.col("generator") == "later")
+            .then(pl.col("tag.link").replace_strict(offsets, return_dtype=pl.Float64))
+            .otherwise(0.0)
+        )
+        .with_columns(
+            elapsed_s=pl.col("last_end_s") - pl.col("start"),
+            genuine_rtos=pl.col("rtos") - pl.col("spurious_rtos"),
+        )
+    )
+    return out
+
+
+def between_bursts(flows: pl.DataFrame) -> pl.DataFrame:
+    """Jain's index over all flows of both bursts, per run."""
+    return stats.jain_by(flows, "goodput_bps", ["run", "point", "replication", *KEYS]).rename({"jain": "jain_between"})
+
+
+def summary(bursts: pl.DataFrame, level: float = 0.9) -> pl.DataFrame:
+    """Elapsed-time statistics per (link, buffer, flows, IW, IRTO, burst), with mean RTOs."""
+    by = [*KEYS, "generator"]
+    elapsed = stats.summarize(bursts, "elapsed_s", by, level)
+    rtos = bursts.group_by(by, maintain_order=True).agg(
+        pl.col("rtos").mean().alias("mean_rtos"),
+        pl.col("spurious_rtos").mean().alias("mean_spurious_rtos"),
+        pl.col("genuine_rtos").mean().alias("mean_genuine_rtos"),
+        pl.col("jain_within").mean().alias("mean_jain_within"),
+    )
+    return elapsed.join(rtos, on=by, how="left", maintain_order="left")
+
+
+def _label(buffer: str, iw: int, irto: str) -> str:
+    return f"IW{iw}\nIRTO{irto.rstrip('s')}\n{buffer}"
+
+
+def elapsed_figures(bursts: pl.DataFrame, out: Path) -> list[Path]:
+    """Box plots (median, quartiles, min–max) of the elapsed time of the longest flow, per
+    bottleneck and flow count, first and later burst side by side (as the slides)."""
+    written = []
+    for (link, n), part in bursts.group_by(["tag.link", FLOWS], maintain_order=True):
+        fig, axes = plt.subplots(1, 2, figsize=(14, 4.6), sharey=True)
+        for ax, burst, title in zip(axes, ["first", "later"], ["First starting burst", "Later starting burst"]):
+            sub = part.filter(pl.col("generator") == burst)
+            groups = list(sub.group_by(["tag.buffer", IW, IRTO], maintain_order=True))
+            ax.boxplot([g["elapsed_s"].to_numpy() for _, g in groups], whis=(0, 100))
+            ax.set_xticks(range(1, len(groups) + 1), [_label(*k) for k, _ in groups], fontsize=6)
+            ax.set_title(title)
+        axes[0].set_ylabel("elapsed time of the longest flow (s)\n(median, quartiles, min–max)")
+        fig.suptitle(f"{link}: {n}+{n} flows, 180 kB per burst")
+        fig.tight_layout()
+        path = out / f"elapsed-{link}-{n}+{n}.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def rto_figure(bursts: pl.DataFrame, out: Path) -> Path:
+    """Mean RTOs per run, spurious and genuine, per bottleneck and buffer (both bursts)."""
+    per_run = bursts.group_by(["run", *KEYS], maintain_order=True).agg(pl.col("spurious_rtos").sum(), pl.col("genuine_rtos").sum())
+    links = per_run["tag.link"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(len(links), 1, figsize=(14, 3.2 * len(links)), squeeze=False)
+    for ax, link in zip(axes[:, 0], links):
+        g = per_run.filter(pl.col("tag.link") == link).group_by(["tag.buffer", FLOWS, IW, IRTO], maintain_order=True).agg(
+            pl.col("spurious_rtos").mean(), pl.col("genuine_rtos").mean()
+        )
+        xs = np.arange(g.height)
+        ax.bar(xs, g["genuine_rtos"], label="genuine")
+        ax.bar(xs, g["spurious_rtos"], bottom=g["genuine_rtos"], label="spurious")
+        labels = [f"{b}\n{n}+{n}\nIW{iw}\nIRTO{r.rstrip('s')}" for b, n, iw, r in g.select("tag.buffer", FLOWS, IW, IRTO).iter_rows()]
+        ax.set_xticks(xs, labels, fontsize=5)
+        ax.set_ylabel(f"{link}: RTOs per run")
+        ax.legend(loc="upper left")
+    fig.tight_layout()
+    path = out / "rtos.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def fairness_figure(bursts: pl.DataFrame, between: pl.DataFrame, out: Path) -> Path:
+    """Jain's index within each burst and between the bursts, for 6+6 flows (or the largest
+    flow count run)."""
+    n = 6 if 6 in bursts[FLOWS].unique().to_list() else int(bursts[FLOWS].max())  # type: ignore[arg-type]
+    links = bursts["tag.link"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(len(links), 1, figsize=(14, 3.4 * len(links)), squeeze=False)
+    for ax, link in zip(axes[:, 0], links):
+        w = bursts.filter((pl.col("tag.link") == link) & (pl.col(FLOWS) == n))
+        b = between.filter((pl.col("tag.link") == link) & (pl.col(FLOWS) == n))
+        data, labels = [], []
+        for key, g in w.group_by(["tag.buffer", IW, IRTO], maintain_order=True):
+            for burst in ("first", "later"):
+                data.append(g.filter(pl.col("generator") == burst)["jain_within"].to_numpy())
+                labels.append(f"{_label(*key)}\n{burst}")
+            data.append(b.filter((pl.col("tag.buffer") == key[0]) & (pl.col(IW) == key[1]) & (pl.col(IRTO) == key[2]))["jain_between"].to_numpy())
+            labels.append(f"{_label(*key)}\nboth")
+        ax.boxplot(data, whis=(0, 100))
+        ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=5)
+        ax.set_ylabel(f"{link}: Jain's index")
+        ax.set_title(f"{link}: fairness of goodput, {n}+{n} flows (within each burst and over both)")
+    fig.tight_layout()
+    path = out / "fairness.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def delay_task(task: tuple[dict[str, Any], int]) -> np.ndarray:
+    """Worker: one run with the one-way delay series on; returns every data packet's delay."""
+    from rtolab.api import run
+
+    spec, seed = task
+    r = run(spec, seed=seed)
+    d = r.series.filter(pl.col("metric") == "delay")
+    return d["value"].to_numpy().copy()
+
+
+def one_way_delays(executor: Executor, replications: int, counts: list[int], seed: int) -> pl.DataFrame:
+    """One-way delays of data packets on EDGE (IRTO 3 s) for FIFO 50 p, RED and REDok with
+    IW 3 and 10 (the slides' delay figures), pooled over replications."""
+    edge = BOTTLENECKS["EDGE"]
+    queues = {k: v for k, v in buffers(edge).items() if k in ("50p", "RED", "REDok")}
+    tasks, keys = [], []
+    for n in counts:
+        for buf, queue in queues.items():
+            for iw in (3, 10):
+                spec = copy.deepcopy(base_scenario())
+                for path, value in {
+                    "links.bottleneck.rate": edge.rate,
+                    "links.bottleneck.delay": edge.delay,
+                    "links.bottleneck.queue": queue,
+                    "generators.later.start": edge.offset,
+                    "generators.*.jitter": edge.jitter,
+                    "generators.*.flows": n,
+                    "generators.*.tcp.iw": iw,
+                    "generators.*.tcp.initial_rto": "3s",
+                    "output": {"series": ["delay"]},
+                }.items():
+                    set_path(spec, path, value)
+                for r in range(replications):
+                    tasks.append((spec, derive_seed(seed, r)))
+                    keys.append((n, buf, iw))
+    parts = []
+    by_task = dict(enumerate(keys))
+    results = executor.run_all(_indexed_delay_task, list(enumerate(tasks)))
+    for i, values in results:
+        n, buf, iw = by_task[i]
+        parts.append(pl.DataFrame({"flows": n, "buffer": buf, "iw": iw, "delay_s": values}))
+    return pl.concat(parts).sort(["flows", "buffer", "iw"], maintain_order=True) if parts else pl.DataFrame()
+
+
+def _indexed_delay_task(item: tuple[int, tuple[dict[str, Any], int]]) -> tuple[int, np.ndarray]:
+    index, task = item
+    return index, delay_task(task)
+
+
+def delay_figure(delays: pl.DataFrame, out: Path) -> list[Path]:
+    """Empirical CDFs of one-way delay, FIFO vs RED vs REDok, IW3 vs IW10 (EDGE)."""
+    written = []
+    for (n,), part in delays.group_by(["flows"], maintain_order=True):
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        for (buf, iw), g in part.group_by(["buffer", "iw"], maintain_order=True):
+            e = stats.ecdf(g["delay_s"].to_numpy())
+            ax.step(e["x"], e["p"], where="post", label=f"{buf}, IW{iw}", linestyle="-" if iw == 10 else "--")
+        ax.set_xlabel("one-way delay (s)")
+        ax.set_ylabel("CDF")
+        ax.set_title(f"EDGE, {n}+{n} flows, IRTO 3 s: one-way delay of data packets")
+        ax.legend()
+        fig.tight_layout()
+        path = out / f"delay-EDGE-{n}+{n}.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    return written

@@ -1,0 +1,142 @@
+"""The IW10 / initial-RTO study of paper 002 (slides: "IW10 and initial RTO 1 s vs 3 s over
+slow wireless links").
+
+Set-up (slides 3 and backup "RED config"): sender side 11 ms, bottleneck EDGE 160 kbps /
+250 ms, HSPA 2 Mbps / 70 ms or LTE 50 Mbps / 15 ms (one-way); FIFO buffers of BDP, 2·BDP and
+50 packets (EDGE only), and the RED and REDok configurations; a burst of 1, 2, 6 or 18
+simultaneous flows sharing 180 kB against a later burst of the same; ns-2 TCP SACK; IW 3 vs 10;
+initial RTO 3 s vs 1 s; 100 replications.
+
+What the slides leave open, chosen here and exposed as parameters (see docs/iw10-irto.md):
+
+- ``offset``: the later burst starts 2 s (EDGE), 0.3 s (HSPA) or 0.05 s (LTE) after the
+  first, roughly a quarter of the first burst's transfer time at full link rate, so the two
+  bursts overlap through the first one's slow start.
+- ``jitter``: what differs between replications is when each flow starts, uniform in
+  [0, 100 ms] (EDGE), [0, 30 ms] (HSPA), [0, 10 ms] (LTE) after its burst's start — the
+  spread of connection set-up a real client shows; it is drawn per flow from the run's seed.
+- TCP as ns-2's SACK agent with its `TCPSink/Sack1`: MSS 1460 (1500 B packets), no
+  timestamps, no delayed ACKs, the `ns2` RTO preset (0.2 s floor, 10 ms ticks) with the
+  initial RTO under study, no receiver-window cap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rtolab.study import Study
+
+
+@dataclass(frozen=True)
+class Bottleneck:
+    name: str
+    rate: str
+    delay: str
+    bdp_packets: int  # slides, p. 3: rate · 2 · one-way delay / 1500 B
+    offset: str
+    jitter: str
+    red: dict[str, float]  # wq, maxp, thmin, thmax, buffer (packets)
+    redok: dict[str, float]
+
+
+BOTTLENECKS = {
+    "EDGE": Bottleneck("EDGE", "160kbps", "250ms", 7, "2s", "uniform(0s, 100ms)",
+                       dict(wq=0.002, maxp=0.1, thmin=3, thmax=9, buffer=14),
+                       dict(wq=0.2, maxp=0.65, thmin=3, thmax=40, buffer=50)),
+    "HSPA": Bottleneck("HSPA", "2Mbps", "70ms", 24, "300ms", "uniform(0s, 30ms)",
+                       dict(wq=0.002, maxp=0.1, thmin=5, thmax=20, buffer=48),
+                       dict(wq=0.02, maxp=0.65, thmin=3, thmax=50, buffer=100)),
+    "LTE": Bottleneck("LTE", "50Mbps", "15ms", 125, "50ms", "uniform(0s, 10ms)",
+                      dict(wq=0.002, maxp=0.1, thmin=5, thmax=20, buffer=250),
+                      dict(wq=0.001, maxp=0.1, thmin=5, thmax=125, buffer=400)),
+}
+
+FLOW_COUNTS = [1, 2, 6, 18]
+TOTAL = "180kB"
+
+
+def red_queue(cfg: dict[str, float]) -> dict[str, Any]:
+    """The slides' ns-2 RED settings (backup slide): byte mode, queue in bytes, not gentle,
+    no wait, mean packet size 1500 B, linterm = 1/maxp."""
+    return {
+        "kind": "red",
+        "limit": f"{int(cfg['buffer'])}p",
+        "q_weight": cfg["wq"],
+        "thresh": cfg["thmin"],
+        "maxthresh": cfg["thmax"],
+        "linterm": 1.0 / cfg["maxp"],
+        "mean_pktsize": 1500,
+        "bytes": True,
+        "queue_in_bytes": True,
+        "gentle": False,
+        "wait": False,
+    }
+
+
+def buffers(b: Bottleneck) -> dict[str, dict[str, Any]]:
+    out = {
+        "BDP": {"kind": "droptail", "limit": f"{b.bdp_packets}p"},
+        "2BDP": {"kind": "droptail", "limit": f"{2 * b.bdp_packets}p"},
+    }
+    if b.name == "EDGE":
+        out["50p"] = {"kind": "droptail", "limit": "50p"}
+    out["RED"] = red_queue(b.red)
+    out["REDok"] = red_queue(b.redok)
+    return out
+
+
+def base_scenario() -> dict[str, Any]:
+    tcp = {"cc": "newreno", "sack": True, "mss": 1460, "timestamps": False, "delayed_ack": False, "rto": "ns2"}
+    burst = {"kind": "burst", "flows": 1, "total": TOTAL, "route": ["sender", "bottleneck"], "tcp": tcp}
+    return {
+        "name": "iw10-irto",
+        "links": [
+            {"name": "sender", "rate": "1Gbps", "delay": "11ms", "queue": {"kind": "droptail", "limit": "1000p"}},
+            {"name": "bottleneck", "rate": "2Mbps", "delay": "70ms"},
+        ],
+        "generators": [
+            {**burst, "name": "first", "start": "0s"},
+            {**burst, "name": "later", "start": "1s"},
+        ],
+        "limits": {"max_time": "2000s"},
+    }
+
+
+def cases(links: list[str] | None = None, buffer_names: list[str] | None = None) -> list[dict[str, Any]]:
+    """One case per (bottleneck, buffer)."""
+    out = []
+    for name, b in BOTTLENECKS.items():
+        if links and name not in links:
+            continue
+        for buf, queue in buffers(b).items():
+            if buffer_names and buf not in buffer_names:
+                continue
+            out.append({
+                "tag.link": name,
+                "tag.buffer": buf,
+                "links.bottleneck.rate": b.rate,
+                "links.bottleneck.delay": b.delay,
+                "links.bottleneck.queue": queue,
+                "generators.later.start": b.offset,
+                "generators.*.jitter": b.jitter,
+            })
+    return out
+
+
+def study(quick: bool = False, replications: int | None = None, seed: int = 2010) -> Study:
+    """The full study (208 grid points × 100 replications) or, with ``quick``, EDGE and HSPA
+    with 2·BDP, REDok (and EDGE's 50 p), 1+1 and 6+6 flows, 10 replications."""
+    if quick:
+        c = cases(["EDGE", "HSPA"], ["2BDP", "50p", "REDok"])
+        counts = [1, 6]
+    else:
+        c = cases()
+        counts = FLOW_COUNTS
+    grid = {
+        "generators.*.flows": counts,
+        "generators.*.tcp.iw": [3, 10],
+        "generators.*.tcp.initial_rto": ["3s", "1s"],
+    }
+    reps = replications or (10 if quick else 100)
+    return Study.from_dict({"name": "iw10-irto", "scenario": base_scenario(), "cases": c, "grid": grid, "replications": reps, "seed": seed})
