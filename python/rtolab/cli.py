@@ -153,6 +153,31 @@ def report(
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 
+REPRODUCTIONS = ["iw10-irto"]
+
+
+@app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help=f"Which study: {', '.join(REPRODUCTIONS)}.")],
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME).")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
+    dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
+    replications: Annotated[Optional[int], typer.Option(help="Override the number of replications.")] = None,
+) -> None:
+    """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
+    from rtolab.reproduce import iw10_irto_study
+
+    if name not in REPRODUCTIONS:
+        raise _fail(f"no reproduction {name!r}; expected one of {REPRODUCTIONS}")
+    if replications is not None and replications < 1:
+        raise _fail(f"--replications: got {replications}, expected a positive integer")
+    executor: Executor = DaskExecutor(dask) if dask else LocalExecutor(workers)
+    target = out_dir or Path("out") / name
+    r = iw10_irto_study(target, quick=quick, executor=executor, replications=replications, progress=True)
+    out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; summary.csv and {len(r.figures)} figures in {target}/")
+
+
 def main() -> None:
     """Entry point; a missing file or bad option also exits with code 2."""
     try:
