@@ -165,10 +165,10 @@ def delay_task(task: tuple[dict[str, Any], int]) -> np.ndarray:
 
 
 def one_way_delays(executor: Executor, replications: int, counts: list[int], seed: int) -> pl.DataFrame:
-    """One-way delays of data packets on EDGE (IRTO 3 s) for FIFO 50 p, RED and REDok with
-    IW 3 and 10 (the slides' delay figures), pooled over replications."""
+    """One-way delays of data packets on EDGE (IRTO 3 s) for FIFO 2·BDP and 50 p, RED and
+    REDok with IW 3 and 10 (the slides' delay figures), pooled over replications."""
     edge = BOTTLENECKS["EDGE"]
-    queues = {k: v for k, v in buffers(edge).items() if k in ("50p", "RED", "REDok")}
+    queues = {k: v for k, v in buffers(edge).items() if k in ("2BDP", "50p", "RED", "REDok")}
     tasks, keys = [], []
     for n in counts:
         for buf, queue in queues.items():
