@@ -1,4 +1,4 @@
-"""The ``rtolab`` command line: run, schema, bench, demo.
+"""The ``rtolab`` command line: run, schema, bench, demo, sweep, report, reproduce, model.
 
 Bad input prints one message naming the field, the value and the expected form, exits with
 code 2 and writes nothing.
@@ -13,10 +13,11 @@ from typing import Annotated, Optional
 
 import polars as pl
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from rtolab import _core, bench as bench_mod, plots, report as report_mod
+from rtolab._console import err, fail as _fail, out
+from rtolab.cli_model import model_app
 from rtolab.executors import DaskExecutor, Executor, LocalExecutor
 from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 from rtolab.api import run as run_scenario
@@ -24,14 +25,7 @@ from rtolab.result import Result
 from rtolab.spec import builtin, schema as spec_schema
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
-# Tables need width; rich assumes 80 columns when output is not a terminal.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
+app.add_typer(model_app, name="model")
 
 
 def _fmt(value: object, digits: int = 3) -> str:

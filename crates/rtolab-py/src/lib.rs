@@ -7,6 +7,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rtolab_sim::columns::{flows_table, links_table, Column, Table};
+use rtolab_sim::units::{Bytes, Duration, DurationRv, RandomVar, Rate};
 use rtolab_sim::{spec, RunResult, Scenario, METRICS};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -146,6 +147,49 @@ fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<(Bound<'py, PyDict>, 
 }
 
 /// Raises a Rust panic inside the binding, to test that it surfaces as `SimulationError`.
+/// A spec value given as text or as a JSON document (for tables such as `{"markov": {...}}`).
+fn spec_value(text: &str) -> serde_json::Value {
+    let t = text.trim();
+    if t.starts_with('{') {
+        if let Ok(v) = serde_json::from_str(t) {
+            return v;
+        }
+    }
+    serde_json::Value::String(t.to_owned())
+}
+
+/// Parses one quantity exactly as a spec field would: `kind` is "rate" (bit/s), "duration" (s)
+/// or "size" (B). Raises `ValueError` with the expected form.
+#[pyfunction]
+fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
+    let value = spec_value(text);
+    let parsed = match kind {
+        "rate" => serde_json::from_value::<Rate>(value).map(|r| r.bps()),
+        "duration" => serde_json::from_value::<Duration>(value).map(|d| d.0.as_secs_f64()),
+        "size" => serde_json::from_value::<Bytes>(value).map(|b| b.0 as f64),
+        other => return Err(PyValueError::new_err(format!("kind must be \"rate\", \"duration\" or \"size\", got {other:?}"))),
+    };
+    parsed.map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Parses a random duration as a spec field would (`"uniform(10s, 50s)"`, `"exp(20s)"`, a
+/// constant, or a JSON `{"markov": {...}}` table) into its kind and parameters in seconds.
+#[pyfunction]
+fn parse_duration_rv(text: &str) -> PyResult<(String, Vec<(String, f64)>)> {
+    let rv = serde_json::from_value::<DurationRv>(spec_value(text)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let params = |kv: &[(&str, f64)]| kv.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    Ok(match rv.0 {
+        RandomVar::Const(v) => ("const".into(), params(&[("value", v)])),
+        RandomVar::Exp { mean } => ("exp".into(), params(&[("mean", mean)])),
+        RandomVar::Uniform { lo, hi } => ("uniform".into(), params(&[("lo", lo), ("hi", hi)])),
+        RandomVar::Pareto { scale, shape } => ("pareto".into(), params(&[("scale", scale), ("shape", shape)])),
+        RandomVar::LogNormal { mu, sigma } => ("lognormal".into(), params(&[("mu", mu), ("sigma", sigma)])),
+        RandomVar::Markov { means, p01, p10 } => {
+            ("markov".into(), params(&[("mean0", means[0]), ("mean1", means[1]), ("p01", p01), ("p10", p10)]))
+        }
+    })
+}
+
 #[pyfunction]
 fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
     let outcome = py.detach(|| catch_unwind(|| panic!("deliberate test panic")));
@@ -162,6 +206,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration_rv, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }
