@@ -147,7 +147,7 @@ def report(
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 
-REPRODUCTIONS = ["iw10-irto"]
+REPRODUCTIONS = ["iw10-irto", "spikes"]
 
 
 @app.command()
@@ -160,7 +160,7 @@ def reproduce(
     replications: Annotated[Optional[int], typer.Option(help="Override the number of replications.")] = None,
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
-    from rtolab.reproduce import iw10_irto_study
+    from rtolab.reproduce import iw10_irto_study, spikes_study
 
     if name not in REPRODUCTIONS:
         raise _fail(f"no reproduction {name!r}; expected one of {REPRODUCTIONS}")
@@ -168,8 +168,10 @@ def reproduce(
         raise _fail(f"--replications: got {replications}, expected a positive integer")
     executor: Executor = DaskExecutor(dask) if dask else LocalExecutor(workers)
     target = out_dir or Path("out") / name
-    r = iw10_irto_study(target, quick=quick, executor=executor, replications=replications, progress=True)
-    out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; summary.csv and {len(r.figures)} figures in {target}/")
+    study = iw10_irto_study if name == "iw10-irto" else spikes_study
+    r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
+    table = "summary.csv" if name == "iw10-irto" else "comparison.csv"
+    out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; {table} and {len(r.figures)} figures in {target}/")
 
 
 def main() -> None:

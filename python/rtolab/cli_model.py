@@ -52,11 +52,14 @@ def spikes(
     spike_free: Annotated[
         bool, typer.Option("--spike-free", help="The interval runs from a spike's end to the next start (ns-2 Delayer), not start to start.")
     ] = False,
+    ca_growth: Annotated[str, typer.Option(help="Congestion-avoidance slope: paper (1/R) or per_rtt (1/R², one packet per RTT).")] = "paper",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Goodput of a bulk TCP transfer under delay spikes (paper 003, Eq. 1–18)."""
     if approx not in ("wald", "exact"):
         raise fail(f"--approx: got {approx!r}, expected 'wald' or 'exact'")
+    if ca_growth not in ("paper", "per_rtt"):
+        raise fail(f"--ca-growth: got {ca_growth!r}, expected 'paper' or 'per_rtt'")
     try:
         result = goodput.spikes(
             rate_bps=_parsed("--rate", rate, rate_bps),
@@ -68,6 +71,7 @@ def spikes(
             approx="exact" if approx == "exact" else "wald",
             timeout=_parsed("--timeout", timeout, seconds),
             interval_kind="spike_free" if spike_free else "period",
+            ca_growth="per_rtt" if ca_growth == "per_rtt" else "paper",
         )
     except ValueError as e:
         raise fail(str(e)) from None

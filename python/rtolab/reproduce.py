@@ -11,7 +11,7 @@ import polars as pl
 from rtolab.executors import Executor, LocalExecutor
 from rtolab.sweep import errors, sweep
 from rtolab.studies import iw10_analysis as analysis
-from rtolab.studies import iw10_irto
+from rtolab.studies import iw10_irto, spikes, spikes_analysis
 
 
 @dataclass(frozen=True)
@@ -46,3 +46,25 @@ def iw10_irto_study(out: Path, quick: bool = False, executor: Executor | None = 
     delays.write_parquet(out / "delays.parquet")
     figures += analysis.delay_figure(delays, out)
     return Reproduction(out, time.monotonic() - started, study.replications * len(list(study.combinations())), errors(out / "sweep").height, figures, table)
+
+
+SENSITIVITY_MEANS = [2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.5, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0]
+
+
+def spikes_study(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
+    """Paper 003: sweeps the validation study into ``out/sweep``, compares it with the model
+    (``comparison.csv``: every point with its relative error), draws Figures 6–8, and computes
+    the model-only sensitivity study (``sensitivity.csv``, Figure 9)."""
+    started = time.monotonic()
+    executor = executor or LocalExecutor()
+    out.mkdir(parents=True, exist_ok=True)
+    study = spikes.study(quick=quick, replications=replications)
+    flows = sweep(study, out / "sweep", executor=executor, progress=progress)
+    table = spikes_analysis.compare(flows)
+    table.write_csv(out / "comparison.csv")
+    figures = spikes_analysis.validation_figures(table, out)
+    sensitivity = pl.concat([spikes_analysis.sensitivity(SENSITIVITY_MEANS, loss) for loss in (0.0, 0.02)])
+    sensitivity.write_csv(out / "sensitivity.csv")
+    figures += spikes_analysis.sensitivity_figure(sensitivity, out)
+    runs = study.replications * len(list(study.combinations()))
+    return Reproduction(out, time.monotonic() - started, runs, errors(out / "sweep").height, figures, table)

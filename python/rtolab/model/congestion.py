@@ -9,6 +9,17 @@ modes follow from p, R and C (Eq. 14):
 - mode 2, cutted sawtooth: x0 = 2C − √(3C² − 2/(pR)) ∈ [C/2, C); τCA = R·x0
 - mode 3, rate limited:    otherwise;                          τCA = 1/(p·C)
 
+The paper's "otherwise" is stated as a negative discriminant 3C² − 2/(pR) < 0, but for
+√(2/(3pR)) ≤ C < 1/√(pR) the root x0 is ≥ C, outside mode 2's premise x0 < C. Here mode 3 is
+taken whenever x0 ≥ C: the boundary with mode 2 is then C = 1/√(pR), where both give
+τCA = √(R/p), so τCA (and τSS) are continuous at both mode boundaries, as the paper says.
+
+The paper's slope of 1/R packets/s per second is the default (Appendix, Figure 10). A window
+growing by one packet per RTT raises the rate by 1/R per RTT, i.e. 1/R² per second; with
+R < 1 s the paper's sawtooth is slower than TCP's and its mode-1 rate is √R times the
+square-root law's. ``slope=1/R²`` gives that reading: every formula above holds with R in the
+slope replaced by h = 1/slope (slow start still doubles every R). See docs/spikes.md.
+
 (Re-derived: in mode 1 the rate climbs from x0 to 2x0 in τCA = R·x0 with area 3/2·R·x0² = 1/p;
 in mode 2 it climbs from x0 to C in R(C − x0), then stays at C until τCA = R·x0, with area
 R(C² − x0²)/2 + R·C(2x0 − C) = 1/p, whose root below C is the x0 above.)
@@ -40,14 +51,23 @@ def _slow_start_only(p: float, rtt: float) -> float:
     return rtt * math.log2(math.log(2) / (p * rtt) + 1)
 
 
-def _slow_start_then_linear(x0: float, p: float, rtt: float) -> float:
-    """Slow start to x0, then linear growth with slope 1/R until 1/p packets (Eq. 16):
-    t1 = R·log2 x0 sending a1 = R(x0 − 1)/ln2; t2 solves t2·x0 + t2²/(2R) = 1/p − a1."""
+def _slow_start_then_linear(x0: float, p: float, rtt: float, h: float) -> float:
+    """Slow start to x0, then linear growth with slope 1/h until 1/p packets (Eq. 16, where
+    h = R): t1 = R·log2 x0 sending a1 = R(x0 − 1)/ln2; t2 solves t2·x0 + t2²/(2h) = 1/p − a1."""
     a1 = rtt * (x0 - 1) / math.log(2)
     if a1 >= 1 / p:
         return _slow_start_only(p, rtt)
-    t2 = -rtt * x0 + math.sqrt((rtt * x0) ** 2 + 2 * rtt * (1 / p - a1))
+    t2 = -h * x0 + math.sqrt((h * x0) ** 2 + 2 * h * (1 / p - a1))
     return rtt * math.log2(x0) + t2
+
+
+def _slope_time(rtt: float, slope: float | None) -> float:
+    """h = 1/slope: R for the paper's slope 1/R (the default)."""
+    if slope is None:
+        return rtt
+    if not slope > 0:
+        raise ValueError(f"the congestion-avoidance slope must be positive packets/s², got {slope}")
+    return 1 / slope
 
 
 @dataclass(frozen=True)
@@ -67,11 +87,13 @@ class Cycles:
         return self.beta * self.tau_ss + (1 - self.beta) * self.tau_ca
 
 
-def mode_and_x0(p: float, rtt: float, cmax: float) -> tuple[int, float]:
-    x1 = math.sqrt(2 / (3 * p * rtt))
+def mode_and_x0(p: float, rtt: float, cmax: float, slope: float | None = None) -> tuple[int, float]:
+    """The mode of Table 1 and the rate x0 at the start of a CA cycle (C in mode 3)."""
+    h = _slope_time(rtt, slope)
+    x1 = math.sqrt(2 / (3 * p * h))
     if x1 < cmax / 2:
         return 1, x1
-    disc = 3 * cmax**2 - 2 / (p * rtt)
+    disc = 3 * cmax**2 - 2 / (p * h)
     if disc >= 0:
         x2 = 2 * cmax - math.sqrt(disc)
         if cmax / 2 <= x2 < cmax:
@@ -79,37 +101,39 @@ def mode_and_x0(p: float, rtt: float, cmax: float) -> tuple[int, float]:
     return 3, cmax
 
 
-def tau_ca(p: float, rtt: float, cmax: float) -> float:
+def tau_ca(p: float, rtt: float, cmax: float, slope: float | None = None) -> float:
     """Eq. 14."""
-    mode, x0 = mode_and_x0(p, rtt, cmax)
-    return 1 / (p * cmax) if mode == 3 else rtt * x0
+    mode, x0 = mode_and_x0(p, rtt, cmax, slope)
+    return 1 / (p * cmax) if mode == 3 else _slope_time(rtt, slope) * x0
 
 
-def tau_ss(p: float, rtt: float, cmax: float, timeout: float) -> float:
+def tau_ss(p: float, rtt: float, cmax: float, timeout: float, slope: float | None = None) -> float:
     """Eq. 16 (mode 1), 17 (mode 2), 18 (mode 3)."""
-    mode, x0 = mode_and_x0(p, rtt, cmax)
+    mode, x0 = mode_and_x0(p, rtt, cmax, slope)
+    h = _slope_time(rtt, slope)
     ln2 = math.log(2)
     if mode == 1:
-        return timeout + _slow_start_then_linear(x0, p, rtt)
+        return timeout + _slow_start_then_linear(x0, p, rtt, h)
     if mode == 2:
         a1 = rtt * (x0 - 1) / ln2
-        a2 = rtt * (cmax**2 - x0**2) / 2
+        a2 = h * (cmax**2 - x0**2) / 2
         if a1 + a2 < 1 / p:
-            return timeout + rtt * math.log2(x0) + rtt * (cmax - x0) + (1 / p - a1 - a2) / cmax
-        return timeout + _slow_start_then_linear(x0, p, rtt)
+            return timeout + rtt * math.log2(x0) + h * (cmax - x0) + (1 / p - a1 - a2) / cmax
+        return timeout + _slow_start_then_linear(x0, p, rtt, h)
     a1 = rtt * (cmax - 1) / ln2
     if a1 <= 1 / p:
         return timeout + rtt * math.log2(cmax) + (1 / p - a1) / cmax
     return timeout + _slow_start_only(p, rtt)
 
 
-def cycles(p: float, rtt: float, cmax: float, timeout: float) -> Cycles:
-    """Table 1: the mode, τCA, τSS and β."""
+def cycles(p: float, rtt: float, cmax: float, timeout: float, slope: float | None = None) -> Cycles:
+    """Table 1: the mode, τCA, τSS and β. ``slope`` is the congestion-avoidance growth of the
+    rate in packets/s per second: None for the paper's 1/R, 1/R² for one packet per RTT."""
     if not 0 < p < 1:
         raise ValueError(f"loss probability p must be in (0, 1), got {p}")
-    mode, x0 = mode_and_x0(p, rtt, cmax)
+    mode, x0 = mode_and_x0(p, rtt, cmax, slope)
     window = 2 * x0 * rtt if mode == 1 else cmax * rtt
-    return Cycles(mode, x0, tau_ca(p, rtt, cmax), tau_ss(p, rtt, cmax, timeout), timeout_probability(window, p), p)
+    return Cycles(mode, x0, tau_ca(p, rtt, cmax, slope), tau_ss(p, rtt, cmax, timeout, slope), timeout_probability(window, p), p)
 
 
 def reward_exact(u: float, c: Cycles) -> float:

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from . import congestion, lossless
-from .intervals import Constant, IntervalDistribution
+from .intervals import EPSREL, Constant, IntervalDistribution
 
 Approx = Literal["wald", "exact"]
+CaGrowth = Literal["paper", "per_rtt"]
 IntervalKind = Literal["period", "spike_free"]
 
 DEFAULT_TIMEOUT_S = 1.0
@@ -72,18 +73,24 @@ def _positive(name: str, value: float) -> None:
         raise ValueError(f"{name} must be a positive finite number, got {value}")
 
 
+EXACT_EPSREL = 1e-7
+"""Quadrature tolerance for Eq. 7, continuous but with a kink at every n·τCA + m·τSS."""
+
+
 def _reward_function(
-    loss: float, rtt: float, cmax: float, approx: Approx, timeout: float
-) -> tuple[Callable[[float], float], list[float], congestion.Cycles | None]:
-    """A(u) with the kinks worth splitting an integral at."""
+    loss: float, rtt: float, cmax: float, approx: Approx, timeout: float, ca_growth: CaGrowth
+) -> tuple[Callable[[float], float], list[float], float, congestion.Cycles | None]:
+    """A(u), the kinks worth splitting an integral at, and the quadrature tolerance."""
     if loss == 0:
         ramp = lossless.ramp_time(rtt, cmax)
-        return (lambda u: lossless.reward(u, rtt, cmax)), [0.0, ramp], None
-    cyc = congestion.cycles(loss, rtt, cmax, timeout)
+        return (lambda u: lossless.reward(u, rtt, cmax)), [0.0, ramp], EPSREL, None
+    if ca_growth not in ("paper", "per_rtt"):
+        raise ValueError(f"ca_growth must be 'paper' or 'per_rtt', got {ca_growth!r}")
+    cyc = congestion.cycles(loss, rtt, cmax, timeout, slope=None if ca_growth == "paper" else 1 / rtt**2)
     if approx == "wald":
-        return (lambda u: congestion.reward_wald(u, cyc)), [0.0], cyc
+        return (lambda u: congestion.reward_wald(u, cyc)), [0.0], EPSREL, cyc
     if approx == "exact":
-        return (lambda u: congestion.reward_exact(u, cyc)), [0.0], cyc
+        return (lambda u: congestion.reward_exact(u, cyc)), [0.0], EXACT_EPSREL, cyc
     raise ValueError(f"approx must be 'wald' or 'exact', got {approx!r}")
 
 
@@ -97,6 +104,7 @@ def spikes(
     approx: Approx = "wald",
     timeout: float = DEFAULT_TIMEOUT_S,
     interval_kind: IntervalKind = "period",
+    ca_growth: CaGrowth = "paper",
 ) -> SpikeGoodput:
     """Goodput (bit/s) of a bulk TCP transfer on a link of ``rate_bps`` with delay spikes.
 
@@ -105,7 +113,9 @@ def spikes(
     transmission time); ``spike_length`` is SD in seconds, a constant or a distribution;
     ``interval`` is the law of T (or of I, see ``interval_kind``); ``loss`` is the congestion
     loss probability p (0 selects the lossless model of Sec. 2.2); ``approx`` chooses Eq. 7
-    ("exact") or Eq. 9 ("wald", the paper's choice in its figures); ``timeout`` is TO.
+    ("exact") or Eq. 9 ("wald", the paper's choice in its figures); ``timeout`` is TO; ``ca_growth`` is the
+    congestion-avoidance slope: "paper" (1/R packets/s per second, as published) or "per_rtt"
+    (1/R², a window growing one packet per RTT; see ``congestion``).
     """
     _positive("rate_bps", rate_bps)
     _positive("mss", mss)
@@ -124,18 +134,18 @@ def spikes(
 
     cmax = rate_bps / (8 * mss)
     ramp = lossless.ramp_time(rtt, cmax)
-    reward, kinks, cyc = _reward_function(loss, rtt, cmax, approx, timeout)
+    reward, kinks, epsrel, cyc = _reward_function(loss, rtt, cmax, approx, timeout, ca_growth)
 
     if interval_kind == "period":
         period = interval_mean
 
         def reward_after(sd: float) -> float:
-            return interval.expect(lambda t: reward(t - sd), lower=sd, breakpoints=[sd + k for k in kinks])
+            return interval.expect(lambda t: reward(t - sd), lower=sd, breakpoints=[sd + k for k in kinks], epsrel=epsrel)
 
-        packets = spike.expect(reward_after, lower=-math.inf)
+        packets = spike.expect(reward_after, lower=-math.inf, epsrel=epsrel)
     else:
         period = interval_mean + spike.mean()
-        packets = interval.expect(reward, lower=0.0, breakpoints=kinks)
+        packets = interval.expect(reward, lower=0.0, breakpoints=kinks, epsrel=epsrel)
 
     pps = packets / period
     return SpikeGoodput(

@@ -1,0 +1,146 @@
+"""The delay-spike validation study of paper 003 (Sec. 4.1): rtolab's simulator against the
+renewal-reward model, on the paper's set-up.
+
+Set-up (Sec. 4.1): one link of 40 or 100 kbps with 100 ms one-way propagation whose service
+stops during a spike (packets are held, not dropped); a greedy TCP SACK transfer with 576 B
+packets (MSS 536); the window capped at the bandwidth-delay product; spike lengths uniform on
+[5, 10], [1, 5] or [1, 2] s; spike intervals uniform on [10, 2·E(T) − 10] s (the constant 10 s
+at E(T) = 10); congestion loss 0, 2 or 5 % on data packets.
+
+What the paper leaves open, chosen here:
+
+- TCP as ns-2's SACK agent with `TCPSink/Sack1`: no timestamps, no delayed ACKs, the ``ns2``
+  RTO preset (0.2 s floor, 10 ms ticks), initial window 1.
+- The window cap is ⌈Cmax·R⌉ packets (3 at 40 kbps, 6 at 100 kbps) with R = 2·100 ms plus one
+  packet's transmission time: the smallest window that keeps the link busy. (⌊·⌋ would leave
+  the 100 kbps link 7 % idle without spikes.)
+- Spikes stop both directions of the link together; the interval is the spike-free time from
+  the end of one spike to the start of the next, as ns-2's `Delayer` draws it.
+- Losses hit data only (the ACK direction is lossless), independently per packet.
+- "A long transfer": a fixed simulated time (20 000 s, 10 000 s with ``quick``) instead of
+  3·10⁶ packets, with replications (10, 5 with ``quick``) for confidence intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from rtolab.study import Study
+
+PACKET_BYTES = 576
+HEADER_BYTES = 40
+ONE_WAY_DELAY_S = 0.1
+RATES_BPS = [40_000, 100_000]
+LOSSES = [0.0, 0.02, 0.05]
+MEANS_FULL = [10, 15, 20, 25, 30, 35, 40, 45, 50]
+MEANS_QUICK = [10, 15, 20, 30, 40, 50]
+
+
+@dataclass(frozen=True)
+class SpikeLengths:
+    """Uniform spike lengths on [lo, hi] seconds, shown in paper figure ``figure``."""
+
+    lo: float
+    hi: float
+    figure: int
+
+    @property
+    def mean(self) -> float:
+        return 0.5 * (self.lo + self.hi)
+
+
+SPIKE_LENGTHS = [SpikeLengths(5, 10, 6), SpikeLengths(1, 5, 7), SpikeLengths(1, 2, 8)]
+
+
+def rtt_s(rate_bps: float) -> float:
+    """R of the model: two propagation delays plus one packet's transmission time (Sec. 4.1)."""
+    return 2 * ONE_WAY_DELAY_S + PACKET_BYTES * 8 / rate_bps
+
+
+def window_cap(rate_bps: float) -> int:
+    """⌈Cmax·R⌉ packets, Cmax = rate / (8·576 B)."""
+    return math.ceil(rate_bps / (8 * PACKET_BYTES) * rtt_s(rate_bps))
+
+
+def interval_text(mean_s: float) -> str:
+    """Spike intervals uniform on [10, 2·E − 10] s; the constant 10 s at E = 10."""
+    return f"{mean_s:g}s" if mean_s <= 10 else f"uniform(10s, {2 * mean_s - 10:g}s)"
+
+
+def base_scenario(duration_s: float) -> dict[str, Any]:
+    return {
+        "name": "spikes",
+        "duration": f"{duration_s:g}s",
+        "links": [
+            {
+                "name": "radio",
+                "rate": RATES_BPS[0],
+                "delay": f"{ONE_WAY_DELAY_S * 1000:g}ms",
+                "queue": {"kind": "droptail", "limit": "1000p"},
+                "loss": 0.0,
+                "reverse": {"loss": 0.0},
+                "spikes": {"interval": interval_text(MEANS_FULL[0]), "length": "uniform(5s, 10s)"},
+            }
+        ],
+        "flows": [
+            {
+                "name": "bulk",
+                "route": ["radio"],
+                "size": "inf",
+                "tcp": {
+                    "cc": "newreno",
+                    "sack": True,
+                    "mss": PACKET_BYTES - HEADER_BYTES,
+                    "iw": 1,
+                    "max_window": window_cap(RATES_BPS[0]),
+                    "timestamps": False,
+                    "delayed_ack": False,
+                    "rto": "ns2",
+                },
+            }
+        ],
+    }
+
+
+def cases(means: list[int], rates: list[int], lengths: list[SpikeLengths]) -> list[dict[str, Any]]:
+    return [
+        {
+            "tag.rate_bps": rate,
+            "tag.sd_lo_s": sd.lo,
+            "tag.sd_hi_s": sd.hi,
+            "tag.mean_interval_s": float(mean),
+            "links.radio.rate": rate,
+            "links.radio.spikes.interval": interval_text(mean),
+            "links.radio.spikes.length": f"uniform({sd.lo:g}s, {sd.hi:g}s)",
+            "flows.bulk.tcp.max_window": window_cap(rate),
+        }
+        for rate in rates
+        for sd in lengths
+        for mean in means
+    ]
+
+
+def study(
+    quick: bool = False,
+    replications: int | None = None,
+    duration_s: float | None = None,
+    means: list[int] | None = None,
+    rates: list[int] | None = None,
+    lengths: list[SpikeLengths] | None = None,
+    losses: list[float] | None = None,
+    seed: int = 2006,
+) -> Study:
+    """The full study (2 rates × 3 spike lengths × 9 means × 3 losses, 10 replications of
+    20 000 s) or, with ``quick``, 6 means, 5 replications of 10 000 s."""
+    chosen_means = means or (MEANS_QUICK if quick else MEANS_FULL)
+    spec = {
+        "name": "spikes",
+        "scenario": base_scenario(duration_s or (10_000 if quick else 20_000)),
+        "cases": cases(chosen_means, rates or RATES_BPS, lengths or SPIKE_LENGTHS),
+        "grid": {"links.radio.loss": losses if losses is not None else LOSSES},
+        "replications": replications or (5 if quick else 10),
+        "seed": seed,
+    }
+    return Study.from_dict(spec)

@@ -1,0 +1,170 @@
+"""Paper 003's figures from a spike sweep: model against simulation (Figures 6–8), the table
+of relative errors, and the model-only sensitivity to the interval law (Figure 9).
+
+Goodput is compared in the paper's unit, bit/s of 576 B packets: the simulator's payload
+goodput times 576/536. The model takes R and Cmax of the set-up (``studies.spikes``), the
+spike-free interval law and the spike-length law of each point (``interval_kind="spike_free"``,
+Sec. 3.2) and, as TO, the mean RTO the simulator measured at that point (the paper leaves TO
+open; PFTK's own validation likewise fed measured timeouts into its formula). Three more
+columns show what other readings give: ``model_to1_bps`` with TO = 1 s; ``model_per_rtt_bps``
+with congestion avoidance growing one packet per RTT instead of the paper's slope 1/R; and
+``model_period_bps``, the interval read as the paper's period T (spike start to spike start)
+with the mean spike length.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from rtolab import stats  # noqa: E402
+from scipy import stats as scipy_stats  # noqa: E402
+
+from rtolab.model import Constant, Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes  # noqa: E402
+from rtolab.model.intervals import IntervalDistribution  # noqa: E402
+from rtolab.studies.spikes import HEADER_BYTES, PACKET_BYTES, SPIKE_LENGTHS, rtt_s  # noqa: E402
+
+RATE, SD_LO, SD_HI, MEAN, LOSS = "tag.rate_bps", "tag.sd_lo_s", "tag.sd_hi_s", "tag.mean_interval_s", "links.radio.loss"
+KEYS = [RATE, SD_LO, SD_HI, MEAN, LOSS]
+MARKERS = {0.0: "s", 0.02: "D", 0.05: "^"}
+
+
+def interval_law(mean_s: float) -> IntervalDistribution:
+    """The simulated spike-free interval: uniform on [10, 2·E − 10] s, constant 10 s at E = 10."""
+    return Constant(10.0) if mean_s <= 10 else Uniform(10.0, 2 * mean_s - 10)
+
+
+def _model(rate: float, lo: float, hi: float, mean: float, loss: float, timeout: float) -> dict[str, float | int | None]:
+    rtt = rtt_s(rate)
+    main = spikes(rate, PACKET_BYTES, rtt, Uniform(lo, hi), interval_law(mean), loss=loss, timeout=timeout, interval_kind="spike_free")
+    to1 = spikes(rate, PACKET_BYTES, rtt, Uniform(lo, hi), interval_law(mean), loss=loss, timeout=1.0, interval_kind="spike_free")
+    per_rtt = spikes(rate, PACKET_BYTES, rtt, Uniform(lo, hi), interval_law(mean), loss=loss, timeout=timeout, interval_kind="spike_free", ca_growth="per_rtt")
+    period = spikes(rate, PACKET_BYTES, rtt, 0.5 * (lo + hi), interval_law(mean), loss=loss, timeout=timeout)
+    return {
+        "model_bps": main.goodput_bps,
+        "model_to1_bps": to1.goodput_bps,
+        "model_per_rtt_bps": per_rtt.goodput_bps,
+        "model_period_bps": period.goodput_bps,
+        "mode": main.mode,
+        "beta": main.beta,
+        "tau_ca_s": main.tau_ca_s,
+        "tau_ss_s": main.tau_ss_s,
+    }
+
+
+def compare(flows: pl.DataFrame, level: float = 0.9) -> pl.DataFrame:
+    """One row per (rate, spike lengths, E(T), p): simulated goodput (mean and Student-t
+    interval over replications), the model, and the relative error (model − sim) / sim."""
+    scale = PACKET_BYTES / (PACKET_BYTES - HEADER_BYTES)
+    per_run = flows.with_columns(
+        (pl.col("goodput_bps") * scale).alias("sim_bps"),
+        (pl.col("spurious_timeouts") / pl.col("timeouts")).alias("spurious_share"),
+    )
+    sim = stats.summarize(per_run, "sim_bps", by=KEYS, level=level).select(
+        *KEYS, "n", pl.col("mean").alias("sim_bps"), pl.col("ci_low").alias("sim_ci_low"), pl.col("ci_high").alias("sim_ci_high")
+    )
+    extra = per_run.group_by(KEYS, maintain_order=True).agg(
+        pl.col("mean_rto_s").mean().alias("timeout_s"),
+        pl.col("timeouts").mean().alias("timeouts_per_run"),
+        pl.col("spurious_share").mean(),
+    )
+    table = sim.join(extra, on=KEYS, how="left", maintain_order="left")
+    models = [_model(*row) for row in table.select(*KEYS, "timeout_s").iter_rows()]
+    table = pl.concat([table, pl.DataFrame(models)], how="horizontal")
+    return table.with_columns(((pl.col("model_bps") - pl.col("sim_bps")) / pl.col("sim_bps")).alias("rel_error")).sort(KEYS)
+
+
+def _save(fig: Figure, out: Path, stem: str) -> list[Path]:
+    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
+    for path in paths:
+        fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return paths
+
+
+def validation_figures(table: pl.DataFrame, out: Path) -> list[Path]:
+    """Figures 6, 7 and 8: per spike-length range, the two rates side by side; model solid,
+    simulation dashed with its confidence interval, one marker per loss rate."""
+    written: list[Path] = []
+    for sd in SPIKE_LENGTHS:
+        part = table.filter((pl.col(SD_LO) == sd.lo) & (pl.col(SD_HI) == sd.hi))
+        if part.is_empty():
+            continue
+        rates = part[RATE].unique().sort().to_list()
+        fig, axes = plt.subplots(1, len(rates), figsize=(6 * len(rates), 4.4), squeeze=False)
+        for ax, rate in zip(axes[0], rates):
+            for loss in part[LOSS].unique().sort().to_list():
+                rows = part.filter((pl.col(RATE) == rate) & (pl.col(LOSS) == loss)).sort(MEAN)
+                x = rows[MEAN].to_numpy()
+                marker = MARKERS.get(loss, "o")
+                line = ax.plot(x, rows["model_bps"], "-", marker=marker, label=f"model, {loss:.0%} loss")[0]
+                mean = rows["sim_bps"].to_numpy()
+                low, high = (np.nan_to_num(rows[c].to_numpy(), nan=0.0) for c in ("sim_ci_low", "sim_ci_high"))
+                err = np.vstack([mean - low, high - mean]) if rows["n"].to_numpy().min() > 1 else None
+                ax.errorbar(x, mean, yerr=err, fmt="--", marker=marker, mfc="none", color=line.get_color(), capsize=3, label=f"rtolab sim, {loss:.0%} loss")
+            ax.set_title(f"Cmax = {rate / 1000:g} kbps")
+            ax.set_xlabel("E(T): mean spike-free interval (s)")
+            ax.set_ylabel("goodput (bit/s of 576 B packets)")
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(fontsize=7)
+        fig.suptitle(f"Figure {sd.figure}: spike length uniform on [{sd.lo:g}, {sd.hi:g}] s (SD = {sd.mean:g} s); sim with 90 % CI")
+        fig.tight_layout()
+        written += _save(fig, out, f"figure{sd.figure}")
+    return written
+
+
+SENSITIVITY_RATE_BPS = 40_000
+SENSITIVITY_RTT_S = 0.72
+SENSITIVITY_SD_S = 5.0
+
+
+def sensitivity_laws(mean: float) -> dict[str, IntervalDistribution]:
+    """Sec. 4.2: exponential; Pareto with shape 1.5; uniform on [E − min(E, 5), E + min(E, 5)];
+    Markov-modulated exponentials with π0 = π1 = ½, μ0 = 0.25·E, μ1 = 1.75·E.
+
+    The paper does not say which Pareto: both the classical one (support from x_m = E/3) and
+    Pareto II / Lomax (support from 0, scale E/2) are drawn; see docs/spikes.md."""
+    half = min(mean, 5.0)
+    laws: dict[str, IntervalDistribution] = {
+        "exponential": Exponential(mean),
+        "Pareto (shape 1.5)": Pareto.from_mean(mean, 1.5),
+        "Lomax / Pareto II (shape 1.5)": ScipyInterval(scipy_stats.lomax(c=1.5, scale=0.5 * mean)),
+        "uniform": Uniform(mean - half, mean + half),
+        "Markov-modulated exp.": markov_modulated((0.25 * mean, 1.75 * mean), 0.5, 0.5),
+    }
+    return laws
+
+
+def sensitivity(means: list[float], loss: float) -> pl.DataFrame:
+    """Figure 9's curves: the model (lossless exact, or Eq. 10 with loss) with T read as the
+    period, SD = 5 s, 40 kbps, 576 B packets, R = 0.72 s (Cmax = 8.68 packets/s)."""
+    rows = []
+    for mean in means:
+        for name, law in sensitivity_laws(mean).items():
+            g = spikes(SENSITIVITY_RATE_BPS, PACKET_BYTES, SENSITIVITY_RTT_S, SENSITIVITY_SD_S, law, loss=loss)
+            rows.append({"loss": loss, "law": name, "mean_interval_s": mean, "goodput_bps": g.goodput_bps})
+    return pl.DataFrame(rows)
+
+
+def sensitivity_figure(table: pl.DataFrame, out: Path) -> list[Path]:
+    losses = table["loss"].unique().sort().to_list()
+    fig, axes = plt.subplots(1, len(losses), figsize=(6 * len(losses), 4.4), squeeze=False)
+    for ax, loss in zip(axes[0], losses):
+        part = table.filter(pl.col("loss") == loss)
+        for (law,), rows in part.group_by(["law"], maintain_order=True):
+            ax.plot(rows["mean_interval_s"], rows["goodput_bps"], label=str(law))
+        ax.set_title("lossless model (exact)" if loss == 0 else f"model with p = {loss:g} (Eq. 10)")
+        ax.set_xlabel("E(T) (s)")
+        ax.set_ylabel("goodput (bit/s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Figure 9: sensitivity to the spike-interval law (SD = 5 s, 40 kbps, R = 0.72 s, Cmax = 8.68 packets/s)")
+    fig.tight_layout()
+    return _save(fig, out, "figure9")
