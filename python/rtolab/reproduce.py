@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from rtolab.executors import Executor, LocalExecutor
+from rtolab.study import Study
 from rtolab.sweep import errors, sweep
 from rtolab.studies import iw10_analysis as analysis
 from rtolab.studies import iw10_irto, spikes, spikes_analysis
@@ -24,15 +25,20 @@ class Reproduction:
     summary: pl.DataFrame
 
 
+def _sweep_into(out: Path, study: Study, executor: Executor, progress: bool) -> pl.DataFrame:
+    """Creates ``out`` and sweeps ``study`` into ``out/sweep`` (resuming a partial sweep)."""
+    out.mkdir(parents=True, exist_ok=True)
+    return sweep(study, out / "sweep", executor=executor, progress=progress)
+
+
 def iw10_irto_study(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
     """Paper 002: sweeps the study into ``out/sweep``, then writes figures and
     ``summary.csv`` (elapsed time of the longest flow per burst, RTOs, fairness) and
     ``delays.parquet`` (one-way delays on EDGE) under ``out``."""
     started = time.monotonic()
     executor = executor or LocalExecutor()
-    out.mkdir(parents=True, exist_ok=True)
     study = iw10_irto.study(quick=quick, replications=replications)
-    flows = sweep(study, out / "sweep", executor=executor, progress=progress)
+    flows = _sweep_into(out, study, executor, progress)
     bursts = analysis.per_burst(flows)
     between = analysis.between_bursts(flows)
     table = analysis.summary(bursts)
@@ -56,10 +62,8 @@ def spikes_study(out: Path, quick: bool = False, executor: Executor | None = Non
     (``comparison.csv``: every point with its relative error), draws Figures 6–8, and computes
     the model-only sensitivity study (``sensitivity.csv``, Figure 9)."""
     started = time.monotonic()
-    executor = executor or LocalExecutor()
-    out.mkdir(parents=True, exist_ok=True)
     study = spikes.study(quick=quick, replications=replications)
-    flows = sweep(study, out / "sweep", executor=executor, progress=progress)
+    flows = _sweep_into(out, study, executor or LocalExecutor(), progress)
     table = spikes_analysis.compare(flows)
     table.write_csv(out / "comparison.csv")
     figures = spikes_analysis.validation_figures(table, out)

@@ -136,38 +136,38 @@ def cycles(p: float, rtt: float, cmax: float, timeout: float, slope: float | Non
     return Cycles(mode, x0, tau_ca(p, rtt, cmax, slope), tau_ss(p, rtt, cmax, timeout, slope), timeout_probability(window, p), p)
 
 
-def reward_exact(u: float, c: Cycles) -> float:
-    """Eq. 7: E(A | T′ = u), summing over the sequences of n congestion-avoidance and m
-    timeout cycles that are stopped when u is exceeded. For each m there is exactly one n with
-    n·τCA + m·τSS < u ≤ (n+1)·τCA + m·τSS (set S1, the last cycle is a CA cycle), and for each n
-    one m in S2; the last, unfinished cycle sends at a constant rate."""
-    if u <= 0:
-        return 0.0
-    tca, tss, b = c.tau_ca, c.tau_ss, c.beta
-    m = np.arange(0, int(math.ceil(u / tss)) + 1)
-    m = m[m * tss < u]
-    n = np.ceil((u - m * tss) / tca).astype(np.int64) - 1
-    bin1 = stats.binom.pmf(m, n + m, b)
-    s1 = np.sum(bin1 * (1 - b) * (n + m + (u - n * tca - m * tss) / tca))
+def _stopping_sets(u: float, c: Cycles) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Eq. 7's index sets at T′ = u: S1 as (n, m) with the last cycle a CA cycle, one n per m
+    with n·τCA + m·τSS < u ≤ (n+1)·τCA + m·τSS; S2 likewise with the last cycle a timeout cycle."""
+    tca, tss = c.tau_ca, c.tau_ss
+    m1 = np.arange(0, int(math.ceil(u / tss)) + 1)
+    m1 = m1[m1 * tss < u]
+    n1 = np.ceil((u - m1 * tss) / tca).astype(np.int64) - 1
     n2 = np.arange(0, int(math.ceil(u / tca)) + 1)
     n2 = n2[n2 * tca < u]
     m2 = np.ceil((u - n2 * tca) / tss).astype(np.int64) - 1
-    bin2 = stats.binom.pmf(m2, n2 + m2, b)
-    s2 = np.sum(bin2 * b * (n2 + m2 + (u - n2 * tca - m2 * tss) / tss))
+    return n1, m1, n2, m2
+
+
+def reward_exact(u: float, c: Cycles) -> float:
+    """Eq. 7: E(A | T′ = u), summing over the sequences of n congestion-avoidance and m
+    timeout cycles that are stopped when u is exceeded (``_stopping_sets``); the last,
+    unfinished cycle sends at a constant rate."""
+    if u <= 0:
+        return 0.0
+    tca, tss, b = c.tau_ca, c.tau_ss, c.beta
+    n1, m1, n2, m2 = _stopping_sets(u, c)
+    s1 = np.sum(stats.binom.pmf(m1, n1 + m1, b) * (1 - b) * (n1 + m1 + (u - n1 * tca - m1 * tss) / tca))
+    s2 = np.sum(stats.binom.pmf(m2, n2 + m2, b) * b * (n2 + m2 + (u - n2 * tca - m2 * tss) / tss))
     return float(s1 + s2) / c.p
 
 
 def stopping_probability(u: float, c: Cycles) -> float:
     """Σ over S1 of Bin·(1 − β) plus Σ over S2 of Bin·β: the probability that the cycle
     sequence is stopped by u, which must be 1 (a consistency check of Eq. 7's index sets)."""
-    tca, tss, b = c.tau_ca, c.tau_ss, c.beta
-    m = np.arange(0, int(math.ceil(u / tss)) + 1)
-    m = m[m * tss < u]
-    n = np.ceil((u - m * tss) / tca).astype(np.int64) - 1
-    n2 = np.arange(0, int(math.ceil(u / tca)) + 1)
-    n2 = n2[n2 * tca < u]
-    m2 = np.ceil((u - n2 * tca) / tss).astype(np.int64) - 1
-    return float(np.sum(stats.binom.pmf(m, n + m, b)) * (1 - b) + np.sum(stats.binom.pmf(m2, n2 + m2, b)) * b)
+    n1, m1, n2, m2 = _stopping_sets(u, c)
+    b = c.beta
+    return float(np.sum(stats.binom.pmf(m1, n1 + m1, b)) * (1 - b) + np.sum(stats.binom.pmf(m2, n2 + m2, b)) * b)
 
 
 def reward_wald(u: float, c: Cycles) -> float:

@@ -14,6 +14,7 @@ with the mean spike length.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import matplotlib
@@ -27,9 +28,10 @@ import polars as pl  # noqa: E402
 from rtolab import stats  # noqa: E402
 from scipy import stats as scipy_stats  # noqa: E402
 
-from rtolab.model import Constant, Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes  # noqa: E402
+from rtolab.model import Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes  # noqa: E402
 from rtolab.model.intervals import IntervalDistribution  # noqa: E402
-from rtolab.studies.spikes import HEADER_BYTES, PACKET_BYTES, SPIKE_LENGTHS, rtt_s  # noqa: E402
+from rtolab.model.parse import duration_distribution  # noqa: E402
+from rtolab.studies.spikes import HEADER_BYTES, PACKET_BYTES, SPIKE_LENGTHS, interval_text, rtt_s  # noqa: E402
 
 RATE, SD_LO, SD_HI, MEAN, LOSS = "tag.rate_bps", "tag.sd_lo_s", "tag.sd_hi_s", "tag.mean_interval_s", "links.radio.loss"
 KEYS = [RATE, SD_LO, SD_HI, MEAN, LOSS]
@@ -37,16 +39,16 @@ MARKERS = {0.0: "s", 0.02: "D", 0.05: "^"}
 
 
 def interval_law(mean_s: float) -> IntervalDistribution:
-    """The simulated spike-free interval: uniform on [10, 2·E − 10] s, constant 10 s at E = 10."""
-    return Constant(10.0) if mean_s <= 10 else Uniform(10.0, 2 * mean_s - 10)
+    """The simulated spike-free interval law, parsed from the very text the sweep simulates."""
+    return duration_distribution(interval_text(mean_s))
 
 
 def _model(rate: float, lo: float, hi: float, mean: float, loss: float, timeout: float) -> dict[str, float | int | None]:
-    rtt = rtt_s(rate)
-    main = spikes(rate, PACKET_BYTES, rtt, Uniform(lo, hi), interval_law(mean), loss=loss, timeout=timeout, interval_kind="spike_free")
-    to1 = spikes(rate, PACKET_BYTES, rtt, Uniform(lo, hi), interval_law(mean), loss=loss, timeout=1.0, interval_kind="spike_free")
-    per_rtt = spikes(rate, PACKET_BYTES, rtt, Uniform(lo, hi), interval_law(mean), loss=loss, timeout=timeout, interval_kind="spike_free", ca_growth="per_rtt")
-    period = spikes(rate, PACKET_BYTES, rtt, 0.5 * (lo + hi), interval_law(mean), loss=loss, timeout=timeout)
+    point = partial(spikes, rate, PACKET_BYTES, rtt_s(rate), loss=loss)
+    main = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free")
+    to1 = point(Uniform(lo, hi), interval_law(mean), timeout=1.0, interval_kind="spike_free")
+    per_rtt = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free", ca_growth="per_rtt")
+    period = point(0.5 * (lo + hi), interval_law(mean), timeout=timeout)
     return {
         "model_bps": main.goodput_bps,
         "model_to1_bps": to1.goodput_bps,
