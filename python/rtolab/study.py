@@ -80,6 +80,17 @@ def _list_index(items: list[Any], part: str, where: str) -> int:
     raise _core.SpecError(f"grid path {where!r}: no element named {part!r}; names are {names}")
 
 
+def _read_toml(path: Path, where: str, what: str) -> dict[str, Any]:
+    """Parses a TOML file; a missing file or a syntax error is one `SpecError` prefixed by
+    ``where`` (the field that named the file, if any)."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise _core.SpecError(f"{where}no {what} at {str(path)!r}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise _core.SpecError(f"{where}{path}: {e}") from None
+
+
 @dataclass(frozen=True)
 class RunPoint:
     """One run of a study: its parameter values, replication, seed and materialised spec."""
@@ -120,12 +131,7 @@ class Study:
             base_path = Path(d["base"])
             if root is not None and not base_path.is_absolute():
                 base_path = root / base_path
-            try:
-                base = tomllib.loads(base_path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise _core.SpecError(f"study.base: no scenario file at {str(base_path)!r}") from None
-            except tomllib.TOMLDecodeError as e:
-                raise _core.SpecError(f"study.base: {base_path}: {e}") from None
+            base = _read_toml(base_path, "study.base: ", "scenario file")
         else:
             base = dict(d["scenario"])
         grid = dict(d.get("grid", {}))
@@ -144,13 +150,7 @@ class Study:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Study:
         p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise _core.SpecError(f"no study file at {str(p)!r}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise _core.SpecError(f"{p}: {e}") from None
-        return cls.from_dict(data, root=p.parent)
+        return cls.from_dict(_read_toml(p, "", "study file"), root=p.parent)
 
     @property
     def parameters(self) -> list[str]:

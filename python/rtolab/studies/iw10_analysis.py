@@ -15,6 +15,7 @@ import polars as pl  # noqa: E402
 
 from rtolab import stats  # noqa: E402
 from rtolab.executors import Executor  # noqa: E402
+from rtolab.studies.figures import save  # noqa: E402
 from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers  # noqa: E402
 from rtolab.study import derive_seed, set_path  # noqa: E402
 
@@ -97,10 +98,7 @@ def elapsed_figures(bursts: pl.DataFrame, out: Path) -> list[Path]:
         axes[0].set_ylabel("elapsed time of the longest flow (s)\n(median, quartiles, min–max)")
         fig.suptitle(f"{link}: {n}+{n} flows, 180 kB per burst")
         fig.tight_layout()
-        path = out / f"elapsed-{link}-{n}+{n}.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+        written += save(fig, out, f"elapsed-{link}-{n}+{n}")
     return written
 
 
@@ -121,10 +119,7 @@ def rto_figure(bursts: pl.DataFrame, out: Path) -> Path:
         ax.set_ylabel(f"{link}: RTOs per run")
         ax.legend(loc="upper left")
     fig.tight_layout()
-    path = out / "rtos.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, out, "rtos")[0]
 
 
 def fairness_figure(bursts: pl.DataFrame, between: pl.DataFrame, out: Path) -> Path:
@@ -148,10 +143,7 @@ def fairness_figure(bursts: pl.DataFrame, between: pl.DataFrame, out: Path) -> P
         ax.set_ylabel(f"{link}: Jain's index")
         ax.set_title(f"{link}: fairness of goodput, {n}+{n} flows (within each burst and over both)")
     fig.tight_layout()
-    path = out / "fairness.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, out, "fairness")[0]
 
 
 def delay_task(task: tuple[dict[str, Any], int]) -> np.ndarray:
@@ -216,8 +208,5 @@ def delay_figure(delays: pl.DataFrame, out: Path) -> list[Path]:
         ax.set_title(f"EDGE, {n}+{n} flows, IRTO 3 s: one-way delay of data packets")
         ax.legend()
         fig.tight_layout()
-        path = out / f"delay-EDGE-{n}+{n}.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+        written += save(fig, out, f"delay-EDGE-{n}+{n}")
     return written

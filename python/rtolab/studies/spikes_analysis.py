@@ -21,7 +21,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
@@ -31,11 +30,14 @@ from scipy import stats as scipy_stats  # noqa: E402
 from rtolab.model import Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes  # noqa: E402
 from rtolab.model.intervals import IntervalDistribution  # noqa: E402
 from rtolab.model.parse import duration_distribution  # noqa: E402
+from rtolab.studies.figures import save  # noqa: E402
 from rtolab.studies.spikes import HEADER_BYTES, PACKET_BYTES, SPIKE_LENGTHS, interval_text, rtt_s  # noqa: E402
 
 RATE, SD_LO, SD_HI, MEAN, LOSS = "tag.rate_bps", "tag.sd_lo_s", "tag.sd_hi_s", "tag.mean_interval_s", "links.radio.loss"
 KEYS = [RATE, SD_LO, SD_HI, MEAN, LOSS]
 MARKERS = {0.0: "s", 0.02: "D", 0.05: "^"}
+SUFFIXES = ("png", "svg")
+DPI = 110
 
 
 def interval_law(mean_s: float) -> IntervalDistribution:
@@ -83,14 +85,6 @@ def compare(flows: pl.DataFrame, level: float = 0.9) -> pl.DataFrame:
     return table.with_columns(((pl.col("model_bps") - pl.col("sim_bps")) / pl.col("sim_bps")).alias("rel_error")).sort(KEYS)
 
 
-def _save(fig: Figure, out: Path, stem: str) -> list[Path]:
-    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
-    for path in paths:
-        fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return paths
-
-
 def validation_figures(table: pl.DataFrame, out: Path) -> list[Path]:
     """Figures 6, 7 and 8: per spike-length range, the two rates side by side; model solid,
     simulation dashed with its confidence interval, one marker per loss rate."""
@@ -118,7 +112,7 @@ def validation_figures(table: pl.DataFrame, out: Path) -> list[Path]:
         axes[0][0].legend(fontsize=7)
         fig.suptitle(f"Figure {sd.figure}: spike length uniform on [{sd.lo:g}, {sd.hi:g}] s (SD = {sd.mean:g} s); sim with 90 % CI")
         fig.tight_layout()
-        written += _save(fig, out, f"figure{sd.figure}")
+        written += save(fig, out, f"figure{sd.figure}", SUFFIXES, DPI)
     return written
 
 
@@ -169,4 +163,4 @@ def sensitivity_figure(table: pl.DataFrame, out: Path) -> list[Path]:
         ax.legend(fontsize=8)
     fig.suptitle("Figure 9: sensitivity to the spike-interval law (SD = 5 s, 40 kbps, R = 0.72 s, Cmax = 8.68 packets/s)")
     fig.tight_layout()
-    return _save(fig, out, "figure9")
+    return save(fig, out, "figure9", SUFFIXES, DPI)
