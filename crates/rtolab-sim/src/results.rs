@@ -29,10 +29,17 @@ pub struct FlowRow {
     pub retransmits: u64,
     pub retransmitted_bytes: u64,
     pub timeouts: u64,
-    /// Timeouts whose retransmitted segment's first copy reached the receiver.
+    /// Timeouts the oracle found spurious: a copy of the retransmitted segment sent before
+    /// the timer fired reached the receiver.
     pub spurious_timeouts: u64,
+    /// Timeouts the sender's own detectors declared spurious.
+    pub spurious_detected: u64,
+    /// Of those, the ones the oracle also found spurious (true positives).
+    pub spurious_detected_correct: u64,
+    /// Window reductions undone by the spurious-timeout response.
+    pub undos: u64,
     pub syn_timeouts: u64,
-    /// SYN timeouts whose first SYN reached the receiver.
+    /// SYN timeouts where an earlier SYN reached the receiver.
     pub spurious_syn_timeouts: u64,
     pub fast_retransmits: u64,
     /// Payload bytes that reached the receiver more than once.

@@ -23,8 +23,6 @@ pub struct Packet {
     pub hop: u16,
     pub wire_bytes: u32,
     pub segment: Segment,
-    /// Simulator oracle, invisible to TCP: this is the first transmission of its bytes.
-    pub first_copy: bool,
     /// When the endpoint sent it (for one-way delay).
     pub sent_at: SimTime,
 }

@@ -9,7 +9,7 @@ mod tcp;
 mod validate;
 
 pub use load::{from_json, from_toml, json_schema, SpecError};
-pub use tcp::{CcKind, InitialWindow, RtoPreset, TcpSpec};
+pub use tcp::{CcKind, DetectSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Probability, Rate, SizeRv};
 use schemars::JsonSchema;

@@ -1,20 +1,94 @@
-//! TCP settings of a flow: congestion control, loss recovery options, ACK policy and the RTO
-//! preset with per-field overrides.
+//! TCP settings of a flow: a named stack (`stack`) sets every default; each field overrides
+//! it. `resolve` turns the table into the sender's and receiver's configurations.
 
-use crate::tcp::rto::{RtoConfig, RtoFloor};
+use crate::tcp::cc::{ControllerKind, WindowArith};
+use crate::tcp::profile::{Profile, Stack};
+use crate::tcp::recovery::RecoveryKind;
+use crate::tcp::rto::{RtoConfig, RtoFloor, SynFallback};
+use crate::tcp::spurious::{Detectors, Response};
+use crate::tcp::{DupAckRule, ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// Congestion-control algorithm. Reno and NewReno differ in fast recovery (RFC 5681 vs
-/// RFC 6582); with `sack = true` recovery follows RFC 6675 for both.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+/// Congestion control: how the window grows and shrinks. `"newreno"` is the older spelling
+/// of Reno growth with NewReno loss recovery (RFC 6582) unless `sack` or `recovery` says
+/// otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CcKind {
     Reno,
-    #[default]
     Newreno,
+}
+
+/// Loss recovery after a fast retransmit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoverySpec {
+    /// RFC 5681 3.2.
+    Reno,
+    /// RFC 6582.
+    Newreno,
+    /// RFC 6675 (needs `sack = true`).
+    Sack,
+}
+
+/// A spurious-timeout detector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DetectorName {
+    /// Eifel, RFC 3522 (needs timestamps).
+    Eifel,
+    /// F-RTO, RFC 5682 (basic, or SACK-enhanced with SACK).
+    Frto,
+    /// DSACK, RFC 3708 (needs SACK; turns DSACK on at the receiver).
+    Dsack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NoDetector {
+    None,
+}
+
+/// `"none"` or a list of detectors.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum DetectSpec {
+    None(NoDetector),
+    List(Vec<DetectorName>),
+}
+
+/// What happens once a timeout is found spurious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResponseSpec {
+    /// Count the verdict only.
+    None,
+    /// The Eifel response, RFC 4015.
+    Rfc4015,
+    /// Linux: restore cwnd and ssthresh, clear the back-off.
+    Undo,
+    /// ns-2 `spurious_response_ 1`: cwnd = the flight before the ACK, ssthresh restored.
+    #[serde(rename = "ns2-1")]
+    Ns2One,
+    /// ns-2 `spurious_response_ 2`: cwnd = the reduced ssthresh, ssthresh restored.
+    #[serde(rename = "ns2-2")]
+    Ns2Two,
+    /// ns-2 `spurious_response_ 3`: cwnd = 1, ssthresh restored.
+    #[serde(rename = "ns2-3")]
+    Ns2Three,
+}
+
+/// Which ACKs count as duplicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DupAckSpec {
+    /// Every ACK that repeats the ACK number without data (RFC 5681 2).
+    Rfc5681,
+    /// With SACK, only ACKs that SACK new data (RFC 6675 2).
+    Rfc6675,
 }
 
 /// Named RTO behaviours of real stacks and simulators (see `RtoConfig::preset`).
@@ -60,41 +134,58 @@ impl InitialWindow {
     }
 }
 
-/// TCP configuration of one flow. Every field has a default; RTO fields override the preset.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
+/// TCP configuration of one flow. `stack` names the stack whose defaults apply (default:
+/// rtolab's own); every other field overrides one of them.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
-    #[serde(default)]
-    pub cc: CcKind,
-    /// SACK (RFC 2018) at the receiver and RFC 6675 recovery at the sender.
-    #[serde(default = "yes")]
-    pub sack: bool,
-    /// Maximum segment size: payload bytes per segment.
-    #[serde(default = "default_mss")]
-    pub mss: u32,
-    #[serde(default = "default_iw")]
-    pub iw: InitialWindow,
-    /// Receiver window cap in segments (models window = BDP); none means unlimited.
+    /// A named stack: "rfc", "linux", "freebsd", "ns3", "ns2-sack1", "ns2-newreno"; none
+    /// means rtolab's defaults.
+    pub stack: Option<Stack>,
+    /// Congestion control ("reno"; "newreno" = Reno with NewReno recovery).
+    pub cc: Option<CcKind>,
+    /// Loss recovery ("reno", "newreno", "sack"); by default SACK recovery when `sack`.
+    pub recovery: Option<RecoverySpec>,
+    /// SACK (RFC 2018) at the receiver and, unless `recovery` says otherwise, RFC 6675
+    /// recovery at the sender.
+    pub sack: Option<bool>,
+    /// DSACK blocks from the receiver (RFC 2883).
+    pub dsack: Option<bool>,
+    /// Spurious-timeout detectors: "none" or a list of "eifel", "frto", "dsack".
+    pub detect: Option<DetectSpec>,
+    /// Response to a spurious timeout: "none", "rfc4015", "undo", "ns2-1", "ns2-2", "ns2-3".
+    pub response: Option<ResponseSpec>,
+    /// Maximum segment size: payload bytes per segment (default 1448; ns-2: 1000).
+    pub mss: Option<u32>,
+    pub iw: Option<InitialWindow>,
+    /// Initial window in segments after a retransmitted SYN (RFC 5681 3.1: 1).
+    pub iw_after_syn_loss: Option<u32>,
+    /// Receiver window cap in segments (models window = BDP); none means unlimited (ns-2
+    /// stacks: `window_` 20).
     pub max_window: Option<u32>,
     /// RFC 7323 timestamps, used for RTT sampling on every ACK.
-    #[serde(default = "yes")]
-    pub timestamps: bool,
+    pub timestamps: Option<bool>,
     /// Limited transmit, RFC 3042.
-    #[serde(default = "yes")]
-    pub limited_transmit: bool,
+    pub limited_transmit: Option<bool>,
     /// Duplicate ACKs that trigger fast retransmit.
-    #[serde(default = "default_dupthresh")]
-    pub dupthresh: u32,
+    pub dupthresh: Option<u32>,
+    /// Which ACKs count as duplicates: "rfc5681" or "rfc6675".
+    pub dupack: Option<DupAckSpec>,
     /// Delayed ACKs (RFC 5681, 4.2): ACK every `ack_every` full segments or after the timeout.
-    #[serde(default = "yes")]
-    pub delayed_ack: bool,
-    #[serde(default = "default_ack_every")]
-    pub ack_every: u32,
-    #[serde(default = "default_delack_timeout")]
-    pub delack_timeout: Duration,
-    /// RTO preset; the fields below override it one by one.
-    #[serde(default)]
-    pub rto: RtoPreset,
+    pub delayed_ack: Option<bool>,
+    pub ack_every: Option<u32>,
+    pub delack_timeout: Option<Duration>,
+    /// Grow cwnd only while it limits the sender (RFC 7661, Linux).
+    pub cwnd_validation: Option<bool>,
+    /// After a timeout, keep SACK information and resend only what is not SACKed
+    /// (RFC 6675 5.1) instead of clearing the scoreboard.
+    pub sack_after_timeout: Option<bool>,
+    /// At most this many segments sent per ACK (ns-2 `maxburst_`).
+    pub max_burst: Option<u32>,
+    /// A SYN handshake before data.
+    pub handshake: Option<bool>,
+    /// RTO preset of the timer alone; the fields below override it one by one.
+    pub rto: Option<RtoPreset>,
     pub min_rto: Option<Duration>,
     pub max_rto: Option<Duration>,
     pub initial_rto: Option<Duration>,
@@ -108,7 +199,7 @@ pub struct TcpSpec {
     /// Where the minimum applies: to the whole RTO ("rto", RFC 6298 (2.4)) or to the
     /// variance term ("variance", Linux).
     pub min_rto_applies_to: Option<RtoFloor>,
-    /// Constant added to every RTO (FreeBSD adds two ticks).
+    /// Constant added to every RTO (FreeBSD's slop).
     pub rto_extra: Option<Duration>,
     /// Tick of a coarse timer: RTT samples and RTO are whole ticks (ns-2's `tcpTick_`).
     pub tick: Option<Duration>,
@@ -116,35 +207,93 @@ pub struct TcpSpec {
     pub syn_fallback_3s: Option<bool>,
 }
 
-fn yes() -> bool {
-    true
-}
-fn default_mss() -> u32 {
-    1448
-}
-fn default_iw() -> InitialWindow {
-    InitialWindow::Rule(IwRule::Rfc6928)
-}
-fn default_dupthresh() -> u32 {
-    3
-}
-fn default_ack_every() -> u32 {
-    2
-}
-fn default_delack_timeout() -> Duration {
-    Duration(SimDuration::from_millis(200))
-}
-
-impl Default for TcpSpec {
-    fn default() -> Self {
-        toml::from_str("").expect("an empty table is a valid TcpSpec")
-    }
+/// The two endpoints' configurations, resolved from a `TcpSpec`.
+#[derive(Clone, Debug)]
+pub struct ResolvedTcp {
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
 }
 
 impl TcpSpec {
-    /// The RTO configuration: the preset, then each given override.
+    pub fn profile(&self) -> Profile {
+        self.stack.unwrap_or_default().profile()
+    }
+
+    pub fn mss(&self) -> u32 {
+        self.mss.unwrap_or(if self.profile().ns2_window { 1000 } else { 1448 })
+    }
+
+    /// SACK is on: the spec's word, else the stack's.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack.unwrap_or(self.profile().sack)
+    }
+
+    /// Which recovery runs: `recovery` if given; else SACK recovery when SACK is on and was
+    /// asked for or `cc` is not given; else NewReno for `cc = "newreno"`, Reno for "reno";
+    /// else the stack's.
+    pub fn recovery_kind(&self) -> RecoveryKind {
+        let profile = self.profile();
+        match (self.recovery, self.sack, self.cc) {
+            (Some(RecoverySpec::Reno), _, _) => RecoveryKind::Reno,
+            (Some(RecoverySpec::Newreno), _, _) => RecoveryKind::NewReno,
+            (Some(RecoverySpec::Sack), _, _) => RecoveryKind::Sack,
+            (None, Some(true), _) => RecoveryKind::Sack,
+            (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() => RecoveryKind::NewReno,
+            (None, _, Some(CcKind::Reno)) if !self.sack_enabled() => RecoveryKind::Reno,
+            (None, Some(false), None) if profile.recovery == RecoveryKind::Sack => RecoveryKind::NewReno,
+            _ => profile.recovery,
+        }
+    }
+
+    /// The detectors that run: a stack's Eifel needs timestamps and its DSACK needs SACK
+    /// (as in Linux); a list the user wrote is checked by validation instead.
+    pub fn detectors(&self) -> Detectors {
+        match &self.detect {
+            None => {
+                let d = self.profile().detect;
+                Detectors { eifel: d.eifel && self.timestamps(), dsack: d.dsack && self.sack_enabled(), ..d }
+            }
+            Some(DetectSpec::None(_)) => Detectors::default(),
+            Some(DetectSpec::List(names)) => Detectors {
+                eifel: names.contains(&DetectorName::Eifel),
+                frto: names.contains(&DetectorName::Frto),
+                dsack: names.contains(&DetectorName::Dsack),
+            },
+        }
+    }
+
+    pub fn response(&self) -> Response {
+        match self.response {
+            None => self.profile().response,
+            Some(ResponseSpec::None) => Response::None,
+            Some(ResponseSpec::Rfc4015) => Response::Rfc4015,
+            Some(ResponseSpec::Undo) => Response::Undo,
+            Some(ResponseSpec::Ns2One) => Response::Ns2(1),
+            Some(ResponseSpec::Ns2Two) => Response::Ns2(2),
+            Some(ResponseSpec::Ns2Three) => Response::Ns2(3),
+        }
+    }
+
+    pub fn timestamps(&self) -> bool {
+        self.timestamps.unwrap_or(self.profile().timestamps)
+    }
+
+    /// The receiver window cap in segments, if any.
+    pub fn window_segments(&self) -> Option<u32> {
+        self.max_window.or(self.profile().default_window)
+    }
+
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh.unwrap_or(self.profile().dupthresh)
+    }
+
+    pub fn ack_every(&self) -> u32 {
+        self.ack_every.unwrap_or(self.profile().ack_every)
+    }
+
+    /// The RTO configuration: the stack's timer (or the named preset), then each override.
     pub fn rto_config(&self) -> RtoConfig {
-        let mut c = RtoConfig::preset(self.rto);
+        let mut c = self.profile().rto_config(self.rto);
         let d = |o: Option<Duration>| o.map(|d| d.sim());
         c.min_rto = d(self.min_rto).unwrap_or(c.min_rto);
         c.max_rto = d(self.max_rto).unwrap_or(c.max_rto);
@@ -157,9 +306,69 @@ impl TcpSpec {
         c.extra = d(self.rto_extra).unwrap_or(c.extra);
         if let Some(t) = self.tick {
             c.tick = (t.sim() > SimDuration::ZERO).then_some(t.sim());
+            if let Some(clock) = &mut c.ns2 {
+                clock.tick = c.tick.unwrap_or(clock.tick);
+            }
         }
-        c.syn_fallback_3s = self.syn_fallback_3s.unwrap_or(c.syn_fallback_3s);
+        if let Some(clock) = &mut c.ns2 {
+            clock.timestamps = self.timestamps();
+        }
+        match self.syn_fallback_3s {
+            Some(false) => c.syn_fallback = SynFallback::Never,
+            Some(true) if c.syn_fallback == SynFallback::Never => c.syn_fallback = SynFallback::Always,
+            _ => {}
+        }
         c
+    }
+
+    /// The sender's and receiver's configurations for a flow of `size` bytes.
+    pub fn resolve(&self, size: Option<u64>) -> ResolvedTcp {
+        let p = self.profile();
+        let mss = self.mss();
+        let sack = self.sack_enabled();
+        let timestamps = self.timestamps();
+        let detect = self.detectors();
+        let window = self.window_segments();
+        let segments = |n: u32| n.max(1) as u64 * mss as u64;
+        let sender = SenderConfig {
+            mss,
+            initial_window: self.iw.unwrap_or(p.iw).bytes(mss),
+            syn_loss_window: self.iw_after_syn_loss.or(p.iw_after_syn_loss).map(segments),
+            syn_loss_ssthresh: p.ssthresh_after_syn_loss.map(segments),
+            handshake: self.handshake.unwrap_or(p.handshake),
+            controller: ControllerKind::Reno,
+            window_arith: if p.ns2_window { WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) } } else { WindowArith::Bytes },
+            recovery: self.recovery_kind(),
+            newreno_exit: p.newreno_exit,
+            sack,
+            dupack_rule: match self.dupack {
+                Some(DupAckSpec::Rfc5681) => DupAckRule::Rfc5681,
+                Some(DupAckSpec::Rfc6675) => DupAckRule::Rfc6675,
+                None => p.dupack_rule,
+            },
+            limited_transmit: self.limited_transmit.unwrap_or(p.limited_transmit),
+            dupthresh: self.dupthresh(),
+            timestamps,
+            rto: self.rto_config(),
+            size,
+            detect,
+            response: self.response(),
+            cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
+            sack_after_timeout: self.sack_after_timeout.unwrap_or(p.sack_after_timeout),
+            max_burst: self.max_burst.or(p.max_burst),
+        };
+        let receiver = ReceiverConfig {
+            mss,
+            sack,
+            dsack: sack && (self.dsack.unwrap_or(p.dsack) || detect.dsack),
+            max_sack_blocks: p.max_sack_blocks.min(if timestamps { 3 } else { 4 }),
+            timestamps,
+            delayed_ack: self.delayed_ack.unwrap_or(p.delayed_ack),
+            ack_every: self.ack_every(),
+            delack_timeout: self.delack_timeout.map(|d| d.sim()).unwrap_or(p.delack_timeout),
+            window: window.map(|w| w as u64 * mss as u64).unwrap_or(u64::MAX / 4),
+        };
+        ResolvedTcp { sender, receiver }
     }
 }
 

@@ -142,17 +142,35 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
 }
 
 fn tcp(t: &TcpSpec, p: &str) -> Check {
-    if t.mss == 0 || t.mss > 65_495 {
-        return fail(format!("{p}.mss"), format!("got {}, expected 1..=65495 bytes", t.mss));
+    let mss = t.mss();
+    if mss == 0 || mss > 65_495 {
+        return fail(format!("{p}.mss"), format!("got {mss}, expected 1..=65495 bytes"));
     }
     if t.max_window == Some(0) {
         return fail(format!("{p}.max_window"), "got 0, expected at least one segment");
     }
-    if t.dupthresh == 0 {
+    if t.dupthresh() == 0 {
         return fail(format!("{p}.dupthresh"), "got 0, expected at least 1");
     }
-    if t.ack_every == 0 {
+    if t.ack_every() == 0 {
         return fail(format!("{p}.ack_every"), "got 0, expected at least 1");
+    }
+    if t.recovery == Some(super::tcp::RecoverySpec::Sack) && !t.sack_enabled() {
+        return fail(format!("{p}.recovery"), "got \"sack\" with sack = false; expected sack = true for SACK recovery");
+    }
+    // A stack's own detectors quietly need what they need; a list the user wrote must fit.
+    let detect = if t.detect.is_some() { t.detectors() } else { Default::default() };
+    if detect.eifel && !t.timestamps() {
+        return fail(format!("{p}.detect"), "\"eifel\" needs timestamps; set timestamps = true or drop \"eifel\"");
+    }
+    if detect.dsack && !t.sack_enabled() {
+        return fail(format!("{p}.detect"), "\"dsack\" needs SACK; set sack = true or drop \"dsack\"");
+    }
+    if t.iw_after_syn_loss == Some(0) {
+        return fail(format!("{p}.iw_after_syn_loss"), "got 0, expected at least one segment");
+    }
+    if t.max_burst == Some(0) {
+        return fail(format!("{p}.max_burst"), "got 0, expected at least one segment");
     }
     let rto = t.rto_config();
     if rto.min_rto > rto.max_rto {

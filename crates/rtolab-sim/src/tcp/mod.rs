@@ -1,14 +1,23 @@
-//! TCP: sans-IO sender and receiver, the RTO estimator, the SACK scoreboard and congestion
-//! control.
+//! TCP: sans-IO sender and receiver, and the sender's parts: congestion control (`cc/`),
+//! loss recovery (`recovery/`), spurious-timeout detection (`spurious/`), the RTO (`rto.rs`,
+//! `rto_ns2.rs`), the SACK scoreboard, and the named stacks (`profile.rs`).
 
 pub mod cc;
+pub mod profile;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
+mod rto_ns2;
 pub mod scoreboard;
 pub mod segment;
 pub mod sender;
+pub mod spurious;
+pub mod state;
 
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
-pub use rto::{RtoConfig, RtoEstimator, RtoFloor};
+pub use rto::{RtoConfig, RtoEstimator, RtoFloor, SynFallback};
+pub use rto_ns2::Ns2Clock;
 pub use segment::Segment;
-pub use sender::{Phase, RecoveryKind, SenderConfig, SenderNote, SenderStats, TcpSender};
+pub use recovery::RecoveryKind;
+pub use sender::{DupAckRule, Phase, SenderConfig, SenderNote, SenderStats, TcpSender};
+pub use state::LossState;

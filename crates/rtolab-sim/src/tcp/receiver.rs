@@ -5,6 +5,9 @@
 //! full segments or when the delayed-ACK timer fires. SACK blocks follow RFC 2018, 4: the
 //! first block holds the segment that triggered the ACK, then the most recently reported.
 //! Timestamps follow RFC 7323, 4.3: TS.Recent is taken from segments at the left edge.
+//! With `dsack`, a duplicate segment is reported in the first SACK block of the ACK it
+//! triggers (RFC 2883, 4): below the cumulative ACK, or followed by the out-of-order block
+//! that contains it.
 
 use super::segment::{ts_now, SackBlocks, Segment, FLAG_ACK, FLAG_SYN};
 use crate::time::{SimDuration, SimTime};
@@ -13,6 +16,10 @@ use crate::time::{SimDuration, SimTime};
 pub struct ReceiverConfig {
     pub mss: u32,
     pub sack: bool,
+    /// Report duplicates with DSACK blocks (RFC 2883); needs `sack`.
+    pub dsack: bool,
+    /// SACK blocks per ACK at most (RFC 2018 3: 4, or 3 with timestamps).
+    pub max_sack_blocks: usize,
     pub timestamps: bool,
     pub delayed_ack: bool,
     pub ack_every: u32,
@@ -97,7 +104,7 @@ impl TcpReceiver {
         let had_holes = !self.ooo.is_empty();
         if end <= self.rcv_nxt {
             self.stats.duplicate_bytes += seg.len as u64;
-            self.send_ack(now, None, out);
+            self.send_ack(now, None, Some((start, end)), out);
             return None;
         }
         if start > self.rcv_nxt {
@@ -106,10 +113,12 @@ impl TcpReceiver {
             self.recent.retain(|&s| s != start);
             self.recent.insert(0, start);
             self.recent.truncate(8);
-            self.send_ack(now, Some(start), out);
+            let dsack = (dup == end - start).then_some((start, end));
+            self.send_ack(now, Some(start), dsack, out);
             return None;
         }
         let before = self.rcv_nxt;
+        let dsack = (start < self.rcv_nxt).then_some((start, self.rcv_nxt));
         self.stats.duplicate_bytes += self.rcv_nxt - start;
         self.rcv_nxt = end;
         while let Some(&(s, e)) = self.ooo.first() {
@@ -124,8 +133,8 @@ impl TcpReceiver {
         self.recent.retain(|&s| s >= rcv_nxt);
         self.unacked_segments += 1;
         let full = seg.len >= self.cfg.mss;
-        if had_holes || !self.cfg.delayed_ack || (full && self.unacked_segments >= self.cfg.ack_every) {
-            self.send_ack(now, None, out);
+        if had_holes || dsack.is_some() || !self.cfg.delayed_ack || (full && self.unacked_segments >= self.cfg.ack_every) {
+            self.send_ack(now, None, dsack, out);
         } else if self.delack_at.is_none() {
             self.delack_at = Some(now + self.cfg.delack_timeout);
         }
@@ -135,7 +144,7 @@ impl TcpReceiver {
     /// The delayed-ACK timer.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.delack_at.is_some_and(|t| t <= now) {
-            self.send_ack(now, None, out);
+            self.send_ack(now, None, None, out);
         }
     }
 
@@ -158,16 +167,22 @@ impl TcpReceiver {
         self.ooo.get(i).copied().filter(|&(s, _)| s <= seq)
     }
 
-    fn send_ack(&mut self, now: SimTime, trigger: Option<u64>, out: &mut Vec<Segment>) {
+    /// Sends an ACK: the DSACK block first (if any and enabled), then the block holding the
+    /// triggering segment, then the most recently reported blocks (RFC 2018 4).
+    fn send_ack(&mut self, now: SimTime, trigger: Option<u64>, dsack: Option<(u64, u64)>, out: &mut Vec<Segment>) {
         let mut sack = SackBlocks::default();
         if self.cfg.sack {
-            let max_blocks = if self.cfg.timestamps { 3 } else { 4 };
+            let max_blocks = self.cfg.max_sack_blocks;
+            let dsack = dsack.filter(|_| self.cfg.dsack);
+            if let Some(d) = dsack {
+                sack.push(d);
+            }
             for seq in trigger.into_iter().chain(self.recent.iter().copied()) {
                 if sack.len() >= max_blocks {
                     break;
                 }
                 if let Some(b) = self.block_containing(seq) {
-                    if !sack.as_slice().contains(&b) {
+                    if !sack.as_slice()[dsack.is_some() as usize..].contains(&b) {
                         sack.push(b);
                     }
                 }
@@ -197,6 +212,8 @@ mod tests {
         TcpReceiver::new(ReceiverConfig {
             mss: 100,
             sack: true,
+            dsack: true,
+            max_sack_blocks: 3,
             timestamps: true,
             delayed_ack: delayed,
             ack_every: 2,
@@ -257,5 +274,23 @@ mod tests {
         r.on_segment(SimTime(4), &data(200, 4), &mut out);
         assert_eq!(r.stats.duplicate_bytes, 200);
         assert_eq!(r.delivered(), 100);
+    }
+
+    /// RFC 2883 4.1.1 and 4.1.2 cases by hand: a duplicate below RCV.NXT is the first block
+    /// (below the ACK); a duplicate inside an out-of-order block is followed by that block.
+    #[test]
+    fn duplicates_are_reported_as_dsack_blocks() {
+        let mut r = receiver(false);
+        let mut out = vec![];
+        r.on_segment(SimTime(1), &data(0, 1), &mut out);
+        r.on_segment(SimTime(2), &data(0, 2), &mut out);
+        assert_eq!(out.last().unwrap().ack, 100);
+        assert_eq!(out.last().unwrap().sack.as_slice(), &[(0, 100)]);
+        r.on_segment(SimTime(3), &data(300, 3), &mut out);
+        r.on_segment(SimTime(4), &data(300, 4), &mut out);
+        assert_eq!(out.last().unwrap().sack.as_slice(), &[(300, 400), (300, 400)]);
+        // the next ACK carries no DSACK any more
+        r.on_segment(SimTime(5), &data(500, 5), &mut out);
+        assert_eq!(out.last().unwrap().sack.as_slice(), &[(500, 600), (300, 400)]);
     }
 }

@@ -10,8 +10,9 @@
 //! minimum applies to the variance term instead, so RTO ≥ SRTT + min_rto).
 //! The estimator state is kept in f64 nanoseconds; the RTO it yields is whole nanoseconds.
 
+use super::rto_ns2::{Ns2Clock, Ns2Rto};
 use crate::spec::RtoPreset;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -44,7 +45,21 @@ pub struct RtoConfig {
     /// whole number of ticks (ns-2 `tcpTick_`).
     pub tick: Option<SimDuration>,
     /// RFC 6298 (5.7): after a SYN timeout, data transfer starts with RTO = 3 s.
-    pub syn_fallback_3s: bool,
+    pub syn_fallback: SynFallback,
+    /// ns-2's integer arithmetic and coarse clock instead of the f64 estimator above
+    /// (`min_rto`, `max_rto` and `initial_rto` still apply).
+    pub ns2: Option<Ns2Clock>,
+}
+
+/// When RFC 6298 (5.7)'s 3 s fallback applies after a retransmitted SYN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SynFallback {
+    Never,
+    /// RFC 6298 (5.7) read literally.
+    Always,
+    /// Only when the handshake gave no RTT sample (Linux `tcp_init_transfer`: a timestamped
+    /// SYN-ACK gives one).
+    WithoutSample,
 }
 
 impl RtoConfig {
@@ -52,8 +67,10 @@ impl RtoConfig {
     /// - `rfc6298`: RFC 6298 (2.1) initial 1 s, (2.4) minimum 1 s, (2.5) maximum 60 s.
     /// - `linux`: `TCP_RTO_MIN` 200 ms applied to the variance term, `TCP_RTO_MAX` 120 s,
     ///   `TCP_TIMEOUT_INIT` 1 s; first sample gives SRTT + 2·SRTT = 3·RTT (mdev = R/2, ×4).
-    /// - `freebsd`: no floor, `TCPTV_REXMTMAX` 64 s, initial 1 s, two 1 ms ticks added.
-    /// - `ns2`: `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `tcpTick_` 10 ms.
+    /// - `freebsd`: `TCPTV_MIN` 30 ms floor, `tcp_rexmit_slop` 200 ms added to every RTO
+    ///   (`TCPT_RANGESET`), `TCPTV_REXMTMAX` 64 s, initial 1 s (`TCPTV_RTOBASE`), 1 ms clock.
+    /// - `ns2`: `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `tcpTick_` 10 ms, with
+    ///   ns-2's integer arithmetic (`rto_ns2.rs`).
     /// - `ns3`: `MinRto` 1 s, `ClockGranularity` 1 ms, maximum 60 s, `InitialRto` 1 s.
     pub fn preset(p: RtoPreset) -> Self {
         let ms = SimDuration::from_millis;
@@ -69,7 +86,8 @@ impl RtoConfig {
             floor: RtoFloor::Rto,
             extra: SimDuration::ZERO,
             tick: None,
-            syn_fallback_3s: true,
+            syn_fallback: SynFallback::Always,
+            ns2: None,
         };
         match p {
             RtoPreset::Rfc6298 | RtoPreset::Ns3 => base,
@@ -78,12 +96,13 @@ impl RtoConfig {
                 max_rto: s(120),
                 granularity: SimDuration::ZERO,
                 floor: RtoFloor::Variance,
+                syn_fallback: SynFallback::WithoutSample,
                 ..base
             },
             RtoPreset::Freebsd => RtoConfig {
-                min_rto: SimDuration::ZERO,
+                min_rto: ms(30),
                 max_rto: s(64),
-                extra: ms(2),
+                extra: ms(200),
                 ..base
             },
             RtoPreset::Ns2 => RtoConfig {
@@ -91,7 +110,8 @@ impl RtoConfig {
                 initial_rto: s(3),
                 granularity: SimDuration::ZERO,
                 tick: Some(ms(10)),
-                syn_fallback_3s: false,
+                syn_fallback: SynFallback::Never,
+                ns2: Some(Ns2Clock { tick: ms(10), boot: SimDuration::ZERO, timestamps: false }),
                 ..base
             },
         }
@@ -106,20 +126,26 @@ pub struct RtoEstimator {
     rttvar: f64,
     base: SimDuration,
     backoff: u32,
+    ns2: Option<Ns2Rto>,
 }
 
 impl RtoEstimator {
     pub fn new(cfg: RtoConfig) -> Self {
         let base = cfg.initial_rto;
-        RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0 }
+        let ns2 = cfg.ns2.map(|c| Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto));
+        RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0, ns2 }
     }
 
     pub fn config(&self) -> &RtoConfig {
         &self.cfg
     }
 
-    /// Feeds one RTT measurement (RFC 6298 (2.2)/(2.3)) and clears the back-off.
-    pub fn on_sample(&mut self, rtt: SimDuration) {
+    /// Feeds one RTT measurement `rtt` taken at `now` (RFC 6298 (2.2)/(2.3)) and clears the
+    /// back-off.
+    pub fn on_sample(&mut self, now: SimTime, rtt: SimDuration) {
+        if let Some(n) = &mut self.ns2 {
+            return n.on_sample(now, rtt);
+        }
         let r = match self.cfg.tick {
             Some(t) if t.as_nanos() > 0 => {
                 let ticks = ((rtt.as_nanos() as f64 / t.as_nanos() as f64) + 0.5).floor().max(1.0);
@@ -160,41 +186,73 @@ impl RtoEstimator {
     /// The timeout to arm now: the base RTO doubled per back-off, capped at the maximum
     /// (RFC 6298 (5.5) and (2.5)).
     pub fn current(&self) -> SimDuration {
+        if let Some(n) = &self.ns2 {
+            return n.current();
+        }
         let shift = self.backoff.min(32);
         SimDuration(self.base.as_nanos().saturating_mul(1u64 << shift)).min(self.cfg.max_rto)
     }
 
     /// RFC 6298 (5.5): the timer expired; double the RTO.
     pub fn back_off(&mut self) {
+        if let Some(n) = &mut self.ns2 {
+            return n.back_off();
+        }
         if self.current() < self.cfg.max_rto {
             self.backoff += 1;
         }
     }
 
     pub fn backoff(&self) -> u32 {
-        self.backoff
+        self.ns2.as_ref().map_or(self.backoff, Ns2Rto::backoff)
     }
 
     /// RFC 6298 (5.7): after a SYN timeout, the RTO is re-initialised to 3 s when data
-    /// transmission begins (if it is below that and the preset follows the rule).
-    pub fn apply_syn_fallback(&mut self) {
-        if self.cfg.syn_fallback_3s && self.base < SimDuration::from_secs(3) {
+    /// transmission begins (if it is below that and the preset follows the rule; Linux only
+    /// when the handshake gave no sample).
+    pub fn apply_syn_fallback(&mut self, had_sample: bool) {
+        let applies = match self.cfg.syn_fallback {
+            SynFallback::Never => false,
+            SynFallback::Always => true,
+            SynFallback::WithoutSample => !had_sample,
+        };
+        if applies && self.base < SimDuration::from_secs(3) {
             self.base = SimDuration::from_secs(3).min(self.cfg.max_rto);
         }
-        self.backoff = 0;
+        self.clear_backoff();
     }
 
     /// Clears the back-off without a new sample (e.g. when the handshake completes).
     pub fn clear_backoff(&mut self) {
         self.backoff = 0;
+        if let Some(n) = &mut self.ns2 {
+            n.clear_backoff();
+        }
+    }
+
+    /// RFC 4015 3.2 step (8): restarts the estimator from given SRTT and RTTVAR.
+    pub fn reinitialise(&mut self, srtt: SimDuration, rttvar: SimDuration) {
+        if self.ns2.is_some() {
+            return;
+        }
+        self.srtt = Some(srtt.as_nanos() as f64);
+        self.rttvar = rttvar.as_nanos() as f64;
+        self.base = self.compute();
+        self.backoff = 0;
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
-        self.srtt.map(|s| SimDuration(s.round() as u64))
+        match &self.ns2 {
+            Some(n) => n.srtt(),
+            None => self.srtt.map(|s| SimDuration(s.round() as u64)),
+        }
     }
 
     pub fn rttvar(&self) -> SimDuration {
-        SimDuration(self.rttvar.round() as u64)
+        match &self.ns2 {
+            Some(n) => n.rttvar(),
+            None => SimDuration(self.rttvar.round() as u64),
+        }
     }
 }
 

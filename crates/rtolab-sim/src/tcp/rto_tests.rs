@@ -18,7 +18,7 @@ const SAMPLES: [u64; 3] = [100, 140, 60];
 
 fn run(p: RtoPreset) -> Vec<SimDuration> {
     let mut e = estimator(p);
-    SAMPLES.iter().map(|&s| { e.on_sample(ms(s)); e.current() }).collect()
+    SAMPLES.iter().map(|&s| { e.on_sample(SimTime::ZERO, ms(s)); e.current() }).collect()
 }
 
 #[test]
@@ -36,7 +36,7 @@ fn rfc6298_without_floor_matches_hand_table() {
     let mut e = RtoEstimator::new(cfg);
     let mut got = vec![];
     for s in SAMPLES {
-        e.on_sample(ms(s));
+        e.on_sample(SimTime::ZERO, ms(s));
         got.push(e.current());
     }
     assert_eq!(got, vec![ms(300), ms(295), SimDuration::from_micros(286_875)]);
@@ -50,37 +50,44 @@ fn linux_floors_the_variance_term_and_first_rto_is_three_rtt() {
     // 3) 99.375 + max(187.5, 200) = 299.375.
     assert_eq!(run(RtoPreset::Linux), vec![ms(300), ms(305), SimDuration::from_micros(299_375)]);
     let mut e = estimator(RtoPreset::Linux);
-    e.on_sample(ms(500));
+    e.on_sample(SimTime::ZERO, ms(500));
     assert_eq!(e.current(), ms(1500)); // 3·RTT when 2·RTT exceeds the 200 ms floor
 }
 
 #[test]
-fn freebsd_has_no_floor_and_adds_two_ticks() {
-    assert_eq!(run(RtoPreset::Freebsd), vec![ms(302), ms(297), SimDuration::from_micros(288_875)]);
+fn freebsd_floors_at_30ms_and_adds_the_200ms_slop() {
+    // The RFC 6298 values of the hand table (300, 295, 286.875 ms) plus the slop.
+    assert_eq!(run(RtoPreset::Freebsd), vec![ms(500), ms(495), SimDuration::from_micros(486_875)]);
+    let mut e = estimator(RtoPreset::Freebsd);
+    e.on_sample(SimTime::ZERO, SimDuration::from_micros(1000)); // 1 + 2 = 3 ms → floor 30 ms
+    assert_eq!(e.current(), ms(230));
 }
 
 #[test]
 fn ns2_is_tick_based_with_3s_initial() {
     let e = estimator(RtoPreset::Ns2);
     assert_eq!(e.current(), ms(3000));
-    // Samples are whole 10 ms ticks already; 286.875 rounds up to 290 ms (29 ticks).
-    assert_eq!(run(RtoPreset::Ns2), vec![ms(300), ms(300), ms(290)]);
+    // ns-2's integer arithmetic (rto_ns2.rs), samples of 10, 14, 6 ticks:
+    // 1) t_srtt 80, t_rttvar 20 → (160 + 80) >> 3 = 30 ticks
+    // 2) delta 4 → t_srtt 84; 4 − 5 = −1 → t_rttvar 19 → (152 + 84) >> 3 = 29
+    // 3) delta −4 → t_srtt 80; 4 − 4 = 0 → t_rttvar 19 → (152 + 80) >> 3 = 29
+    assert_eq!(run(RtoPreset::Ns2), vec![ms(300), ms(290), ms(290)]);
     let mut e = estimator(RtoPreset::Ns2);
-    e.on_sample(SimDuration::from_millis(2)); // below one tick: counted as one tick
-    // SRTT 10, RTTVAR 5 → 30 ms, below the 200 ms floor
+    e.on_sample(SimTime::ZERO, SimDuration::from_millis(2)); // below one tick: counted as one tick
+    // t_srtt 8, t_rttvar 2 → 3 ticks = 30 ms, below the 200 ms floor
     assert_eq!(e.current(), ms(200));
 }
 
 #[test]
 fn ns3_matches_rfc_with_1ms_granularity() {
     let mut e = estimator(RtoPreset::Ns3);
-    e.on_sample(ms(2000));
+    e.on_sample(SimTime::ZERO, ms(2000));
     assert_eq!(e.current(), ms(6000)); // 2000 + 4·1000
     let mut cfg = RtoConfig::preset(RtoPreset::Ns3);
     cfg.min_rto = SimDuration::ZERO;
     let mut e = RtoEstimator::new(cfg);
-    e.on_sample(SimDuration::from_micros(100));
-    e.on_sample(SimDuration::from_micros(100)); // RTTVAR 37.5 us: K·RTTVAR < G = 1 ms
+    e.on_sample(SimTime::ZERO, SimDuration::from_micros(100));
+    e.on_sample(SimTime::ZERO, SimDuration::from_micros(100)); // RTTVAR 37.5 us: K·RTTVAR < G = 1 ms
     assert_eq!(e.current(), SimDuration::from_micros(1100));
 }
 
@@ -93,7 +100,7 @@ fn back_off_doubles_up_to_the_maximum_and_a_sample_clears_it() {
         e.back_off();
     }
     assert_eq!(seen, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]);
-    e.on_sample(ms(100));
+    e.on_sample(SimTime::ZERO, ms(100));
     assert_eq!(e.current(), ms(1000));
     assert_eq!(e.backoff(), 0);
 }
@@ -102,14 +109,18 @@ fn back_off_doubles_up_to_the_maximum_and_a_sample_clears_it() {
 fn syn_fallback_sets_three_seconds_where_the_preset_follows_5_7() {
     let mut e = estimator(RtoPreset::Rfc6298);
     e.back_off();
-    e.apply_syn_fallback();
+    e.apply_syn_fallback(false);
     assert_eq!(e.current(), ms(3000));
     let mut e = estimator(RtoPreset::Linux);
-    e.on_sample(ms(100));
-    e.apply_syn_fallback();
+    e.apply_syn_fallback(false);
     assert_eq!(e.current(), ms(3000));
+    // Linux keeps a measured RTO when the (timestamped) SYN-ACK gave a sample.
+    let mut e = estimator(RtoPreset::Linux);
+    e.on_sample(SimTime::ZERO, ms(100));
+    e.apply_syn_fallback(true);
+    assert_eq!(e.current(), ms(300));
     let mut e = estimator(RtoPreset::Ns2); // ns-2 has no such rule and starts at 3 s anyway
-    e.on_sample(ms(100));
-    e.apply_syn_fallback();
+    e.on_sample(SimTime::ZERO, ms(100));
+    e.apply_syn_fallback(false);
     assert_eq!(e.current(), ms(300));
 }

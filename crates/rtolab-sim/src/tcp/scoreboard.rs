@@ -80,20 +80,37 @@ impl Scoreboard {
         self.flags.get_mut(i)
     }
 
-    /// Marks every segment wholly inside a SACK block [start, end) as SACKed.
-    pub fn mark_sacked(&mut self, start: u64, end: u64, snd_max: u64, g: &Geometry) {
+    /// Marks every segment wholly inside a SACK block [start, end) as SACKed; returns the
+    /// bytes SACKed for the first time.
+    pub fn mark_sacked(&mut self, start: u64, end: u64, snd_max: u64, g: &Geometry) -> u64 {
         let end = end.min(snd_max);
         let first = start.div_ceil(g.mss);
         let mut k = first;
+        let mut newly = 0;
         while k * g.mss < end && k * g.mss + g.seg_len(k) <= end {
+            let len = g.seg_len(k);
             if let Some(f) = self.slot(k) {
                 if *f & SACKED == 0 {
                     *f |= SACKED;
                     self.sacked += 1;
+                    newly += len;
                 }
             }
             k += 1;
         }
+        newly
+    }
+
+    /// SACKed bytes in [base, seq).
+    pub fn sacked_bytes_below(&self, seq: u64, g: &Geometry) -> u64 {
+        let end = (seq / g.mss).saturating_sub(self.base) as usize;
+        self.flags
+            .iter()
+            .take(end)
+            .enumerate()
+            .filter(|(_, f)| *f & SACKED != 0)
+            .map(|(i, _)| g.seg_len(self.base + i as u64))
+            .sum()
     }
 
     pub fn mark_retransmitted(&mut self, seq: u64, g: &Geometry) {

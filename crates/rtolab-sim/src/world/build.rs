@@ -49,7 +49,7 @@ impl Simulation {
                 FlowSize::Finite(b) => Some(b),
                 FlowSize::Infinite => None,
             };
-            flows.push(FlowRuntime::new(f.name.clone(), Origin::Static, at(f.start), size, fwd, rev, &f.tcp));
+            flows.push(FlowRuntime::new(f.name.clone(), Origin::Static, at(f.start), size, fwd, rev, &f.tcp, seed));
         }
         let mut web_users = Vec::new();
         let mut web_specs = Vec::new();
@@ -72,6 +72,7 @@ impl Simulation {
                             fwd.clone(),
                             rev.clone(),
                             tcp,
+                            seed,
                         ));
                     }
                 }

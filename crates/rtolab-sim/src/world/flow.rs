@@ -2,71 +2,173 @@
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
 use crate::intervals::IntervalSet;
-use crate::spec::{CcKind, TcpSpec};
-use crate::tcp::{ReceiverConfig, RecoveryKind, SenderConfig, TcpReceiver, TcpSender};
-use crate::time::SimTime;
+use crate::rng::stream;
+use crate::spec::TcpSpec;
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::time::{SimDuration, SimTime};
+use rand::Rng;
 
-/// Decides whether each timeout was spurious: the segment it retransmitted had its first
-/// copy reach the receiver. Resolved when the first copy arrives or is dropped; a timeout
-/// whose first copy is still in flight at the end of the run counts as not spurious.
+/// The oracle's word on one timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pending,
+    Spurious,
+    Genuine,
+}
+
+/// A timeout whose verdict waits for the copies that were in the network when it fired.
+#[derive(Clone, Copy, Debug)]
+struct PendingTimeout {
+    id: u64,
+    seq: u64,
+    fired_at: SimTime,
+    /// Data packets of the flow sent before `fired_at` still in the network.
+    earlier_in_flight: u64,
+}
+
+/// Decides whether each timeout was spurious: some copy of the retransmitted segment sent
+/// before the timer fired reached the receiver (before or after the expiry). A timeout is
+/// genuine once no earlier packet of the flow is left in the network without such a copy
+/// having arrived; one still undecided at the end of the run counts as genuine.
 ///
-/// Invariant: records below the sender's SND.UNA are pruned; timeouts only ever retransmit
-/// SND.UNA, so nothing pruned is asked about again.
+/// Invariant: `in_flight` counts the flow's data packets between `data_sent` and their
+/// arrival or drop; `verdicts[id]` and `detected[id]` describe timeout `id`.
 #[derive(Debug, Default)]
 pub struct SpuriousOracle {
     arrived: IntervalSet,
-    lost: IntervalSet,
-    pending: Vec<u64>,
+    pending: Vec<PendingTimeout>,
+    in_flight: u64,
+    verdicts: Vec<Verdict>,
+    detected: Vec<bool>,
     pub spurious: u64,
-    /// The handshake, judged the same way: a SYN timeout is spurious when the first SYN
-    /// reached the receiver. `None` while the first SYN is in flight.
-    syn_arrived: Option<bool>,
-    syn_pending: u64,
+    syn: SynOracle,
     pub spurious_syn: u64,
 }
 
+/// The handshake, judged the same way.
+#[derive(Debug, Default)]
+struct SynOracle {
+    in_flight: u64,
+    arrived: bool,
+    /// (fired_at, earlier SYNs in flight).
+    pending: Vec<(SimTime, u64)>,
+}
+
 impl SpuriousOracle {
-    pub fn first_copy_arrived(&mut self, seq: u64, end: u64) {
+    pub fn data_sent(&mut self) {
+        self.in_flight += 1;
+    }
+
+    /// A data packet [seq, end) sent at `sent_at` reached the receiver.
+    pub fn data_arrived(&mut self, seq: u64, end: u64, sent_at: SimTime) {
+        self.in_flight -= 1;
         self.arrived.insert(seq, end);
-        let before = self.pending.len();
-        self.pending.retain(|&s| !(seq <= s && s < end));
-        self.spurious += (before - self.pending.len()) as u64;
+        self.resolve(sent_at, |p| seq <= p.seq && p.seq < end);
     }
 
-    pub fn first_copy_lost(&mut self, seq: u64, end: u64) {
-        self.lost.insert(seq, end);
-        self.pending.retain(|&s| !(seq <= s && s < end));
+    pub fn data_dropped(&mut self, sent_at: SimTime) {
+        self.in_flight -= 1;
+        self.resolve(sent_at, |_| false);
     }
 
-    pub fn timeout(&mut self, seq: u64) {
-        if self.arrived.contains(seq) {
-            self.spurious += 1;
-        } else if !self.lost.contains(seq) {
-            self.pending.push(seq);
+    /// A packet sent at `sent_at` left the network; `covers` says whether it was a copy of
+    /// a pending timeout's segment that arrived.
+    fn resolve(&mut self, sent_at: SimTime, covers: impl Fn(&PendingTimeout) -> bool) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut i = 0;
+        while i < self.pending.len() {
+            let p = &mut self.pending[i];
+            if sent_at >= p.fired_at {
+                i += 1;
+                continue;
+            }
+            let verdict = if covers(p) {
+                Verdict::Spurious
+            } else {
+                p.earlier_in_flight -= 1;
+                if p.earlier_in_flight > 0 {
+                    i += 1;
+                    continue;
+                }
+                Verdict::Genuine
+            };
+            let id = p.id;
+            self.pending.swap_remove(i);
+            self.set_verdict(id, verdict);
         }
     }
 
-    pub fn first_syn_arrived(&mut self) {
-        self.syn_arrived = Some(true);
-        self.spurious_syn += std::mem::take(&mut self.syn_pending);
+    fn set_verdict(&mut self, id: u64, verdict: Verdict) {
+        self.verdicts[id as usize] = verdict;
+        if verdict == Verdict::Spurious {
+            self.spurious += 1;
+        }
     }
 
-    pub fn first_syn_lost(&mut self) {
-        self.syn_arrived = Some(false);
-        self.syn_pending = 0;
+    /// Timeout `id` fired at `now` for the segment at `seq`, before its retransmission left.
+    pub fn timeout(&mut self, id: u64, seq: u64, now: SimTime) {
+        debug_assert_eq!(id as usize, self.verdicts.len());
+        self.verdicts.push(Verdict::Pending);
+        self.detected.push(false);
+        if self.arrived.contains(seq) {
+            self.set_verdict(id, Verdict::Spurious);
+        } else if self.in_flight == 0 {
+            self.set_verdict(id, Verdict::Genuine);
+        } else {
+            self.pending.push(PendingTimeout { id, seq, fired_at: now, earlier_in_flight: self.in_flight });
+        }
     }
 
-    pub fn syn_timeout(&mut self) {
-        match self.syn_arrived {
-            Some(true) => self.spurious_syn += 1,
-            Some(false) => {}
-            None => self.syn_pending += 1,
+    /// The sender declared timeouts `first..=last` spurious.
+    pub fn detected(&mut self, first: u64, last: u64) {
+        for id in first..=last {
+            if let Some(d) = self.detected.get_mut(id as usize) {
+                *d = true;
+            }
+        }
+    }
+
+    /// Timeouts the sender declared spurious that the oracle also found spurious.
+    pub fn detected_correctly(&self) -> u64 {
+        self.detected.iter().zip(&self.verdicts).filter(|(&d, &v)| d && v == Verdict::Spurious).count() as u64
+    }
+
+    pub fn verdicts(&self) -> &[Verdict] {
+        &self.verdicts
+    }
+
+    pub fn syn_sent(&mut self) {
+        self.syn.in_flight += 1;
+    }
+
+    pub fn syn_arrived(&mut self, sent_at: SimTime) {
+        self.syn.in_flight -= 1;
+        self.syn.arrived = true;
+        let before = self.syn.pending.len();
+        self.syn.pending.retain(|&(fired, _)| sent_at >= fired);
+        self.spurious_syn += (before - self.syn.pending.len()) as u64;
+    }
+
+    pub fn syn_dropped(&mut self, sent_at: SimTime) {
+        self.syn.in_flight -= 1;
+        for p in self.syn.pending.iter_mut().filter(|p| sent_at < p.0) {
+            p.1 -= 1;
+        }
+        self.syn.pending.retain(|p| p.1 > 0);
+    }
+
+    pub fn syn_timeout(&mut self, now: SimTime) {
+        if self.syn.arrived {
+            self.spurious_syn += 1;
+        } else if self.syn.in_flight > 0 {
+            self.syn.pending.push((now, self.syn.in_flight));
         }
     }
 
     pub fn prune_below(&mut self, snd_una: u64) {
         self.arrived.prune_below(snd_una);
-        self.lost.prune_below(snd_una);
     }
 }
 
@@ -120,9 +222,6 @@ pub struct FlowRuntime {
     /// Per side (sender, receiver): generation and time of the pending timer event.
     pub timer_generation: [u32; 2],
     pub timer_at: [Option<SimTime>; 2],
-    /// Highest byte sent so far (for the first-copy oracle).
-    pub highest_sent: u64,
-    pub syn_sent: bool,
     pub oracle: SpuriousOracle,
     pub check: DeliveryCheck,
     pub started: bool,
@@ -131,32 +230,16 @@ pub struct FlowRuntime {
 }
 
 impl FlowRuntime {
-    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, forward: Vec<u32>, reverse: Vec<u32>, tcp: &TcpSpec) -> Self {
-        let recovery = match (tcp.sack, tcp.cc) {
-            (true, _) => RecoveryKind::Sack,
-            (false, CcKind::Reno) => RecoveryKind::Reno,
-            (false, CcKind::Newreno) => RecoveryKind::NewReno,
-        };
-        let sender = TcpSender::new(SenderConfig {
-            mss: tcp.mss,
-            initial_window: tcp.iw.bytes(tcp.mss),
-            cc: tcp.cc,
-            recovery,
-            limited_transmit: tcp.limited_transmit,
-            dupthresh: tcp.dupthresh,
-            timestamps: tcp.timestamps,
-            rto: tcp.rto_config(),
-            size,
-        });
-        let receiver = TcpReceiver::new(ReceiverConfig {
-            mss: tcp.mss,
-            sack: tcp.sack,
-            timestamps: tcp.timestamps,
-            delayed_ack: tcp.delayed_ack,
-            ack_every: tcp.ack_every,
-            delack_timeout: tcp.delack_timeout.sim(),
-            window: tcp.max_window.map(|w| w as u64 * tcp.mss as u64).unwrap_or(u64::MAX / 4),
-        });
+    /// A flow with `tcp` resolved for its size; a stack with ns-2's coarse clock gets the
+    /// clock's phase from the flow's own random stream (ns-2 draws `boot_time_` uniformly
+    /// in one tick).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, forward: Vec<u32>, reverse: Vec<u32>, tcp: &TcpSpec, seed: u64) -> Self {
+        let mut resolved = tcp.resolve(size);
+        if let Some(clock) = &mut resolved.sender.rto.ns2 {
+            let tick = clock.tick.as_nanos().max(1);
+            clock.boot = SimDuration(stream(seed, &format!("flows/{name}"), "ns2-clock").random_range(0..tick));
+        }
         FlowRuntime {
             name,
             origin,
@@ -164,12 +247,10 @@ impl FlowRuntime {
             size,
             forward,
             reverse,
-            sender,
-            receiver,
+            sender: TcpSender::new(resolved.sender),
+            receiver: TcpReceiver::new(resolved.receiver),
             timer_generation: [0; 2],
             timer_at: [None; 2],
-            highest_sent: 0,
-            syn_sent: false,
             oracle: SpuriousOracle::default(),
             check: DeliveryCheck::default(),
             started: false,
@@ -182,32 +263,60 @@ impl FlowRuntime {
 mod tests {
     use super::*;
 
+    fn t(ms: u64) -> SimTime {
+        SimTime(SimDuration::from_millis(ms).as_nanos())
+    }
+
+    /// Copies sent before a timeout decide it: one arriving makes it spurious, all of them
+    /// gone without one makes it genuine; a copy sent at or after the expiry never counts.
     #[test]
-    fn oracle_resolves_timeouts_by_the_first_copy() {
+    fn oracle_resolves_timeouts_by_any_earlier_copy() {
         let mut o = SpuriousOracle::default();
-        o.first_copy_arrived(0, 100);
-        o.timeout(0); // already arrived: spurious
-        o.timeout(100); // in flight: pending
-        o.timeout(200); // in flight: pending
-        o.first_copy_arrived(100, 200);
-        o.first_copy_lost(200, 300);
+        for _ in 0..3 {
+            o.data_sent(); // segments 0, 100, 200 sent at 0 ms
+        }
+        o.data_arrived(0, 100, t(0));
+        o.timeout(0, 0, t(300)); // already arrived: spurious
+        o.timeout(1, 100, t(300)); // 2 earlier packets in flight: pending
+        o.data_sent(); // the retransmission of 100, sent at 300 ms
+        o.data_arrived(100, 200, t(300)); // sent at the expiry: does not decide
+        assert_eq!(o.verdicts(), &[Verdict::Spurious, Verdict::Pending]);
+        o.data_arrived(100, 200, t(0)); // the original arrives late: spurious
         assert_eq!(o.spurious, 2);
-        assert!(o.pending.is_empty());
-        o.first_copy_lost(300, 400);
-        o.timeout(300); // lost before the timeout: genuine
-        assert_eq!(o.spurious, 2);
+        o.timeout(2, 200, t(400)); // one earlier packet (200) in flight
+        o.data_dropped(t(0));
+        assert_eq!(o.verdicts()[2], Verdict::Genuine);
+    }
+
+    /// A backed-off timeout after a retransmission that did arrive is spurious (the first
+    /// copy was lost).
+    #[test]
+    fn oracle_counts_a_delivered_retransmission() {
+        let mut o = SpuriousOracle::default();
+        o.data_sent();
+        o.timeout(0, 0, t(200));
+        o.data_sent(); // retransmission at 200 ms
+        o.data_dropped(t(0)); // the original was lost: timeout 0 genuine
+        o.timeout(1, 0, t(600)); // the retransmission is still in flight
+        o.data_arrived(0, 100, t(200));
+        assert_eq!(o.verdicts(), &[Verdict::Genuine, Verdict::Spurious]);
+        o.detected(1, 1);
+        assert_eq!(o.detected_correctly(), 1);
     }
 
     #[test]
-    fn oracle_judges_syn_timeouts_by_the_first_syn() {
+    fn oracle_judges_syn_timeouts_by_earlier_syns() {
         let mut o = SpuriousOracle::default();
-        o.syn_timeout(); // first SYN still queued
-        o.syn_timeout();
-        o.first_syn_arrived();
+        o.syn_sent();
+        o.syn_timeout(t(1000)); // first SYN still queued
+        o.syn_sent();
+        o.syn_timeout(t(3000));
+        o.syn_arrived(t(0));
         assert_eq!(o.spurious_syn, 2);
         let mut o = SpuriousOracle::default();
-        o.first_syn_lost();
-        o.syn_timeout();
+        o.syn_sent();
+        o.syn_dropped(t(0));
+        o.syn_timeout(t(1000));
         assert_eq!(o.spurious_syn, 0);
     }
 

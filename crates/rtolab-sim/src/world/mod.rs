@@ -165,24 +165,28 @@ impl Simulation {
     /// Sends what an endpoint produced, handles its notes, re-arms its timer and records
     /// series. `out` is the scratch buffer, returned to `self.segments`.
     fn after_endpoint(&mut self, now: SimTime, f: u32, side: Side, mut out: Vec<Segment>) {
+        // Notes first: the oracle judges a timeout by the packets in the network before its
+        // retransmission leaves.
+        if side == Side::Sender {
+            let notes: Vec<SenderNote> = self.flows[f as usize].sender.drain_notes().collect();
+            for note in notes {
+                let flow = &mut self.flows[f as usize];
+                match note {
+                    SenderNote::Timeout { seq, id } => {
+                        flow.oracle.timeout(id, seq, now);
+                        flow.oracle.prune_below(flow.sender.snd_una());
+                    }
+                    SenderNote::SynTimeout => flow.oracle.syn_timeout(now),
+                    SenderNote::SpuriousDetected { first, last } => flow.oracle.detected(first, last),
+                    SenderNote::Completed => self.flow_completed(now, f),
+                }
+            }
+        }
         for seg in out.drain(..) {
             self.emit(now, f, side, seg);
         }
         self.segments = out;
-        let flow = &mut self.flows[f as usize];
         if side == Side::Sender {
-            let notes: Vec<SenderNote> = flow.sender.drain_notes().collect();
-            for note in notes {
-                let flow = &mut self.flows[f as usize];
-                match note {
-                    SenderNote::Timeout { seq } => {
-                        flow.oracle.timeout(seq);
-                        flow.oracle.prune_below(flow.sender.snd_una());
-                    }
-                    SenderNote::SynTimeout => flow.oracle.syn_timeout(),
-                    SenderNote::Completed => self.flow_completed(now, f),
-                }
-            }
             self.record_flow_series(now, f);
         }
         self.sync_timer(f, side);
@@ -213,16 +217,15 @@ impl Simulation {
             Side::Sender => (Way::Forward, flow.forward[0]),
             Side::Receiver => (Way::Reverse, flow.reverse[0]),
         };
-        let first_copy = side == Side::Sender
-            && if segment.is_syn() { !flow.syn_sent } else { segment.len > 0 && segment.seq >= flow.highest_sent };
-        if side == Side::Sender && segment.is_syn() {
-            flow.syn_sent = true;
+        if side == Side::Sender {
+            if segment.is_syn() {
+                flow.oracle.syn_sent();
+            } else if segment.len > 0 {
+                flow.oracle.data_sent();
+                self.data_packets += 1;
+            }
         }
-        if side == Side::Sender && segment.len > 0 {
-            flow.highest_sent = flow.highest_sent.max(segment.end());
-            self.data_packets += 1;
-        }
-        let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), segment, first_copy, sent_at: now };
+        let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), segment, sent_at: now };
         let id = self.packets.alloc(packet);
         self.offer(now, first_dir, id);
     }
@@ -240,13 +243,12 @@ impl Simulation {
 
     fn drop_packet(&mut self, id: u32) {
         let p = self.packets.get(id);
-        if p.first_copy {
-            let (seq, end) = (p.segment.seq, p.segment.end());
+        if p.way == Way::Forward {
             let oracle = &mut self.flows[p.flow as usize].oracle;
             if p.segment.is_syn() {
-                oracle.first_syn_lost();
-            } else {
-                oracle.first_copy_lost(seq, end);
+                oracle.syn_dropped(p.sent_at);
+            } else if p.segment.len > 0 {
+                oracle.data_dropped(p.sent_at);
             }
         }
         self.packets.free(id);
@@ -264,7 +266,7 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
-        let (f, way, first_copy, segment, sent_at) = (p.flow, p.way, p.first_copy, p.segment, p.sent_at);
+        let (f, way, segment, sent_at) = (p.flow, p.way, p.segment, p.sent_at);
         self.packets.free(id);
         if self.record_delay && way == Way::Forward && segment.len > 0 {
             self.series.push(now.as_secs_f64(), f, METRIC_DELAY, now.since(sent_at).as_secs_f64());
@@ -273,13 +275,11 @@ impl Simulation {
         let flow = &mut self.flows[f as usize];
         match way {
             Way::Forward => {
-                if segment.is_syn() && first_copy {
-                    flow.oracle.first_syn_arrived();
+                if segment.is_syn() {
+                    flow.oracle.syn_arrived(sent_at);
                 }
                 if segment.len > 0 {
-                    if first_copy {
-                        flow.oracle.first_copy_arrived(segment.seq, segment.end());
-                    }
+                    flow.oracle.data_arrived(segment.seq, segment.end(), sent_at);
                     flow.check.packet_arrived(segment.seq, segment.end());
                 }
                 if let Some((a, b)) = flow.receiver.on_segment(now, &segment, &mut out) {
@@ -311,7 +311,7 @@ impl Simulation {
         let name = format!("{gen_name}.u{}.{}", user.user, user.files);
         user.files += 1;
         let origin = Origin::Web { user: u, generator: gen_name.clone() };
-        let flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp);
+        let flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp, self.seed);
         self.flows.push(flow);
         let f = (self.flows.len() - 1) as u32;
         self.dispatch(now, Event::FlowStart(f));

@@ -1,48 +1,64 @@
-//! Congestion control behind one small trait with explicit inputs, dispatched through an enum.
+//! Congestion control: how the window grows and how much it shrinks, behind one small trait
+//! with explicit inputs, dispatched through an enum.
 //!
-//! Loss-based algorithms share `WindowCore` (cwnd and ssthresh in bytes, RFC 5681 slow start
-//! and the loss/timeout reductions); each algorithm is one file that changes what differs.
-//! Adding one: a file with a type implementing `CongestionControl`, a variant in `AnyCc` and
-//! in `CcKind`.
+//! The controller owns cwnd and ssthresh. It is called on every ACK (new, duplicate, in
+//! recovery) with the bytes newly acknowledged and newly SACKed and the RTT sample, so
+//! bandwidth estimators and CUBIC's clock can be written without touching the sender. Loss
+//! recovery changes the window only through `set_cwnd`; an undo restores a snapshot taken
+//! before the reduction (the controller is `Clone`, so its own state comes back too).
+//! Adding an algorithm: a file with a type implementing `CongestionControl`, a variant in
+//! `AnyCc` and in `CcKind`.
 
 mod core;
 mod reno;
 
-pub use self::core::WindowCore;
+pub use self::core::{WindowArith, WindowCore};
 pub use reno::Reno;
 
-use crate::spec::CcKind;
+use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
-/// New data cumulatively acknowledged outside loss recovery.
+/// What one ACK told the sender.
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample {
     pub now: SimTime,
+    /// Bytes newly acknowledged cumulatively (0 for a duplicate ACK).
     pub acked_bytes: u64,
+    /// Bytes newly SACKed by this ACK.
+    pub sacked_bytes: u64,
     pub rtt: Option<SimDuration>,
     /// Bytes outstanding before this ACK.
     pub flight: u64,
+    /// The loss state after the sender processed the ACK.
+    pub state: LossState,
+    /// The window limited the sender recently (RFC 7661; Linux `tcp_is_cwnd_limited`).
+    pub cwnd_limited: bool,
 }
 
-/// What a congestion controller answers to. Loss recovery code may set cwnd directly only
-/// through `core_mut()`, so the window has exactly one owner.
+/// What a congestion controller answers to.
 pub trait CongestionControl {
-    fn core(&self) -> &WindowCore;
-    fn core_mut(&mut self) -> &mut WindowCore;
-    fn cwnd(&self) -> u64 {
-        self.core().cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.core().ssthresh
-    }
-    /// Grows the window for newly acknowledged data.
+    fn cwnd(&self) -> u64;
+    fn ssthresh(&self) -> u64;
+    /// Every ACK; grows the window when the state and `cwnd_limited` allow it.
     fn on_ack(&mut self, ack: &AckSample);
     /// Loss detected by duplicate ACKs or SACK: sets ssthresh (RFC 5681 (4)).
     fn on_congestion_event(&mut self, now: SimTime, flight: u64);
-    /// Retransmission timeout: ssthresh as on loss (unless already backed off), cwnd = 1 MSS.
+    /// Retransmission timeout: ssthresh as on loss (unless already backed off), cwnd = the
+    /// loss window of one segment (RFC 5681 3.1).
     fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool);
-    /// A timeout was found spurious; the default keeps the reduced window.
-    fn on_spurious(&mut self, _now: SimTime) {}
+    /// Loss recovery's window changes (inflation, deflation, exit, spurious-timeout
+    /// responses). Never below one segment.
+    fn set_cwnd(&mut self, bytes: u64);
+    fn set_ssthresh(&mut self, bytes: u64);
+    /// Undoes a reduction found unnecessary, given the controller as it was before it
+    /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before).
+    fn undo(&mut self, prior: &Self);
+}
+
+/// The kinds of controller the spec names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControllerKind {
+    Reno,
 }
 
 /// The algorithms rtolab has, as one enum so the hot path needs no dynamic dispatch.
@@ -52,10 +68,9 @@ pub enum AnyCc {
 }
 
 impl AnyCc {
-    pub fn new(kind: CcKind, mss: u32, initial_window: u64) -> Self {
-        let core = WindowCore::new(mss, initial_window);
+    pub fn new(kind: ControllerKind, core: WindowCore) -> Self {
         match kind {
-            CcKind::Reno | CcKind::Newreno => AnyCc::Reno(Reno::new(core)),
+            ControllerKind::Reno => AnyCc::Reno(Reno::new(core)),
         }
     }
 }
@@ -69,11 +84,11 @@ macro_rules! dispatch {
 }
 
 impl CongestionControl for AnyCc {
-    fn core(&self) -> &WindowCore {
-        dispatch!(self, c => c.core())
+    fn cwnd(&self) -> u64 {
+        dispatch!(self, c => c.cwnd())
     }
-    fn core_mut(&mut self) -> &mut WindowCore {
-        dispatch!(self, c => c.core_mut())
+    fn ssthresh(&self) -> u64 {
+        dispatch!(self, c => c.ssthresh())
     }
     fn on_ack(&mut self, ack: &AckSample) {
         dispatch!(self, c => c.on_ack(ack))
@@ -84,7 +99,15 @@ impl CongestionControl for AnyCc {
     fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool) {
         dispatch!(self, c => c.on_rto(now, flight, first_timeout))
     }
-    fn on_spurious(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_spurious(now))
+    fn set_cwnd(&mut self, bytes: u64) {
+        dispatch!(self, c => c.set_cwnd(bytes))
+    }
+    fn set_ssthresh(&mut self, bytes: u64) {
+        dispatch!(self, c => c.set_ssthresh(bytes))
+    }
+    fn undo(&mut self, prior: &Self) {
+        match (self, prior) {
+            (AnyCc::Reno(c), AnyCc::Reno(p)) => c.undo(p),
+        }
     }
 }

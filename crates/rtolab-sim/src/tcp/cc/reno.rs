@@ -1,5 +1,5 @@
-//! Reno/NewReno window growth and reduction (RFC 5681, 3.1–3.2). NewReno differs only in
-//! how fast recovery treats partial ACKs (RFC 6582), which lives in the sender's recovery code.
+//! Reno window growth and reduction (RFC 5681, 3.1–3.2). How fast recovery treats partial
+//! ACKs (Reno, NewReno, SACK) is loss recovery's business, not this file's.
 
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::time::SimTime;
@@ -16,13 +16,18 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
-    fn core(&self) -> &WindowCore {
-        &self.core
+    fn cwnd(&self) -> u64 {
+        self.core.cwnd
     }
-    fn core_mut(&mut self) -> &mut WindowCore {
-        &mut self.core
+    fn ssthresh(&self) -> u64 {
+        self.core.ssthresh
     }
+    /// Grows only on new data acknowledged outside fast recovery, and only while the window
+    /// limits the sender (RFC 7661; stacks without that rule pass `cwnd_limited = true`).
     fn on_ack(&mut self, ack: &AckSample) {
+        if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
+            return;
+        }
         if self.core.in_slow_start() {
             self.core.slow_start(ack.acked_bytes);
         } else {
@@ -30,15 +35,24 @@ impl CongestionControl for Reno {
         }
     }
     fn on_congestion_event(&mut self, _now: SimTime, flight: u64) {
-        self.core.halve_flight(flight);
+        self.core.halve(flight);
     }
     /// RFC 5681 (4) and 3.1: "ssthresh is held constant" on a repeated timeout of the same
     /// segment; cwnd becomes the loss window, one SMSS.
     fn on_rto(&mut self, _now: SimTime, flight: u64, first_timeout: bool) {
         if first_timeout {
-            self.core.halve_flight(flight);
+            self.core.halve(flight);
         }
         let mss = self.core.mss;
         self.core.set_cwnd(mss);
+    }
+    fn set_cwnd(&mut self, bytes: u64) {
+        self.core.set_cwnd(bytes);
+    }
+    fn set_ssthresh(&mut self, bytes: u64) {
+        self.core.set_ssthresh(bytes);
+    }
+    fn undo(&mut self, prior: &Self) {
+        self.core.undo(&prior.core);
     }
 }

@@ -1,23 +1,23 @@
 //! Sender behaviour driven by hand-made segments, no network: `test_<state>_<event>`.
 
 use super::*;
-use crate::spec::RtoPreset;
-use crate::tcp::segment::FLAG_SYN;
+use crate::spec::{RtoPreset, TcpSpec};
+use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
 
 const MSS: u32 = 1000;
 
+/// rtolab's defaults with MSS 1000, IW 4, no limited transmit, and the given timer,
+/// recovery and timestamps; 100 kB to send.
 fn config(preset: RtoPreset, recovery: RecoveryKind, timestamps: bool) -> SenderConfig {
-    SenderConfig {
-        mss: MSS,
-        initial_window: 4 * MSS as u64,
-        cc: CcKind::Newreno,
-        recovery,
-        limited_transmit: false,
-        dupthresh: 3,
-        timestamps,
-        rto: RtoConfig::preset(preset),
-        size: Some(100_000),
-    }
+    let mut c = TcpSpec::default().resolve(Some(100_000)).sender;
+    c.mss = MSS;
+    c.initial_window = 4 * MSS as u64;
+    c.recovery = recovery;
+    c.sack = recovery == RecoveryKind::Sack;
+    c.limited_transmit = false;
+    c.timestamps = timestamps;
+    c.rto = RtoConfig::preset(preset);
+    c
 }
 
 fn secs(s: f64) -> SimTime {
@@ -128,7 +128,7 @@ fn test_established_timeout_goes_back_n_with_one_segment_window() {
     assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![1000]);
     assert_eq!(s.cwnd(), 1000);
     assert_eq!(s.ssthresh(), 2500); // flight 5000 / 2
-    assert_eq!(s.drain_notes().collect::<Vec<_>>(), vec![SenderNote::Timeout { seq: 1000 }]);
+    assert_eq!(s.drain_notes().collect::<Vec<_>>(), vec![SenderNote::Timeout { seq: 1000, id: 0 }]);
     // The RTO doubled: next expiry one doubled RTO later.
     assert_eq!(s.next_wakeup().unwrap().since(t), SimDuration::from_millis(600));
     // ACK of the retransmission: slow start resends 2000 and 3000 (go-back-N).

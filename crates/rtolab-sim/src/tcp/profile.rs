@@ -1,0 +1,185 @@
+//! Named stacks: every default of a real TCP stack (or of a simulator's agent), each of which
+//! a spec can still override field by field.
+//!
+//! Sources:
+//! - `rtolab` (no `stack` given): rtolab's own defaults, unchanged from earlier versions
+//!   (SACK, timestamps, IW per RFC 6928, delayed ACKs, RFC 6298 timer), with the RFCs read
+//!   literally where they speak (RFC 6675 duplicate ACKs, RFC 5681 3.2 FlightSize).
+//! - `rfc`: RFC 5681, 6582, 6675, 6298, 3042 and 2018 read literally: IW per RFC 3390
+//!   (RFC 5681 3.1), one segment after a lost SYN or SYN-ACK, no timestamps (RFC 6298 Karn
+//!   sampling), RFC 6298 (5.7) fallback, SACK kept after a timeout (RFC 6675 5.1).
+//! - `linux`: Linux 6.x defaults where rtolab has the mechanism: IW 10, timestamps, SACK
+//!   and DSACK, delayed ACKs, `rto = "linux"`, `tcp_frto = 2` (SACK-enhanced F-RTO), undo on
+//!   timestamps (`tcp_packet_delayed`) and DSACK (`undo_retrans`), cwnd grown only while
+//!   cwnd-limited (`tcp_is_cwnd_limited`), IW 1 after a retransmitted SYN. Not yet: RACK-TLP,
+//!   PRR, CUBIC, the quick-ACK mode — see the stack-profiles II issue.
+//! - `freebsd`: IW 10, SACK, timestamps, delayed ACKs, `rto = "freebsd"` (30 ms floor,
+//!   200 ms slop), the timestamp-based "bad retransmit" undo (Eifel detection, undo).
+//! - `ns3`: ns-3.44 `TcpSocketBase` defaults: IW 10 (`InitialCwnd`), SACK, timestamps,
+//!   delayed ACK every 2 segments / 200 ms, limited transmit, `rto = "ns3"` (1 s floor, 1 ms
+//!   granularity), a 3 s SYN timeout (`ConnTimeout`), no spurious-timeout detection.
+//! - `ns2-sack1`, `ns2-newreno`: ns-2.35's `Agent/TCP/Sack1` and `Agent/TCP/Newreno` with
+//!   `TCPSink/Sack1` and `TCPSink` (`tcp/tcp.cc`, `tcp-sack1.cc`, `tcp-newreno.cc`,
+//!   `tcp-sink.cc`, `tcl/lib/ns-default.tcl`): windowInit_ 2, window_ 20, packet-counted
+//!   fractional cwnd, ssthresh from min(cwnd, window_), ns-2's integer RTO on a 10 ms clock,
+//!   3 s initial RTO, go-back-N with the scoreboard cleared after a timeout, no timestamps,
+//!   no delayed ACKs, limited transmit (`singledup_` 1), no DSACK, F-RTO off.
+
+use super::recovery::{NewRenoExit, RecoveryKind};
+use super::rto::RtoConfig;
+use super::sender::DupAckRule;
+use super::spurious::{Detectors, Response};
+use crate::spec::{InitialWindow, IwRule, RtoPreset};
+use crate::time::SimDuration;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// A named stack.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stack {
+    #[default]
+    Rtolab,
+    Rfc,
+    Linux,
+    Freebsd,
+    Ns3,
+    #[serde(rename = "ns2-sack1")]
+    Ns2Sack1,
+    #[serde(rename = "ns2-newreno")]
+    Ns2Newreno,
+}
+
+/// Every default a stack sets.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub sack: bool,
+    pub dsack: bool,
+    pub recovery: RecoveryKind,
+    pub newreno_exit: NewRenoExit,
+    pub iw: InitialWindow,
+    /// IW after a retransmitted SYN, in segments; `None` keeps the IW.
+    pub iw_after_syn_loss: Option<u32>,
+    /// ssthresh after a retransmitted SYN, in segments (ns-2 halves the SYN's window of 1 to
+    /// its floor of 2).
+    pub ssthresh_after_syn_loss: Option<u32>,
+    pub handshake: bool,
+    pub timestamps: bool,
+    pub limited_transmit: bool,
+    pub dupthresh: u32,
+    pub dupack_rule: DupAckRule,
+    pub delayed_ack: bool,
+    pub ack_every: u32,
+    pub delack_timeout: SimDuration,
+    /// SACK blocks an ACK may carry at most (ns-2's sink: 3).
+    pub max_sack_blocks: usize,
+    pub rto: RtoPreset,
+    /// The stack's first RTO when it differs from its timer preset's (ns-3 `ConnTimeout`).
+    pub initial_rto: Option<SimDuration>,
+    pub detect: Detectors,
+    pub response: Response,
+    pub cwnd_validation: bool,
+    pub sack_after_timeout: bool,
+    pub max_burst: Option<u32>,
+    /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
+    pub ns2_window: bool,
+    /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
+    pub default_window: Option<u32>,
+}
+
+impl Stack {
+    pub fn profile(self) -> Profile {
+        let ms = SimDuration::from_millis;
+        let base = Profile {
+            sack: true,
+            dsack: false,
+            recovery: RecoveryKind::Sack,
+            newreno_exit: NewRenoExit::FlightBounded,
+            iw: InitialWindow::Rule(IwRule::Rfc6928),
+            iw_after_syn_loss: None,
+            ssthresh_after_syn_loss: None,
+            handshake: true,
+            timestamps: true,
+            limited_transmit: true,
+            dupthresh: 3,
+            dupack_rule: DupAckRule::Rfc6675,
+            delayed_ack: true,
+            ack_every: 2,
+            delack_timeout: ms(200),
+            max_sack_blocks: 4,
+            rto: RtoPreset::Rfc6298,
+            initial_rto: None,
+            detect: Detectors::default(),
+            response: Response::None,
+            cwnd_validation: false,
+            sack_after_timeout: false,
+            max_burst: None,
+            ns2_window: false,
+            default_window: None,
+        };
+        let all = Detectors { eifel: true, frto: true, dsack: true };
+        match self {
+            Stack::Rtolab => base,
+            Stack::Rfc => Profile {
+                iw: InitialWindow::Rule(IwRule::Rfc3390),
+                iw_after_syn_loss: Some(1),
+                timestamps: false,
+                sack_after_timeout: true,
+                ..base
+            },
+            Stack::Linux => Profile {
+                dsack: true,
+                iw: InitialWindow::Segments(10),
+                iw_after_syn_loss: Some(1),
+                rto: RtoPreset::Linux,
+                detect: all,
+                response: Response::Undo,
+                cwnd_validation: true,
+                sack_after_timeout: true,
+                ..base
+            },
+            Stack::Freebsd => Profile {
+                iw: InitialWindow::Segments(10),
+                rto: RtoPreset::Freebsd,
+                detect: Detectors { eifel: true, ..Detectors::default() },
+                response: Response::Undo,
+                sack_after_timeout: true,
+                ..base
+            },
+            Stack::Ns3 => Profile {
+                iw: InitialWindow::Segments(10),
+                rto: RtoPreset::Ns3,
+                initial_rto: Some(SimDuration::from_secs(3)),
+                ..base
+            },
+            Stack::Ns2Sack1 | Stack::Ns2Newreno => Profile {
+                sack: self == Stack::Ns2Sack1,
+                recovery: if self == Stack::Ns2Sack1 { RecoveryKind::Sack } else { RecoveryKind::NewReno },
+                newreno_exit: NewRenoExit::Ssthresh,
+                iw: InitialWindow::Segments(2),
+                iw_after_syn_loss: Some(1),
+                ssthresh_after_syn_loss: Some(2),
+                timestamps: false,
+                dupack_rule: if self == Stack::Ns2Sack1 { DupAckRule::Rfc6675 } else { DupAckRule::Rfc5681 },
+                delayed_ack: false,
+                max_sack_blocks: 3,
+                rto: RtoPreset::Ns2,
+                ns2_window: true,
+                default_window: Some(20),
+                ..base
+            },
+        }
+    }
+}
+
+impl Profile {
+    /// The timer of this profile (its preset, `preset` if the spec names another), before
+    /// per-field overrides.
+    pub fn rto_config(&self, preset: Option<RtoPreset>) -> RtoConfig {
+        let mut c = RtoConfig::preset(preset.unwrap_or(self.rto));
+        if let (None, Some(initial)) = (preset, self.initial_rto) {
+            c.initial_rto = initial;
+        }
+        c
+    }
+}

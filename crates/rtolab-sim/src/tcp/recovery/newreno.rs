@@ -1,0 +1,56 @@
+//! NewReno fast recovery (RFC 6582, 3.2): Reno's inflation, but a partial ACK retransmits
+//! the next unacknowledged segment and deflates the window, and recovery lasts until the
+//! recovery point is acknowledged.
+
+use super::{LossRecovery, PartialAck, Window};
+
+/// RFC 6582 3.2 step 3, the two allowed windows on a full acknowledgment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewRenoExit {
+    /// Option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), against bursts.
+    FlightBounded,
+    /// Option (2): ssthresh (ns-2's `Newreno` agent).
+    Ssthresh,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct NewReno {
+    exit: NewRenoExit,
+    partial_ack_seen: bool,
+}
+
+impl NewReno {
+    pub fn new(exit: NewRenoExit) -> Self {
+        NewReno { exit, partial_ack_seen: false }
+    }
+}
+
+impl LossRecovery for NewReno {
+    /// RFC 6582 3.2 step 2 (RFC 5681 3.2 step 3): cwnd = ssthresh + 3·SMSS.
+    fn enter(&mut self, w: Window, dupthresh: u64) -> u64 {
+        self.partial_ack_seen = false;
+        w.ssthresh + dupthresh * w.mss
+    }
+    /// Step 4: inflate by one SMSS.
+    fn on_dupack(&mut self, w: Window) -> Option<u64> {
+        Some(w.cwnd + w.mss)
+    }
+    /// Step 5: retransmit the first unacknowledged segment, deflate by the amount acked and
+    /// add back one SMSS if at least one SMSS was acked; restart the timer only on the first
+    /// partial ACK.
+    fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck {
+        let cwnd = w.cwnd.saturating_sub(acked) + if acked >= w.mss { w.mss } else { 0 };
+        let first = !self.partial_ack_seen;
+        self.partial_ack_seen = true;
+        PartialAck { exit: false, retransmit_una: true, cwnd: Some(cwnd), restart_timer: first }
+    }
+    fn exit_cwnd(&self, w: Window) -> u64 {
+        match self.exit {
+            NewRenoExit::FlightBounded => w.ssthresh.min(w.flight.max(w.mss) + w.mss),
+            NewRenoExit::Ssthresh => w.ssthresh,
+        }
+    }
+    fn pipe_driven(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,28 @@
+//! Reno fast recovery (RFC 5681, 3.2): inflate by one segment per duplicate ACK, leave on
+//! the first ACK of new data with cwnd = ssthresh.
+
+use super::{LossRecovery, PartialAck, Window};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reno;
+
+impl LossRecovery for Reno {
+    /// RFC 5681 3.2 step 3: cwnd = ssthresh + 3·SMSS.
+    fn enter(&mut self, w: Window, dupthresh: u64) -> u64 {
+        w.ssthresh + dupthresh * w.mss
+    }
+    /// Step 4: one SMSS per further duplicate ACK.
+    fn on_dupack(&mut self, w: Window) -> Option<u64> {
+        Some(w.cwnd + w.mss)
+    }
+    /// Step 6: any new ACK ends recovery.
+    fn on_partial_ack(&mut self, w: Window, _acked: u64) -> PartialAck {
+        PartialAck { exit: true, retransmit_una: false, cwnd: Some(self.exit_cwnd(w)), restart_timer: true }
+    }
+    fn exit_cwnd(&self, w: Window) -> u64 {
+        w.ssthresh
+    }
+    fn pipe_driven(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,266 @@
+//! ACK processing: SACK and DSACK blocks, RTT samples, new and duplicate ACKs, the loss
+//! state's transitions that ACKs cause, and the call to the congestion controller that every
+//! ACK makes.
+
+use super::{DupAckRule, Phase, SenderNote, TcpSender};
+use crate::tcp::cc::{AckSample, CongestionControl};
+use crate::tcp::recovery::{LossRecovery, Window};
+use crate::tcp::segment::Segment;
+use crate::tcp::spurious::{FrtoAck, FrtoAction};
+use crate::tcp::state::LossState;
+use crate::time::{SimDuration, SimTime};
+
+/// What the SACK option of one ACK said.
+#[derive(Clone, Copy, Debug, Default)]
+struct SackNews {
+    /// Bytes SACKed for the first time.
+    newly_sacked: u64,
+    /// Of those, bytes below the recovery point (sent before the episode began).
+    newly_sacked_below_point: u64,
+}
+
+impl TcpSender {
+    pub(super) fn on_ack(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        self.rwnd = seg.wnd;
+        let ack = seg.ack.min(self.snd_max);
+        let flight_before = self.flight();
+        let state_before = self.state;
+        let news = if self.cfg.sack { self.read_sack(ack, seg) } else { SackNews::default() };
+        let mut acked = 0;
+        let mut rtt = None;
+        if ack > self.snd_una {
+            acked = ack - self.snd_una;
+            rtt = self.on_new_ack(now, ack, seg, out);
+        } else if self.is_duplicate(ack, seg, news) {
+            self.on_dupack(now, news, out);
+        }
+        let cwnd_limited = !self.cfg.cwnd_validation || self.cwnd_limited();
+        // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6).
+        let state = if state_before.is_recovery() { state_before } else { self.state };
+        self.cc.on_ack(&AckSample {
+            now,
+            acked_bytes: acked,
+            sacked_bytes: news.newly_sacked,
+            rtt,
+            flight: flight_before,
+            state,
+            cwnd_limited,
+        });
+        if self.phase == Phase::Established {
+            self.send_allowed(now, out);
+        }
+    }
+
+    /// Marks SACK blocks on the scoreboard and feeds DSACK blocks to the detector (RFC 2883
+    /// 4: the first block is a DSACK when it lies below the cumulative ACK or inside the
+    /// second block).
+    fn read_sack(&mut self, ack: u64, seg: &Segment) -> SackNews {
+        let blocks = seg.sack.as_slice();
+        let mut news = SackNews::default();
+        let dsack = blocks.first().filter(|&&(s, e)| e <= ack || blocks.get(1).is_some_and(|&(s2, e2)| s2 <= s && e <= e2));
+        if let Some(&(start, end)) = dsack {
+            self.stats.dsacks_received += 1;
+            self.on_dsack(start, end);
+        }
+        let skip = dsack.is_some() as usize;
+        let point = self.state.point().unwrap_or(u64::MAX);
+        for &(s, e) in &blocks[skip..] {
+            let s = s.max(ack).max(self.snd_una);
+            if e > s {
+                let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
+                let above = if e > point { self.scoreboard.mark_sacked(s.max(point), e, self.snd_max, &self.geometry) } else { 0 };
+                news.newly_sacked += below + above;
+                news.newly_sacked_below_point += below;
+            }
+        }
+        news
+    }
+
+    /// RFC 5681 (2) duplicate ACK; with `DupAckRule::Rfc6675` and SACK, only an ACK that
+    /// SACKs new data counts (RFC 6675 2, "DupAck").
+    fn is_duplicate(&self, ack: u64, seg: &Segment, news: SackNews) -> bool {
+        let classic = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0;
+        match self.cfg.dupack_rule {
+            DupAckRule::Rfc6675 if self.cfg.sack => classic && news.newly_sacked > 0,
+            _ => classic,
+        }
+    }
+
+    /// An RTT sample: from the echoed timestamp (RFC 7323 4.1), else from the timed segment
+    /// when this ACK covers it (Karn's rule: never a retransmitted one).
+    fn rtt_sample(&mut self, now: SimTime, ack: u64, seg: &Segment) -> Option<SimDuration> {
+        if self.cfg.timestamps && seg.ts_ecr != 0 {
+            return Some(now.since(SimTime(seg.ts_ecr)));
+        }
+        match self.rtt_probe {
+            Some((end, sent)) if ack >= end => {
+                self.rtt_probe = None;
+                Some(now.since(sent))
+            }
+            _ => None,
+        }
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, out: &mut Vec<Segment>) -> Option<SimDuration> {
+        let acked = ack - self.snd_una;
+        let sample = self.rtt_sample(now, ack, seg);
+        if let Some(rtt) = sample {
+            self.take_rtt_sample(now, rtt);
+        }
+        let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.scoreboard.advance(ack, &self.geometry);
+        self.dupacks = 0;
+        self.limited_bytes = 0;
+        self.detect_on_acceptable_ack(seg, acked, sample);
+        if self.frto.running() {
+            let point = self.state.point().unwrap_or(u64::MAX);
+            let action = self.frto.on_ack(FrtoAck::New {
+                covers_retransmission: ack >= retransmitted_end,
+                covers_recover: ack >= point,
+                beyond_recover: ack > point,
+            });
+            self.on_frto_action(now, action, out);
+        }
+        let mut restart_timer = true;
+        match self.state {
+            LossState::Recovery { point } if ack >= point => self.exit_recovery(),
+            LossState::Recovery { .. } => {
+                let w = self.window_facts();
+                let partial = self.recovery.on_partial_ack(w, acked);
+                if let Some(c) = partial.cwnd {
+                    self.cc.set_cwnd(c);
+                }
+                if partial.retransmit_una {
+                    self.retransmit(now, self.snd_una, out);
+                }
+                if partial.exit {
+                    self.state = LossState::Open;
+                }
+                restart_timer = partial.restart_timer;
+            }
+            LossState::Loss { point } if ack >= point => {
+                self.state = LossState::Open;
+                self.frto.stop();
+            }
+            LossState::Disorder if self.scoreboard.sacked_segments() == 0 => self.state = LossState::Open,
+            _ => {}
+        }
+        if self.cfg.size.is_some_and(|size| self.snd_una >= size) {
+            self.phase = Phase::Done;
+            self.timer = None;
+            self.completed_at = Some(now);
+            self.notes.push(SenderNote::Completed);
+        } else if self.snd_una >= self.snd_max {
+            self.timer = None; // RFC 6298 (5.2)
+        } else if restart_timer {
+            self.timer = Some(now + self.rto.current()); // RFC 6298 (5.3)
+        }
+        sample
+    }
+
+    /// Leaves fast recovery with the window the recovery algorithm chooses.
+    fn exit_recovery(&mut self) {
+        let cwnd = self.recovery.exit_cwnd(self.window_facts());
+        self.cc.set_cwnd(cwnd);
+        self.state = LossState::Open;
+    }
+
+    pub(super) fn window_facts(&self) -> Window {
+        Window { cwnd: self.cc.cwnd(), ssthresh: self.cc.ssthresh(), mss: self.geometry.mss, flight: self.flight() }
+    }
+
+    fn on_dupack(&mut self, now: SimTime, news: SackNews, out: &mut Vec<Segment>) {
+        self.dupacks += 1;
+        match self.state {
+            LossState::Recovery { .. } => {
+                if let Some(c) = self.recovery.on_dupack(self.window_facts()) {
+                    self.cc.set_cwnd(c);
+                }
+            }
+            LossState::Loss { .. } => {
+                // No fast retransmit of data sent before the timeout (RFC 6582 3.2 step 1);
+                // F-RTO reads the ACK.
+                if self.frto.running() {
+                    let action = self.frto.on_ack(FrtoAck::Dup { new_sack_below_recover: news.newly_sacked_below_point > 0 });
+                    self.on_frto_action(now, action, out);
+                }
+            }
+            LossState::Open | LossState::Disorder => {
+                self.state = LossState::Disorder;
+                let lost = self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
+                let trigger = self.dupacks >= self.cfg.dupthresh || lost;
+                // RFC 6582 3.2 step 1: no new recovery for duplicates of data sent before
+                // `recover`.
+                if trigger && self.snd_una >= self.recover {
+                    self.enter_recovery(now, out);
+                } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+                    self.limited_transmit(now, out);
+                }
+            }
+        }
+    }
+
+    /// RFC 3042: one new segment per duplicate ACK while at most two segments beyond cwnd
+    /// are outstanding.
+    fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let len = self.segment_len(self.snd_nxt);
+        let outstanding = self.snd_nxt - self.snd_una;
+        let mss = self.geometry.mss;
+        if len > 0
+            && self.snd_nxt == self.snd_max
+            && outstanding + len <= self.cc.cwnd() + 2 * mss
+            && outstanding + len <= self.rwnd
+        {
+            self.send_new(now, out);
+            self.limited_bytes += len;
+        }
+    }
+
+    /// Eifel (RFC 3522) reads the first acceptable ACK of an episode.
+    fn detect_on_acceptable_ack(&mut self, seg: &Segment, acked: u64, sample: Option<SimDuration>) {
+        if !self.cfg.detect.eifel || !self.cfg.timestamps {
+            return;
+        }
+        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else { return };
+        if ep.eifel.on_acceptable_ack(seg.ts_ecr) == Some(true) {
+            self.on_spurious(acked, sample);
+        }
+    }
+
+    fn on_frto_action(&mut self, now: SimTime, action: FrtoAction, out: &mut Vec<Segment>) {
+        match action {
+            FrtoAction::Wait => {}
+            FrtoAction::SendNew => {
+                if !self.frto_send_new(now, out) {
+                    self.frto.stop();
+                    self.go_back_n();
+                }
+            }
+            FrtoAction::Revert { cwnd_cap } => {
+                if let Some(segments) = cwnd_cap {
+                    let c = self.cc.cwnd().min(segments * self.geometry.mss);
+                    self.cc.set_cwnd(c);
+                }
+                self.go_back_n();
+            }
+            FrtoAction::Spurious => {
+                if self.episode.as_ref().is_some_and(|e| !e.decided) {
+                    self.on_spurious(0, None);
+                }
+            }
+        }
+    }
+
+    fn on_dsack(&mut self, start: u64, end: u64) {
+        if !self.cfg.detect.dsack {
+            return;
+        }
+        let segments = (end - start).div_ceil(self.geometry.mss).max(1);
+        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else { return };
+        if ep.dsack.on_dsack(start, segments) {
+            self.on_spurious_dsack();
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! The data sender of a TCP connection, sans-IO: it takes `now` and a segment (or a timer
+//! expiry) and appends the segments it sends to `out`; `next_wakeup()` says when its timer
+//! fires. It never reads a clock or touches the scheduler.
+//!
+//! Three swappable parts do the protocol work: the congestion controller (`cc/`, owns cwnd
+//! and ssthresh), loss recovery (`recovery/`, what fast recovery does to the window) and
+//! spurious-timeout detection and response (`spurious/`). The sender keeps the sequence
+//! space, the loss state (`LossState`), the SACK scoreboard, the RTO and the timer, and
+//! saves what an undo needs before every reduction (`Episode`).
+//!
+//! Files: `ack.rs` (ACK processing), `loss.rs` (fast retransmit, timeouts, spurious
+//! verdicts), `transmit.rs` (what is sent and when).
+//!
+//! Sequence numbers count payload bytes from 0; segments are MSS-aligned.
+
+mod ack;
+mod loss;
+mod transmit;
+
+use super::cc::{AnyCc, ControllerKind, CongestionControl, WindowArith, WindowCore};
+use super::recovery::{AnyRecovery, NewRenoExit, RecoveryKind};
+use super::rto::{RtoConfig, RtoEstimator};
+use super::scoreboard::{Geometry, Scoreboard};
+use super::segment::{ts_now, Segment, FLAG_SYN};
+use super::spurious::{Detectors, Episode, Frto, FrtoVariant, Response};
+use super::state::LossState;
+use crate::time::{SimDuration, SimTime};
+
+/// Which ACKs count as duplicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAckRule {
+    /// RFC 5681 (2): same ACK number, no data, outstanding data (every such ACK counts).
+    Rfc5681,
+    /// RFC 6675 (2) with SACK: additionally, the ACK must SACK data not SACKed before.
+    Rfc6675,
+}
+
+/// Everything that makes one stack's sender differ from another's.
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub initial_window: u64,
+    /// The initial window when the SYN or SYN-ACK had to be retransmitted (RFC 5681 3.1:
+    /// one segment); `None` keeps `initial_window`.
+    pub syn_loss_window: Option<u64>,
+    /// ssthresh when the SYN had to be retransmitted (ns-2: its floor of 2 segments).
+    pub syn_loss_ssthresh: Option<u64>,
+    /// A three-way handshake before data (ns-2's one-way agents send data at once).
+    pub handshake: bool,
+    pub controller: ControllerKind,
+    pub window_arith: WindowArith,
+    pub recovery: RecoveryKind,
+    pub newreno_exit: NewRenoExit,
+    /// The receiver sends SACK blocks: the scoreboard is kept.
+    pub sack: bool,
+    pub dupack_rule: DupAckRule,
+    pub limited_transmit: bool,
+    pub dupthresh: u32,
+    pub timestamps: bool,
+    pub rto: RtoConfig,
+    /// Payload bytes to send; `None` for an unbounded transfer.
+    pub size: Option<u64>,
+    pub detect: Detectors,
+    pub response: Response,
+    /// Grow cwnd only while it limits the sender (RFC 7661; Linux `tcp_is_cwnd_limited`).
+    pub cwnd_validation: bool,
+    /// After a timeout keep the SACK scoreboard and resend only what is not SACKed
+    /// (RFC 6675 5.1); `false` clears it, as ns-2's SACK agent does (RFC 2018 8 reneging).
+    pub sack_after_timeout: bool,
+    /// At most this many segments sent in response to one ACK (ns-2 `maxburst_`).
+    pub max_burst: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Closed,
+    SynSent,
+    Established,
+    Done,
+}
+
+/// Counters the flow table reports.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub payload_bytes_sent: u64,
+    pub retransmits: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub syn_timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Timeouts the sender's own detectors declared spurious.
+    pub spurious_detected: u64,
+    /// Reductions undone (any response that restored the window), timeouts or fast
+    /// retransmits.
+    pub undos: u64,
+    pub dsacks_received: u64,
+    pub rto_sum_s: f64,
+    pub rto_samples: u64,
+    pub rtt_sum_s: f64,
+    pub rtt_samples: u64,
+}
+
+/// Things the sender tells its environment besides segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderNote {
+    /// Timeout number `id` (from 0) expired and the segment at `seq` was retransmitted.
+    Timeout { seq: u64, id: u64 },
+    /// The SYN's timer expired and the SYN was sent again.
+    SynTimeout,
+    /// The sender declared timeouts `first..=last` spurious.
+    SpuriousDetected { first: u64, last: u64 },
+    /// Every byte is acknowledged.
+    Completed,
+}
+
+/// Linux's record of how much the window was used in the current round (RFC 7661 idea):
+/// whether the window stopped a send, and the largest flight, since SND.UNA passed `until`.
+#[derive(Clone, Copy, Debug, Default)]
+struct WindowUse {
+    limited: bool,
+    max_flight: u64,
+    until: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    cfg: SenderConfig,
+    geometry: Geometry,
+    phase: Phase,
+    cc: AnyCc,
+    recovery: AnyRecovery,
+    state: LossState,
+    rto: RtoEstimator,
+    timer: Option<SimTime>,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    rwnd: u64,
+    dupacks: u32,
+    /// RFC 6582 `recover`: no new fast retransmit until SND.UNA passes it.
+    recover: u64,
+    /// Bytes sent by limited transmit since the last new ACK (RFC 5681 3.2 step 2).
+    limited_bytes: u64,
+    scoreboard: Scoreboard,
+    /// Karn's rule without timestamps: (end of timed segment, time sent).
+    rtt_probe: Option<(u64, SimTime)>,
+    episode: Option<Episode>,
+    frto: Frto,
+    window_use: WindowUse,
+    syn_sent_at: SimTime,
+    syn_retransmitted: bool,
+    completed_at: Option<SimTime>,
+    pub stats: SenderStats,
+    notes: Vec<SenderNote>,
+}
+
+impl TcpSender {
+    pub fn new(cfg: SenderConfig) -> Self {
+        let geometry = Geometry {
+            mss: cfg.mss as u64,
+            data_end: cfg.size.unwrap_or(u64::MAX),
+            dupthresh: cfg.dupthresh as u64,
+        };
+        let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith);
+        let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
+        TcpSender {
+            cc: AnyCc::new(cfg.controller, core),
+            recovery: AnyRecovery::new(cfg.recovery, cfg.newreno_exit),
+            state: LossState::Open,
+            rto: RtoEstimator::new(cfg.rto.clone()),
+            frto: Frto::new(frto_variant),
+            geometry,
+            cfg,
+            phase: Phase::Closed,
+            timer: None,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            rwnd: u64::MAX,
+            dupacks: 0,
+            recover: 0,
+            limited_bytes: 0,
+            scoreboard: Scoreboard::default(),
+            rtt_probe: None,
+            episode: None,
+            window_use: WindowUse::default(),
+            syn_sent_at: SimTime::ZERO,
+            syn_retransmitted: false,
+            completed_at: None,
+            stats: SenderStats::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn state(&self) -> LossState {
+        self.state
+    }
+    pub fn cwnd(&self) -> u64 {
+        self.cc.cwnd()
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.rto.srtt()
+    }
+    pub fn rto(&self) -> SimDuration {
+        self.rto.current()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.state.is_recovery()
+    }
+    /// When the retransmission timer fires, if it is armed.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        self.timer
+    }
+    /// Notes since the last call, oldest first.
+    pub fn drain_notes(&mut self) -> std::vec::Drain<'_, SenderNote> {
+        self.notes.drain(..)
+    }
+
+    /// Opens the connection: sends the SYN and arms the timer at the initial RTO, or, for a
+    /// stack without a handshake, starts sending data.
+    pub fn open(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.syn_sent_at = now;
+        if self.cfg.handshake {
+            self.phase = Phase::SynSent;
+            self.send_syn(now, out);
+        } else {
+            self.phase = Phase::Established;
+            self.send_allowed(now, out);
+        }
+    }
+
+    fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        out.push(Segment {
+            flags: FLAG_SYN,
+            ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 },
+            ..Default::default()
+        });
+        self.timer = Some(now + self.rto.current());
+    }
+
+    /// Handles a segment from the receiver.
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        match self.phase {
+            Phase::SynSent if seg.is_syn() => self.on_syn_ack(now, seg, out),
+            Phase::Established if !seg.is_syn() => self.on_ack(now, seg, out),
+            _ => {}
+        }
+    }
+
+    fn on_syn_ack(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        self.phase = Phase::Established;
+        self.rwnd = seg.wnd;
+        // A sample from the handshake only where it is unambiguous (Karn) or timestamped.
+        let sample = if self.cfg.timestamps && seg.ts_ecr != 0 {
+            Some(now.since(SimTime(seg.ts_ecr)))
+        } else if !self.syn_retransmitted {
+            Some(now.since(self.syn_sent_at))
+        } else {
+            None
+        };
+        if let Some(rtt) = sample {
+            self.take_rtt_sample(now, rtt);
+        }
+        if self.syn_retransmitted {
+            // RFC 6298 (5.7); RFC 5681 3.1: IW of one segment after a lost SYN or SYN-ACK.
+            self.rto.apply_syn_fallback(sample.is_some());
+            if let Some(w) = self.cfg.syn_loss_window {
+                self.cc.set_cwnd(w);
+            }
+            if let Some(t) = self.cfg.syn_loss_ssthresh {
+                self.cc.set_ssthresh(t);
+            }
+        } else {
+            self.rto.clear_backoff();
+        }
+        self.timer = None;
+        self.send_allowed(now, out);
+    }
+
+    /// Handles the expiry of the retransmission timer.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.timer.is_none_or(|t| t > now) {
+            return;
+        }
+        self.timer = None;
+        match self.phase {
+            Phase::SynSent => {
+                // RFC 6298 (5.5)-(5.6) apply to the SYN as well.
+                self.stats.syn_timeouts += 1;
+                self.notes.push(SenderNote::SynTimeout);
+                self.syn_retransmitted = true;
+                self.rto.back_off();
+                self.send_syn(now, out);
+            }
+            Phase::Established if self.snd_una < self.snd_max => self.on_rto(now, out),
+            _ => {}
+        }
+    }
+
+    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration) {
+        self.rto.on_sample(now, rtt);
+        self.stats.rtt_sum_s += rtt.as_secs_f64();
+        self.stats.rtt_samples += 1;
+        self.stats.rto_sum_s += self.rto.current().as_secs_f64();
+        self.stats.rto_samples += 1;
+    }
+
+    fn segment_len(&self, seq: u64) -> u64 {
+        self.geometry.mss.min(self.geometry.data_end.saturating_sub(seq))
+    }
+
+    fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+}
+
+#[cfg(test)]
+mod tests;

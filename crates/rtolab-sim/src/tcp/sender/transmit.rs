@@ -1,0 +1,150 @@
+//! What the sender transmits and when: the window loop (with go-back-N after a timeout,
+//! skipping SACKed segments where the stack keeps them), the RFC 6675 pipe loop in SACK
+//! recovery, F-RTO's two new segments, and the bookkeeping every transmission does (Karn's
+//! timed segment, the episode's retransmission record, the timer).
+
+use super::{TcpSender, WindowUse};
+use crate::tcp::cc::CongestionControl;
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::scoreboard::NextSeg;
+use crate::tcp::segment::{ts_now, Segment, FLAG_ACK};
+use crate::time::SimTime;
+
+impl TcpSender {
+    /// Sends what the windows allow: the RFC 6675 (C) loop in SACK recovery, otherwise
+    /// segments from SND.NXT while the data in flight stays within cwnd and the data
+    /// outstanding within rwnd.
+    pub(super) fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state.is_recovery() && self.recovery.pipe_driven() {
+            self.sack_transmit(now, out);
+            return;
+        }
+        let skip_sacked = self.state.is_loss() && self.cfg.sack && self.cfg.sack_after_timeout;
+        let cwnd = self.cc.cwnd();
+        let mut burst = 0;
+        let mut cwnd_stopped = false;
+        loop {
+            if skip_sacked {
+                while self.snd_nxt < self.snd_max && self.scoreboard.is_sacked(self.snd_nxt, &self.geometry) {
+                    self.snd_nxt += self.segment_len(self.snd_nxt);
+                }
+            }
+            let len = self.segment_len(self.snd_nxt);
+            if len == 0 || self.snd_nxt + len - self.snd_una > self.rwnd {
+                break;
+            }
+            let sacked = if skip_sacked { self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry) } else { 0 };
+            if self.snd_nxt - self.snd_una - sacked + len > cwnd {
+                cwnd_stopped = true;
+                break;
+            }
+            if self.cfg.max_burst.is_some_and(|m| burst >= m) {
+                break;
+            }
+            self.send_new(now, out);
+            burst += 1;
+        }
+        self.note_window_use(cwnd_stopped);
+    }
+
+    /// RFC 6675 5 step (C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
+    fn sack_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let mut cwnd_stopped = false;
+        loop {
+            let len = self.segment_len(self.snd_max);
+            let new_ok = len > 0 && self.snd_max + len - self.snd_una <= self.rwnd;
+            let (pipe, next) = self.scoreboard.plan(self.snd_una, self.snd_max, new_ok, &self.geometry);
+            if self.cc.cwnd() < pipe + self.geometry.mss {
+                cwnd_stopped = true;
+                break;
+            }
+            match next {
+                NextSeg::Retransmit(seq) => self.retransmit(now, seq, out),
+                NextSeg::NewData => {
+                    self.snd_nxt = self.snd_max;
+                    self.send_new(now, out);
+                }
+                NextSeg::Nothing => break,
+            }
+        }
+        self.note_window_use(cwnd_stopped);
+    }
+
+    /// F-RTO step 2b (RFC 5682): up to two new, never-sent segments, whatever cwnd says.
+    /// Returns whether any could be sent.
+    pub(super) fn frto_send_new(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
+        let mut sent = 0;
+        while sent < 2 {
+            let len = self.segment_len(self.snd_max);
+            if len == 0 || self.snd_max + len - self.snd_una > self.rwnd {
+                break;
+            }
+            self.snd_nxt = self.snd_max;
+            self.send_new(now, out);
+            sent += 1;
+        }
+        sent > 0
+    }
+
+    /// Linux `tcp_cwnd_validate`: per round (until SND.UNA passes `until`), whether cwnd
+    /// stopped a send, and the largest flight.
+    fn note_window_use(&mut self, cwnd_stopped: bool) {
+        let flight = self.flight();
+        let w = &mut self.window_use;
+        if self.snd_una >= w.until || cwnd_stopped || (!w.limited && flight > w.max_flight) {
+            *w = WindowUse { limited: cwnd_stopped, max_flight: flight, until: self.snd_nxt };
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited`: the window stopped a send this round, or, in slow start,
+    /// cwnd is below twice the largest flight (so it can still double).
+    pub(super) fn cwnd_limited(&self) -> bool {
+        let w = &self.window_use;
+        let cwnd = self.cc.cwnd();
+        w.limited || (cwnd < self.cc.ssthresh() && cwnd < 2 * w.max_flight)
+    }
+
+    /// Sends the segment at SND.NXT and advances it (a retransmission after go-back-N when
+    /// SND.NXT < SND.MAX).
+    pub(super) fn send_new(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let seq = self.snd_nxt;
+        let len = self.transmit(now, seq, out);
+        self.snd_nxt += len;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+    }
+
+    /// Retransmits the segment at `seq`, marking it on the scoreboard (RFC 6675 HighRxt).
+    pub(super) fn retransmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) {
+        if self.cfg.sack {
+            self.scoreboard.mark_retransmitted(seq, &self.geometry);
+        }
+        self.transmit(now, seq, out);
+    }
+
+    fn transmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) -> u64 {
+        let len = self.segment_len(seq);
+        let end = seq + len;
+        let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };
+        if seq < self.snd_max {
+            self.stats.retransmits += 1;
+            self.stats.retransmitted_bytes += len;
+            // Karn's rule: a retransmission voids the timing of any segment it overlaps.
+            if self.rtt_probe.is_some_and(|(probe_end, _)| probe_end > seq) {
+                self.rtt_probe = None;
+            }
+            if let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) {
+                ep.eifel.on_retransmit(ts_now(now));
+                ep.dsack.on_retransmit();
+            }
+        } else if !self.cfg.timestamps && self.rtt_probe.is_none() {
+            self.rtt_probe = Some((end, now));
+        }
+        self.stats.segments_sent += 1;
+        self.stats.payload_bytes_sent += len;
+        out.push(Segment { flags: FLAG_ACK, seq, len: len as u32, ts_val, ..Default::default() });
+        if self.timer.is_none() {
+            self.timer = Some(now + self.rto.current()); // RFC 6298 (5.1)
+        }
+        len
+    }
+}

@@ -1,0 +1,156 @@
+//! F-RTO (RFC 5682): after a timeout, retransmit only the first unacknowledged segment and
+//! then send new data; if the ACKs that follow acknowledge data that was never
+//! retransmitted, the timeout was spurious.
+//!
+//! Basic algorithm (RFC 5682, 2.1):
+//! 1. On the timeout, retransmit the first unacknowledged segment and store SND.MAX in
+//!    `recover` — unless already in RTO recovery with `recover` ≥ SND.UNA (a repeated
+//!    timeout): then recover conventionally.
+//! 2. First ACK after the timeout: (a) a duplicate ACK, or one that acknowledges `recover`,
+//!    or one that does not acknowledge all the retransmitted data → revert to conventional
+//!    recovery (go-back-N). (b) Otherwise send up to two new segments and go to step 3; with
+//!    no new data to send, revert (the RECOMMENDED choice).
+//! 3. Second ACK: (a) a duplicate ACK → cwnd ≤ 3·SMSS, conventional recovery.
+//!    (b) an ACK of new data → the timeout was spurious.
+//!
+//! SACK-enhanced algorithm (RFC 5682, 3.1): in step 2, duplicate ACKs only update the
+//! scoreboard; an ACK covering `recover` reverts with cwnd ≤ 2·SMSS. In step 3, an ACK that
+//! (S)ACKs only the new data above `recover`, or a duplicate that SACKs nothing new below it,
+//! reverts with cwnd ≤ 3·SMSS; an ACK that acknowledges or SACKs pre-timeout data below
+//! `recover` for the first time declares the timeout spurious.
+
+/// Which form of the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrtoVariant {
+    Basic,
+    Sack,
+}
+
+/// What the sender tells F-RTO about an ACK that arrived while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrtoAck {
+    /// SND.UNA advanced. `covers_retransmission`: the whole retransmitted segment is
+    /// acknowledged; `covers_recover`: everything up to `recover` is; `beyond_recover`: data
+    /// above `recover` (sent after the timeout) is acknowledged too.
+    New { covers_retransmission: bool, covers_recover: bool, beyond_recover: bool },
+    /// A duplicate ACK; `new_sack_below_recover`: it SACKs pre-timeout data for the first time.
+    Dup { new_sack_below_recover: bool },
+}
+
+/// What F-RTO asks of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrtoAction {
+    /// Keep waiting.
+    Wait,
+    /// Step 2b: send up to two new segments (revert if there are none).
+    SendNew,
+    /// Conventional RTO recovery: go back to SND.UNA, with cwnd at most `cwnd_cap` segments.
+    Revert { cwnd_cap: Option<u64> },
+    /// Step 3b: the timeout was spurious.
+    Spurious,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Idle,
+    AwaitFirst,
+    AwaitSecond,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Frto {
+    variant: FrtoVariant,
+    step: Step,
+}
+
+impl Frto {
+    pub fn new(variant: FrtoVariant) -> Self {
+        Frto { variant, step: Step::Idle }
+    }
+
+    pub fn running(&self) -> bool {
+        self.step != Step::Idle
+    }
+
+    /// Step 1. `repeated`: already in RTO recovery with `recover` ≥ SND.UNA. Returns
+    /// whether F-RTO runs (the sender then must not go back to SND.UNA).
+    pub fn on_timeout(&mut self, repeated: bool) -> bool {
+        self.step = if repeated { Step::Idle } else { Step::AwaitFirst };
+        self.running()
+    }
+
+    /// Ends the algorithm (a revert, a verdict, or the end of the episode).
+    pub fn stop(&mut self) {
+        self.step = Step::Idle;
+    }
+
+    pub fn on_ack(&mut self, ack: FrtoAck) -> FrtoAction {
+        use FrtoAck::{Dup, New};
+        use FrtoVariant::{Basic, Sack};
+        let action = match (self.step, ack, self.variant) {
+            (Step::Idle, _, _) => return FrtoAction::Wait,
+            // Step 2.
+            (Step::AwaitFirst, Dup { .. }, Sack) => return FrtoAction::Wait,
+            (Step::AwaitFirst, Dup { .. }, Basic) => FrtoAction::Revert { cwnd_cap: None },
+            (Step::AwaitFirst, New { covers_recover: true, .. }, Sack) => FrtoAction::Revert { cwnd_cap: Some(2) },
+            (Step::AwaitFirst, New { covers_recover: true, .. } | New { covers_retransmission: false, .. }, _) => {
+                FrtoAction::Revert { cwnd_cap: None }
+            }
+            (Step::AwaitFirst, New { .. }, _) => {
+                self.step = Step::AwaitSecond;
+                return FrtoAction::SendNew;
+            }
+            // Step 3.
+            (Step::AwaitSecond, New { beyond_recover: true, .. }, Sack) => FrtoAction::Revert { cwnd_cap: Some(3) },
+            (Step::AwaitSecond, New { .. }, _) => FrtoAction::Spurious,
+            (Step::AwaitSecond, Dup { new_sack_below_recover: true }, Sack) => FrtoAction::Spurious,
+            (Step::AwaitSecond, Dup { .. }, _) => FrtoAction::Revert { cwnd_cap: Some(3) },
+        };
+        self.step = Step::Idle;
+        action
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NEW: FrtoAck = FrtoAck::New { covers_retransmission: true, covers_recover: false, beyond_recover: false };
+    const DUP_NEW_SACK: FrtoAck = FrtoAck::Dup { new_sack_below_recover: true };
+    const DUP: FrtoAck = FrtoAck::Dup { new_sack_below_recover: false };
+
+    #[test]
+    fn two_new_acks_declare_spurious() {
+        let mut f = Frto::new(FrtoVariant::Basic);
+        assert!(f.on_timeout(false));
+        assert_eq!(f.on_ack(NEW), FrtoAction::SendNew);
+        assert_eq!(f.on_ack(NEW), FrtoAction::Spurious);
+        assert!(!f.running());
+    }
+
+    #[test]
+    fn basic_reverts_on_a_first_duplicate_and_sack_waits() {
+        let mut f = Frto::new(FrtoVariant::Basic);
+        f.on_timeout(false);
+        assert_eq!(f.on_ack(DUP_NEW_SACK), FrtoAction::Revert { cwnd_cap: None });
+        let mut f = Frto::new(FrtoVariant::Sack);
+        f.on_timeout(false);
+        assert_eq!(f.on_ack(DUP_NEW_SACK), FrtoAction::Wait);
+        assert_eq!(f.on_ack(NEW), FrtoAction::SendNew);
+        assert_eq!(f.on_ack(DUP), FrtoAction::Revert { cwnd_cap: Some(3) });
+        // SACK 3b: a duplicate that SACKs pre-timeout data is proof enough.
+        let mut f = Frto::new(FrtoVariant::Sack);
+        f.on_timeout(false);
+        f.on_ack(NEW);
+        assert_eq!(f.on_ack(DUP_NEW_SACK), FrtoAction::Spurious);
+    }
+
+    #[test]
+    fn acking_recover_or_a_repeated_timeout_is_conventional() {
+        let mut f = Frto::new(FrtoVariant::Basic);
+        f.on_timeout(false);
+        let all = FrtoAck::New { covers_retransmission: true, covers_recover: true, beyond_recover: false };
+        assert_eq!(f.on_ack(all), FrtoAction::Revert { cwnd_cap: None });
+        assert!(!f.on_timeout(true));
+    }
+}

@@ -1,0 +1,241 @@
+//! Spurious timeouts per stack profile and per detector, with expectations derived by hand.
+//!
+//! The spike case: 1 Mbps, 100 ms one way, DropTail 200 p, one bulk flow limited to 20
+//! segments by the receiver window, a 2.5 s spike on both directions at 50 s; nothing is
+//! ever dropped. With MSS 1448 and timestamps a segment is 1500 B on the wire (12 ms), so
+//! the 20-segment window takes 240 ms to send and the path (200 ms + 12 ms + the ACK) is
+//! kept busy: every RTT sample is ≈ 240 ms and RTTVAR decays towards 0.
+//!
+//! The last ACK before the spike arrives at t0 ≈ 50 s and restarts the timer (RFC 6298
+//! (5.3)); it fires at t0 + RTO and then after each doubled RTO until the first ACK after the
+//! spike, which arrives at ≈ 52.5 s.
+//! - RTO 1 s (RFC 6298 (2.4) floor, `rfc`): 51.0, next 53.0 → 1 timeout.
+//! - Linux: RTO = SRTT + max(4·RTTVAR, 200 ms) ≈ 0.24–0.25 + 0.2 ≈ 0.45 s (delayed ACKs add
+//!   up to 12 ms): 50.45, 51.35, next ≈ 53.15 → 2 timeouts.
+//! - ns-2 (MSS 1000, 1040 B = 8.3 ms a packet; 20 packets = 166 ms < 208 ms RTT, so the
+//!   window, not the link, limits): t_rtxcur ≈ SRTT + 3 ticks ≈ 0.24 s; 50.24, 50.72, 51.68,
+//!   next ≈ 53.6 → 3 timeouts.
+//!
+//! No segment is lost, so the oracle calls every timeout spurious, every retransmitted byte
+//! reaches the receiver twice (duplicate bytes = retransmitted bytes), and no ACK carries
+//! new SACK information without new data — so no fast retransmit under RFC 6675's
+//! duplicate-ACK rule. A detector that fires declares the whole episode (all its timeouts)
+//! spurious once; an undo then stops the go-back-N, so only the timeouts' own
+//! retransmissions (one segment each) are sent.
+
+mod common;
+use common::{flow, run};
+use rtolab_sim::FlowRow;
+
+fn spike_case(tcp: &str) -> FlowRow {
+    let text = format!(
+        r#"
+duration = "80s"
+[[links]]
+name = "l"
+rate = "1Mbps"
+delay = "100ms"
+queue = {{ kind = "droptail", limit = "200p" }}
+spikes = {{ at = ["50s"], length = "2.5s" }}
+[[flows]]
+name = "f"
+route = ["l"]
+tcp = {{ max_window = 20, {tcp} }}
+"#
+    );
+    let r = run(&text);
+    assert!(r.links.iter().all(|l| l.drops == 0));
+    let f = flow(&r, "f").clone();
+    // Nothing lost: every retransmission is a duplicate at the receiver.
+    assert_eq!(f.duplicate_bytes, f.retransmitted_bytes, "{tcp}");
+    assert_eq!(f.spurious_timeouts, f.timeouts, "{tcp}: no loss, every timeout is spurious");
+    assert_eq!(f.spurious_detected_correct, f.spurious_detected, "{tcp}: no false positive");
+    assert_eq!(f.fast_retransmits, 0, "{tcp}");
+    f
+}
+
+/// (timeouts, detected, undos, retransmits) of a flow.
+fn counts(f: &FlowRow) -> (u64, u64, u64, u64) {
+    (f.timeouts, f.spurious_detected, f.undos, f.retransmits)
+}
+
+#[test]
+fn spike_without_detection_goes_back_n() {
+    for stack in ["rfc", "ns3"] {
+        let f = spike_case(&format!("stack = \"{stack}\""));
+        assert_eq!((f.timeouts, f.spurious_detected, f.undos), (1, 0, 0), "{stack}");
+        // go-back-N resends the whole window that was held: at least 10 segments.
+        assert!(f.retransmits >= 10, "{stack}: {}", f.retransmits);
+    }
+    let f = spike_case("stack = \"ns2-sack1\"");
+    assert_eq!((f.timeouts, f.spurious_detected, f.undos), (3, 0, 0));
+    assert!(f.retransmits >= 10);
+}
+
+#[test]
+fn spike_linux_detects_by_timestamps_and_undoes_once() {
+    let f = spike_case("stack = \"linux\"");
+    assert_eq!(counts(&f), (2, 2, 1, 2));
+}
+
+#[test]
+fn spike_each_detector_with_and_without_timestamps() {
+    // Eifel (needs timestamps): the first ACK after the spike echoes an original's
+    // timestamp, older than the retransmission's.
+    let eifel = spike_case("stack = \"rfc\", timestamps = true, detect = [\"eifel\"], response = \"rfc4015\"");
+    assert_eq!(counts(&eifel), (1, 1, 1, 1));
+    // F-RTO: the first ACK after the spike acknowledges the retransmitted head, two new
+    // segments go out, the next ACK acknowledges pre-timeout data: spurious (RFC 5682 3b).
+    for ts in [false, true] {
+        for sack in [false, true] {
+            let f = spike_case(&format!("stack = \"rfc\", timestamps = {ts}, sack = {sack}, detect = [\"frto\"], response = \"rfc4015\""));
+            assert_eq!(counts(&f), (1, 1, 1, 1), "frto ts={ts} sack={sack}");
+        }
+    }
+    // DSACK: detection comes late (after go-back-N), when every retransmission was reported
+    // as a duplicate; the undo restores the window but the retransmissions were sent.
+    for ts in [false, true] {
+        let f = spike_case(&format!("stack = \"rfc\", timestamps = {ts}, detect = [\"dsack\"], response = \"undo\""));
+        assert_eq!((f.timeouts, f.spurious_detected, f.undos), (1, 1, 1), "dsack ts={ts}");
+        assert!(f.retransmits >= 10);
+    }
+    // Detection without a response only counts.
+    let f = spike_case("stack = \"rfc\", detect = [\"dsack\"], response = \"none\"");
+    assert_eq!((f.spurious_detected, f.undos), (1, 0));
+}
+
+/// Genuine timeouts must not be called spurious: the last three data segments of a
+/// 20-segment transfer are dropped, so no duplicate ACK can trigger fast retransmit and the
+/// timer must fire; nothing of the lost segments reached the receiver.
+#[test]
+fn tail_loss_timeout_is_genuine_for_every_detector() {
+    for tcp in [
+        "stack = \"linux\"",
+        "stack = \"rfc\", detect = [\"frto\"], response = \"rfc4015\"",
+        "stack = \"rfc\", timestamps = true, detect = [\"eifel\", \"frto\", \"dsack\"], response = \"undo\"",
+    ] {
+        // packet 1 is the SYN; data segments 18, 19, 20 are forward packets 19, 20, 21
+        let text = format!(
+            r#"
+[[links]]
+name = "l"
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = "100p" }}
+drop_packets = [19, 20, 21]
+[[flows]]
+name = "f"
+route = ["l"]
+size = "28960B"
+tcp = {{ {tcp}, iw = 20, mss = 1448 }}
+"#
+        );
+        let r = run(&text);
+        let f = flow(&r, "f");
+        assert!(f.timeouts >= 1, "{tcp}");
+        assert_eq!((f.spurious_timeouts, f.spurious_detected, f.undos), (0, 0, 0), "{tcp}");
+    }
+}
+
+/// RFC 7661 / Linux `tcp_is_cwnd_limited`: a flow held to 20 segments by the receiver
+/// window grows cwnd in slow start only to twice its flight: 40 segments = 57 920 B (each
+/// ACK adds one SMSS, RFC 5681 (2), so the last step lands exactly on it). Without the rule
+/// cwnd grows on every ACK for as long as the run lasts.
+#[test]
+fn cwnd_grows_only_while_cwnd_limited_in_linux() {
+    let cwnd_peak = |tcp: &str| {
+        let text = format!(
+            r#"
+duration = "40s"
+[[links]]
+name = "l"
+rate = "1Mbps"
+delay = "100ms"
+queue = {{ kind = "droptail", limit = "200p" }}
+[[flows]]
+name = "f"
+route = ["l"]
+tcp = {{ max_window = 20, {tcp} }}
+[output]
+series = ["cwnd"]
+"#
+        );
+        let r = run(&text);
+        r.series.value.iter().copied().fold(0.0, f64::max)
+    };
+    assert_eq!(cwnd_peak("stack = \"linux\""), 57_920.0);
+    assert!(cwnd_peak("stack = \"rfc\"") > 1e6);
+}
+
+/// RFC 5681 3.1: after a lost SYN the initial window is one segment (`rfc`, `linux`), while
+/// rtolab's default keeps IW 10. Over 1 Mbps / 10 ms a 20 kB transfer then needs more
+/// round trips: with IW 1, slow start sends 1, 2, 4, 8 segments (≥ 14 segments by the 4th
+/// round), with IW 10 all 14 segments in the first two rounds.
+#[test]
+fn initial_window_after_a_lost_syn_per_profile() {
+    let first_round = |tcp: &str| {
+        let text = format!(
+            r#"
+[[links]]
+name = "l"
+rate = "100Mbps"
+delay = "50ms"
+queue = {{ kind = "droptail", limit = "1000p" }}
+drop_packets = [1]
+[[flows]]
+name = "f"
+route = ["l"]
+size = "20272B"
+tcp = {{ {tcp}, mss = 1448, timestamps = true, delayed_ack = false }}
+[output]
+pcap = ["l"]
+"#
+        );
+        let r = run(&text);
+        let f = flow(&r, "f");
+        assert_eq!(f.syn_timeouts, 1);
+        (f.end_s.unwrap() - 1.0, r)
+    };
+    // SYN again at 1 s; handshake done at 1.1 s; then rounds of 100 ms.
+    // IW 10: 10 segments, then the last 4 → done after 2 rounds: ≈ 1.1 + 0.2 = 1.3 s.
+    // IW 1: 1, 2, 4, 7 → 4 rounds: ≈ 1.1 + 0.4 = 1.5 s.
+    let (default_time, _) = first_round("stack = \"rtolab\", iw = 10");
+    let (rfc_time, _) = first_round("stack = \"rfc\", iw = 10");
+    assert!((default_time - 0.3).abs() < 0.01, "{default_time}");
+    assert!((rfc_time - 0.5).abs() < 0.01, "{rfc_time}");
+}
+
+/// The `linux` timer keeps a measured RTO after a retransmitted SYN when the SYN-ACK's
+/// timestamp gave a sample (`tcp_init_transfer`); RFC 6298 (5.7) read literally resets it
+/// to 3 s. Read from the `rto` series when the handshake completes (t = 1.1 s: the SYN is
+/// resent at 1 s and the SYN-ACK takes 100 ms).
+#[test]
+fn syn_fallback_only_without_a_sample_in_linux() {
+    let rto_after_handshake = |tcp: &str| {
+        let text = format!(
+            r#"
+[[links]]
+name = "l"
+rate = "100Mbps"
+delay = "50ms"
+drop_packets = [1]
+[[flows]]
+name = "f"
+route = ["l"]
+size = "1448B"
+tcp = {{ {tcp}, timestamps = true, mss = 1448, delayed_ack = false }}
+[output]
+series = ["rto"]
+"#
+        );
+        let r = run(&text);
+        let s = &r.series;
+        let at = |i: usize| (s.time_s[i] * 1000.0).round() as u64;
+        let i = (0..s.len()).rev().find(|&i| at(i) <= 1100).expect("an rto value by 1.1 s");
+        s.value[i]
+    };
+    // Linux: the SYN-ACK sample (100 ms plus 10 µs of transmission) gives 100 + max(2·50, 200) = 300 ms, kept.
+    assert!((rto_after_handshake("stack = \"linux\"") - 0.3).abs() < 1e-3);
+    // RFC 6298 (5.7): 3 s when data transmission begins, sample or not.
+    assert!((rto_after_handshake("stack = \"rfc\"") - 3.0).abs() < 1e-3);
+}
