@@ -75,6 +75,8 @@ pub struct LinkDir {
     pipe: VecDeque<(SimTime, u32)>,
     arrival_pending: bool,
     held_since: Option<SimTime>,
+    /// The spike also holds packets on the wire (not only the transmitter).
+    wire_held: bool,
     rng: Xoshiro256PlusPlus,
     pub stats: LinkStats,
     /// (time, queue length in packets) on every change, when recording.
@@ -100,6 +102,7 @@ impl LinkDir {
             pipe: VecDeque::new(),
             arrival_pending: false,
             held_since: None,
+            wire_held: false,
             rng,
             stats: LinkStats::default(),
             queue_series: record_queue.then(Vec::new),
@@ -206,7 +209,7 @@ impl LinkDir {
     }
 
     fn arm_arrival(&mut self, events: &mut EventQueue) {
-        if !self.arrival_pending && !self.is_held() {
+        if !self.arrival_pending && !self.wire_held {
             if let Some(&(t, _)) = self.pipe.front() {
                 self.arrival_pending = true;
                 events.schedule(t, Event::Arrive(self.id));
@@ -217,7 +220,7 @@ impl LinkDir {
     /// Packets whose propagation ended by `now` leave the link, in order, into `out`.
     pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, out: &mut Vec<u32>) {
         self.arrival_pending = false;
-        if self.is_held() {
+        if self.wire_held {
             return;
         }
         self.release_due(now, out);
@@ -234,11 +237,13 @@ impl LinkDir {
         }
     }
 
-    /// A delay spike begins: the transmitter stops taking packets from the queue, and
-    /// packets on the wire are held at the far end.
-    pub fn hold(&mut self, now: SimTime) {
+    /// A delay spike begins: the transmitter stops taking packets from the queue, and, with
+    /// `wire`, packets on the wire are held at the far end too (without, they arrive as
+    /// ns-2's `Delayer` lets them).
+    pub fn hold(&mut self, now: SimTime, wire: bool) {
         if self.held_since.is_none() {
             self.held_since = Some(now);
+            self.wire_held = wire;
             self.stats.spikes += 1;
         }
     }
@@ -247,6 +252,7 @@ impl LinkDir {
     /// transmitter resumes with the queue.
     pub fn release(&mut self, now: SimTime, events: &mut EventQueue, out: &mut Vec<u32>) {
         if let Some(since) = self.held_since.take() {
+            self.wire_held = false;
             self.stats.spike_time = self.stats.spike_time + now.since(since);
             self.release_due(now, out);
             self.arm_arrival(events);

@@ -3,7 +3,7 @@
 //! next (paper 003's renewal period T is interval + spike length); with `at`, spikes start at
 //! the given instants instead.
 
-use crate::spec::{SpikeDirection, SpikeSpec};
+use crate::spec::{SpikeDirection, SpikeHold, SpikeSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::RvSampler;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -11,6 +11,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub struct SpikeProcess {
     pub link: u32,
     pub direction: SpikeDirection,
+    /// Whether the spike holds packets on the wire too (`SpikeHold::All`).
+    pub holds_wire: bool,
     interval: Option<RvSampler>,
     at: Vec<SimTime>,
     next_at: usize,
@@ -26,6 +28,7 @@ impl SpikeProcess {
         SpikeProcess {
             link,
             direction: spec.direction,
+            holds_wire: spec.hold == SpikeHold::All,
             interval: spec.interval.as_ref().map(|rv| RvSampler::new(rv.0.clone())),
             at,
             next_at: 0,

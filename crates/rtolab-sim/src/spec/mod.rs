@@ -161,9 +161,22 @@ pub enum SpikeDirection {
     Both,
 }
 
-/// Delay spikes with the semantics of ns-2's `Delayer`: during a spike the link direction
-/// stops serving and holds every packet it has (nothing is dropped by the spike); when the
-/// spike ends, held packets are released back to back. `interval` is the spike-free time
+/// What a spike holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SpikeHold {
+    /// The transmitter stops and packets already on the wire are held at the far end too:
+    /// nothing leaves the link during the spike.
+    #[default]
+    All,
+    /// Only the transmitter stops; packets on the wire still arrive (ns-2's `Delayer`,
+    /// which sits between the queue and the link).
+    Queue,
+}
+
+/// Delay spikes after ns-2's `Delayer`: during a spike the link direction stops serving
+/// (and, with `hold = "all"`, holds what is on the wire; nothing is dropped by the spike);
+/// when the spike ends, held packets are released back to back. `interval` is the spike-free time
 /// from the end of one spike to the start of the next (the first spike starts one interval
 /// after `start`); or give fixed start times with `at`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -176,6 +189,10 @@ pub struct SpikeSpec {
     pub direction: SpikeDirection,
     /// When random spikes begin to be drawn (default 0 s).
     pub start: Option<Duration>,
+    /// "all" (default): the link direction holds everything; "queue": only the
+    /// transmitter stops, as in ns-2.
+    #[serde(default)]
+    pub hold: SpikeHold,
 }
 
 /// One TCP connection from the first link's near end to the last link's far end.

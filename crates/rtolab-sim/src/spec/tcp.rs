@@ -237,6 +237,7 @@ impl TcpSpec {
             (Some(RecoverySpec::Reno), _, _) => RecoveryKind::Reno,
             (Some(RecoverySpec::Newreno), _, _) => RecoveryKind::NewReno,
             (Some(RecoverySpec::Sack), _, _) => RecoveryKind::Sack,
+            (None, Some(true), _) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Ns2Sack1) => profile.recovery,
             (None, Some(true), _) => RecoveryKind::Sack,
             (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() => RecoveryKind::NewReno,
             (None, _, Some(CcKind::Reno)) if !self.sack_enabled() => RecoveryKind::Reno,

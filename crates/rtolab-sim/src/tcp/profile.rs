@@ -154,7 +154,7 @@ impl Stack {
             },
             Stack::Ns2Sack1 | Stack::Ns2Newreno => Profile {
                 sack: self == Stack::Ns2Sack1,
-                recovery: if self == Stack::Ns2Sack1 { RecoveryKind::Sack } else { RecoveryKind::NewReno },
+                recovery: if self == Stack::Ns2Sack1 { RecoveryKind::Ns2Sack1 } else { RecoveryKind::NewReno },
                 newreno_exit: NewRenoExit::Ssthresh,
                 iw: InitialWindow::Segments(2),
                 iw_after_syn_loss: Some(1),

@@ -153,6 +153,14 @@ impl Scoreboard {
         (segs, bytes)
     }
 
+    /// ns-2 `ScoreBoardRQ::GetNextRetran`: the first segment at or above SND.UNA that is
+    /// neither SACKed nor retransmitted and lies below the highest SACKed segment.
+    pub fn next_hole_below_highest_sack(&self, snd_una: u64, g: &Geometry) -> Option<u64> {
+        let highest = self.flags.iter().rposition(|f| f & SACKED != 0)?;
+        let first = (snd_una / g.mss).saturating_sub(self.base) as usize;
+        (first..highest).find(|&i| self.flags[i] & (SACKED | RETRANSMITTED) == 0).map(|i| (self.base + i as u64) * g.mss)
+    }
+
     /// One pass over [SND.UNA, SND.MAX): RFC 6675 SetPipe() and NextSeg() together.
     /// `new_data_ok` says whether rule 2 may send new data (data left and window open).
     pub fn plan(&self, snd_una: u64, snd_max: u64, new_data_ok: bool, g: &Geometry) -> (u64, NextSeg) {

@@ -123,8 +123,9 @@ impl Simulation {
     }
 
     fn spike_start(&mut self, now: SimTime, i: u32) {
+        let wire = self.spikes[i as usize].holds_wire;
         for d in self.spike_dirs(i).collect::<Vec<_>>() {
-            self.links[d].hold(now);
+            self.links[d].hold(now, wire);
         }
         let length = self.spikes[i as usize].spike_length();
         self.events.schedule(now + length, Event::SpikeEnd(i));

@@ -19,6 +19,7 @@ pub fn flow<'a>(r: &'a RunResult, name: &str) -> &'a FlowRow {
 }
 
 /// One link and one finite flow; `link_extra` and `tcp` are spliced into the TOML.
+#[allow(dead_code)] // not every test binary uses every helper
 pub fn single_flow(rate: &str, delay: &str, size: &str, link_extra: &str, tcp: &str) -> String {
     format!(
         r#"

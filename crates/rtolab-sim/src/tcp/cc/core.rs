@@ -35,7 +35,12 @@ impl WindowCore {
     pub fn new(mss: u32, initial_window: u64, arith: WindowArith) -> Self {
         let mss = mss as u64;
         let cwnd = initial_window.max(mss);
-        WindowCore { cwnd, ssthresh: u64::MAX / 4, mss, arith, ca_credit: 0, packets: (cwnd / mss) as f64 }
+        // ns-2 `reset()`: ssthresh_ = int(window_).
+        let ssthresh = match arith {
+            WindowArith::Ns2 { cap } if cap < u32::MAX => cap as u64 * mss,
+            _ => u64::MAX / 4,
+        };
+        WindowCore { cwnd, ssthresh, mss, arith, ca_credit: 0, packets: (cwnd / mss) as f64 }
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -72,6 +77,22 @@ impl WindowCore {
             WindowArith::Bytes => (flight / 2).max(2 * self.mss),
             WindowArith::Ns2 { cap } => ((self.packets.min(cap as f64) / 2.0) as u64).max(2) * self.mss,
         };
+    }
+
+    /// ns-2 halves on every timeout (`slowdown` with `CLOSE_SSTHRESH_HALF` in `timeout()`),
+    /// where RFC 5681 (4) holds ssthresh on a repeated timeout of the same segment.
+    pub fn halves_every_timeout(&self) -> bool {
+        matches!(self.arith, WindowArith::Ns2 { .. })
+    }
+
+    /// ns-2 `slowdown(CLOSE_CWND_HALF)`: cwnd = min(cwnd, window_)/2 as a double (the
+    /// fraction kept for later growth).
+    pub fn halve_window(&mut self) {
+        if let WindowArith::Ns2 { cap } = self.arith {
+            self.set_packets(self.packets.min(cap as f64) / 2.0);
+        } else {
+            self.set_cwnd(self.ssthresh);
+        }
     }
 
     pub fn set_cwnd(&mut self, bytes: u64) {

@@ -50,6 +50,9 @@ pub trait CongestionControl {
     /// responses). Never below one segment.
     fn set_cwnd(&mut self, bytes: u64);
     fn set_ssthresh(&mut self, bytes: u64);
+    /// Halves the window itself on entering fast recovery, where the stack does that
+    /// instead of cwnd = ssthresh (ns-2 `slowdown(CLOSE_CWND_HALF)`).
+    fn halve_window(&mut self);
     /// Undoes a reduction found unnecessary, given the controller as it was before it
     /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before).
     fn undo(&mut self, prior: &Self);
@@ -104,6 +107,9 @@ impl CongestionControl for AnyCc {
     }
     fn set_ssthresh(&mut self, bytes: u64) {
         dispatch!(self, c => c.set_ssthresh(bytes))
+    }
+    fn halve_window(&mut self) {
+        dispatch!(self, c => c.halve_window())
     }
     fn undo(&mut self, prior: &Self) {
         match (self, prior) {

@@ -38,9 +38,9 @@ impl CongestionControl for Reno {
         self.core.halve(flight);
     }
     /// RFC 5681 (4) and 3.1: "ssthresh is held constant" on a repeated timeout of the same
-    /// segment; cwnd becomes the loss window, one SMSS.
+    /// segment (ns-2 halves again); cwnd becomes the loss window, one SMSS.
     fn on_rto(&mut self, _now: SimTime, flight: u64, first_timeout: bool) {
-        if first_timeout {
+        if first_timeout || self.core.halves_every_timeout() {
             self.core.halve(flight);
         }
         let mss = self.core.mss;
@@ -51,6 +51,9 @@ impl CongestionControl for Reno {
     }
     fn set_ssthresh(&mut self, bytes: u64) {
         self.core.set_ssthresh(bytes);
+    }
+    fn halve_window(&mut self) {
+        self.core.halve_window();
     }
     fn undo(&mut self, prior: &Self) {
         self.core.undo(&prior.core);

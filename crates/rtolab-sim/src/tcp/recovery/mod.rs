@@ -5,12 +5,34 @@
 //! the window becomes and whether to retransmit, so it cannot do half of a state change.
 
 mod newreno;
+mod ns2_sack1;
 mod reno;
 mod sack;
 
 pub use newreno::{NewReno, NewRenoExit};
+pub use ns2_sack1::Ns2Sack1;
 pub use reno::Reno;
 pub use sack::Sack;
+
+/// The window on entering fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// This many bytes.
+    Cwnd(u64),
+    /// The controller halves its own window (ns-2 `slowdown(CLOSE_CWND_HALF)`).
+    HalveWindow,
+}
+
+/// What paces transmission during fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transmit {
+    /// cwnd over the data outstanding from SND.NXT (Reno, NewReno with inflation).
+    Window,
+    /// RFC 6675 SetPipe() and NextSeg().
+    Rfc6675Pipe,
+    /// ns-2 Sack1's `pipe_` counter (`ns2_sack1.rs`).
+    Ns2Pipe,
+}
 
 /// What a partial ACK (new data acknowledged below the recovery point) does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,15 +58,21 @@ pub struct Window {
 }
 
 pub trait LossRecovery {
-    /// Starts an episode; returns cwnd on entry.
-    fn enter(&mut self, w: Window, dupthresh: u64) -> u64;
+    /// Starts an episode; returns the window on entry.
+    fn enter(&mut self, w: Window, dupthresh: u64) -> Entry;
+    /// Every ACK that arrives in fast recovery, before it is classified.
+    fn on_recovery_ack(&mut self) {}
+    /// Every segment sent in fast recovery.
+    fn on_recovery_send(&mut self) {}
     /// A duplicate ACK during recovery: the inflated window, if it inflates.
     fn on_dupack(&mut self, w: Window) -> Option<u64>;
     fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck;
     /// cwnd when the recovery point is acknowledged.
     fn exit_cwnd(&self, w: Window) -> u64;
-    /// Transmission during recovery follows the RFC 6675 pipe and NextSeg() loop.
-    fn pipe_driven(&self) -> bool;
+    fn transmit(&self) -> Transmit;
+    fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
+        None
+    }
 }
 
 /// Which algorithm.
@@ -56,6 +84,8 @@ pub enum RecoveryKind {
     NewReno,
     /// RFC 6675: scoreboard-driven recovery.
     Sack,
+    /// ns-2.35's `Agent/TCP/Sack1`.
+    Ns2Sack1,
 }
 
 #[derive(Clone, Debug)]
@@ -63,6 +93,7 @@ pub enum AnyRecovery {
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
+    Ns2Sack1(Ns2Sack1),
 }
 
 impl AnyRecovery {
@@ -71,6 +102,7 @@ impl AnyRecovery {
             RecoveryKind::Reno => AnyRecovery::Reno(Reno),
             RecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::new(newreno_exit)),
             RecoveryKind::Sack => AnyRecovery::Sack(Sack),
+            RecoveryKind::Ns2Sack1 => AnyRecovery::Ns2Sack1(Ns2Sack1::default()),
         }
     }
 }
@@ -81,13 +113,20 @@ macro_rules! dispatch {
             AnyRecovery::Reno($r) => $e,
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
+            AnyRecovery::Ns2Sack1($r) => $e,
         }
     };
 }
 
 impl LossRecovery for AnyRecovery {
-    fn enter(&mut self, w: Window, dupthresh: u64) -> u64 {
+    fn enter(&mut self, w: Window, dupthresh: u64) -> Entry {
         dispatch!(self, r => r.enter(w, dupthresh))
+    }
+    fn on_recovery_ack(&mut self) {
+        dispatch!(self, r => r.on_recovery_ack())
+    }
+    fn on_recovery_send(&mut self) {
+        dispatch!(self, r => r.on_recovery_send())
     }
     fn on_dupack(&mut self, w: Window) -> Option<u64> {
         dispatch!(self, r => r.on_dupack(w))
@@ -98,7 +137,10 @@ impl LossRecovery for AnyRecovery {
     fn exit_cwnd(&self, w: Window) -> u64 {
         dispatch!(self, r => r.exit_cwnd(w))
     }
-    fn pipe_driven(&self) -> bool {
-        dispatch!(self, r => r.pipe_driven())
+    fn transmit(&self) -> Transmit {
+        dispatch!(self, r => r.transmit())
+    }
+    fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
+        dispatch!(self, r => r.as_ns2_sack1())
     }
 }

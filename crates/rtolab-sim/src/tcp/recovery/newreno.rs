@@ -2,7 +2,7 @@
 //! the next unacknowledged segment and deflates the window, and recovery lasts until the
 //! recovery point is acknowledged.
 
-use super::{LossRecovery, PartialAck, Window};
+use super::{Entry, LossRecovery, PartialAck, Transmit, Window};
 
 /// RFC 6582 3.2 step 3, the two allowed windows on a full acknowledgment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,9 +27,9 @@ impl NewReno {
 
 impl LossRecovery for NewReno {
     /// RFC 6582 3.2 step 2 (RFC 5681 3.2 step 3): cwnd = ssthresh + 3·SMSS.
-    fn enter(&mut self, w: Window, dupthresh: u64) -> u64 {
+    fn enter(&mut self, w: Window, dupthresh: u64) -> Entry {
         self.partial_ack_seen = false;
-        w.ssthresh + dupthresh * w.mss
+        Entry::Cwnd(w.ssthresh + dupthresh * w.mss)
     }
     /// Step 4: inflate by one SMSS.
     fn on_dupack(&mut self, w: Window) -> Option<u64> {
@@ -50,7 +50,7 @@ impl LossRecovery for NewReno {
             NewRenoExit::Ssthresh => w.ssthresh,
         }
     }
-    fn pipe_driven(&self) -> bool {
-        false
+    fn transmit(&self) -> Transmit {
+        Transmit::Window
     }
 }

@@ -1,15 +1,15 @@
 //! Reno fast recovery (RFC 5681, 3.2): inflate by one segment per duplicate ACK, leave on
 //! the first ACK of new data with cwnd = ssthresh.
 
-use super::{LossRecovery, PartialAck, Window};
+use super::{Entry, LossRecovery, PartialAck, Transmit, Window};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reno;
 
 impl LossRecovery for Reno {
     /// RFC 5681 3.2 step 3: cwnd = ssthresh + 3·SMSS.
-    fn enter(&mut self, w: Window, dupthresh: u64) -> u64 {
-        w.ssthresh + dupthresh * w.mss
+    fn enter(&mut self, w: Window, dupthresh: u64) -> Entry {
+        Entry::Cwnd(w.ssthresh + dupthresh * w.mss)
     }
     /// Step 4: one SMSS per further duplicate ACK.
     fn on_dupack(&mut self, w: Window) -> Option<u64> {
@@ -22,7 +22,7 @@ impl LossRecovery for Reno {
     fn exit_cwnd(&self, w: Window) -> u64 {
         w.ssthresh
     }
-    fn pipe_driven(&self) -> bool {
-        false
+    fn transmit(&self) -> Transmit {
+        Transmit::Window
     }
 }

@@ -1,7 +1,7 @@
 //! SACK-based loss recovery (RFC 6675, 5): cwnd = ssthresh on entry; what is sent is
 //! chosen by the scoreboard's SetPipe() and NextSeg(), which live in `scoreboard.rs`.
 
-use super::{LossRecovery, PartialAck, Window};
+use super::{Entry, LossRecovery, PartialAck, Transmit, Window};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sack;
@@ -9,8 +9,8 @@ pub struct Sack;
 impl LossRecovery for Sack {
     /// RFC 6675 5 step (4.2): cwnd = ssthresh (RecoveryPoint and the retransmission of
     /// HighACK + 1 are the sender's).
-    fn enter(&mut self, w: Window, _dupthresh: u64) -> u64 {
-        w.ssthresh
+    fn enter(&mut self, w: Window, _dupthresh: u64) -> Entry {
+        Entry::Cwnd(w.ssthresh)
     }
     /// The pipe estimate, not window inflation, accounts for segments that left.
     fn on_dupack(&mut self, _w: Window) -> Option<u64> {
@@ -24,7 +24,7 @@ impl LossRecovery for Sack {
     fn exit_cwnd(&self, w: Window) -> u64 {
         w.ssthresh
     }
-    fn pipe_driven(&self) -> bool {
-        true
+    fn transmit(&self) -> Transmit {
+        Transmit::Rfc6675Pipe
     }
 }

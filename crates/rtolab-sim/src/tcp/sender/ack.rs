@@ -26,6 +26,9 @@ impl TcpSender {
         let flight_before = self.flight();
         let state_before = self.state;
         let news = if self.cfg.sack { self.read_sack(ack, seg) } else { SackNews::default() };
+        if state_before.is_recovery() {
+            self.recovery.on_recovery_ack();
+        }
         let mut acked = 0;
         let mut rtt = None;
         if ack > self.snd_una {

@@ -3,7 +3,7 @@
 
 use super::{SenderNote, TcpSender};
 use crate::tcp::cc::CongestionControl;
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::recovery::{Entry, LossRecovery};
 use crate::tcp::spurious::{DsackDetector, EifelDetector, Episode, EpisodeKind, Response};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
@@ -40,12 +40,17 @@ impl TcpSender {
         self.state = LossState::Recovery { point: self.snd_max };
         self.recover = self.snd_max;
         self.scoreboard.clear_retransmitted();
-        let cwnd = self.recovery.enter(self.window_facts(), self.cfg.dupthresh as u64);
-        self.cc.set_cwnd(cwnd);
-        if self.cfg.rto.ns2.is_some() {
-            self.rtt_probe = None; // ns-2 `reset_rtx_timer`: `rtt_active_ = 0`
+        match self.recovery.enter(self.window_facts(), self.cfg.dupthresh as u64) {
+            Entry::Cwnd(cwnd) => self.cc.set_cwnd(cwnd),
+            Entry::HalveWindow => self.cc.halve_window(),
         }
         self.retransmit(now, self.snd_una, out);
+        if self.cfg.rto.ns2.is_some() {
+            // ns-2 `dupack_action` → `reset_rtx_timer(1, 0)`: the timer restarts from the
+            // fast retransmit and the timed segment is abandoned (`rtt_active_ = 0`).
+            self.rtt_probe = None;
+            self.timer = Some(now + self.rto.current());
+        }
     }
 
     /// RFC 6298 (5.4)-(5.6) and RFC 5681 (4): retransmit SND.UNA, back off, then go back to

@@ -5,7 +5,7 @@
 
 use super::{TcpSender, WindowUse};
 use crate::tcp::cc::CongestionControl;
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::recovery::{LossRecovery, Transmit};
 use crate::tcp::scoreboard::NextSeg;
 use crate::tcp::segment::{ts_now, Segment, FLAG_ACK};
 use crate::time::SimTime;
@@ -15,9 +15,12 @@ impl TcpSender {
     /// segments from SND.NXT while the data in flight stays within cwnd and the data
     /// outstanding within rwnd.
     pub(super) fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if self.state.is_recovery() && self.recovery.pipe_driven() {
-            self.sack_transmit(now, out);
-            return;
+        if self.state.is_recovery() {
+            match self.recovery.transmit() {
+                Transmit::Rfc6675Pipe => return self.sack_transmit(now, out),
+                Transmit::Ns2Pipe => return self.ns2_transmit(now, out),
+                Transmit::Window => {}
+            }
         }
         let skip_sacked = self.state.is_loss() && self.cfg.sack && self.cfg.sack_after_timeout;
         let cwnd = self.cc.cwnd();
@@ -66,6 +69,31 @@ impl TcpSender {
                 }
                 NextSeg::Nothing => break,
             }
+        }
+        self.note_window_use(cwnd_stopped);
+    }
+
+    /// ns-2 Sack1's `send_much` in recovery (`recovery/ns2_sack1.rs`): while `pipe_` <
+    /// int(cwnd_), the next hole below the highest SACK block, else new data within rwnd.
+    fn ns2_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let mss = self.geometry.mss;
+        let mut cwnd_stopped = false;
+        loop {
+            if !self.recovery.as_ns2_sack1().is_some_and(|r| r.may_send(self.cc.cwnd() / mss)) {
+                cwnd_stopped = true;
+                break;
+            }
+            if let Some(seq) = self.scoreboard.next_hole_below_highest_sack(self.snd_una, &self.geometry) {
+                self.retransmit(now, seq, out);
+            } else {
+                let len = self.segment_len(self.snd_max);
+                if len == 0 || self.snd_max + len - self.snd_una > self.rwnd {
+                    break;
+                }
+                self.snd_nxt = self.snd_max;
+                self.send_new(now, out);
+            }
+            self.recovery.on_recovery_send();
         }
         self.note_window_use(cwnd_stopped);
     }
