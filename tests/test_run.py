@@ -13,7 +13,8 @@ from conftest import small_scenario
 
 FLOW_COLUMNS = {
     "flow", "name", "kind", "start_s", "end_s", "bytes", "goodput_bps", "throughput_bps", "segments_sent",
-    "retransmits", "timeouts", "spurious_timeouts", "fast_retransmits", "mean_rto_s", "mean_rtt_s",
+    "retransmits", "timeouts", "spurious_timeouts", "spurious_detected", "spurious_detected_correct", "undos",
+    "fast_retransmits", "mean_rto_s", "mean_rtt_s",
 }
 LINK_COLUMNS = {"link", "direction", "packets_sent", "bytes_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes"}
 

@@ -45,3 +45,22 @@ def test_ecdf_steps_by_one_over_n() -> None:
     e = stats.ecdf([3.0, 1.0, 2.0, 2.0])
     assert e["x"].to_list() == [1.0, 2.0, 2.0, 3.0]
     assert e["p"].to_list() == [0.25, 0.5, 0.75, 1.0]
+
+
+def test_detector_scores_by_hand() -> None:
+    # Group a: 10 timeouts, 6 spurious (oracle), 5 detected of which 4 spurious:
+    # precision 4/5, recall 4/6. Group b: nothing detected, nothing spurious: both NaN.
+    flows = pl.DataFrame(
+        {
+            "g": ["a", "a", "b"],
+            "timeouts": [4, 6, 2],
+            "spurious_timeouts": [2, 4, 0],
+            "spurious_detected": [2, 3, 0],
+            "spurious_detected_correct": [2, 2, 0],
+        }
+    )
+    s = stats.detector_scores(flows, ["g"]).sort("g")
+    a, b = s.row(0, named=True), s.row(1, named=True)
+    assert (a["timeouts"], a["spurious"], a["detected"], a["true_positives"]) == (10, 6, 5, 4)
+    assert a["precision"] == pytest.approx(0.8) and a["recall"] == pytest.approx(4 / 6)
+    assert math.isnan(b["precision"]) and math.isnan(b["recall"])

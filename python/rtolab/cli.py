@@ -38,7 +38,10 @@ def _fmt(value: object, digits: int = 3) -> str:
 
 def _print_result(result: Result) -> None:
     flows = Table(title=f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})")
-    cols = ["name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts", "fast_retransmits", "mean_rto_s"]
+    cols = [
+        "name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts",
+        "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
+    ]
     for c in cols:
         flows.add_column(c, justify="left" if c in ("name", "kind") else "right")
     shown = result.flows.head(40)

@@ -1,5 +1,6 @@
 """Statistics over sweep tables, by group: Student-t confidence intervals of the mean, median,
-quartiles, min–max, Jain's fairness index and empirical CDFs.
+quartiles, min–max, Jain's fairness index, empirical CDFs, and the precision and recall of a
+spurious-timeout detector against the simulator's oracle.
 
 Quartiles use linear interpolation between order statistics (numpy's default, type 7).
 """
@@ -84,3 +85,25 @@ def ecdf_by(df: pl.DataFrame, value: str, by: Sequence[str]) -> pl.DataFrame:
         e = ecdf(group[value].to_numpy())
         parts.append(e.with_columns(*(pl.lit(k).alias(name) for name, k in zip(by, keys))).select(*by, "x", "p"))
     return pl.concat(parts) if parts else pl.DataFrame()
+
+
+def detector_scores(flows: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Precision and recall of the sender's spurious-timeout detection against the oracle,
+    per group of ``by``, from the ``flows`` table.
+
+    A true positive is a timeout both the sender's detectors and the oracle call spurious
+    (``spurious_detected_correct``). precision = TP / detected (``spurious_detected``),
+    recall = TP / spurious (``spurious_timeouts``); NaN where the denominator is 0. Also
+    returns the counts: timeouts, spurious, detected, true_positives."""
+    aggs = [
+        pl.col("timeouts").sum().alias("timeouts"),
+        pl.col("spurious_timeouts").sum().alias("spurious"),
+        pl.col("spurious_detected").sum().alias("detected"),
+        pl.col("spurious_detected_correct").sum().alias("true_positives"),
+    ]
+    grouped = flows.group_by(list(by), maintain_order=True).agg(aggs) if by else flows.select(aggs)
+    tp = pl.col("true_positives").cast(pl.Float64)
+    return grouped.with_columns(
+        precision=pl.when(pl.col("detected") > 0).then(tp / pl.col("detected")).otherwise(float("nan")),
+        recall=pl.when(pl.col("spurious") > 0).then(tp / pl.col("spurious")).otherwise(float("nan")),
+    )

@@ -357,6 +357,7 @@ impl TcpSpec {
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             sack_after_timeout: self.sack_after_timeout.unwrap_or(p.sack_after_timeout),
             max_burst: self.max_burst.or(p.max_burst),
+            ns2_dupack_action: p.ns2_dupack_action,
         };
         let receiver = ReceiverConfig {
             mss,

@@ -81,6 +81,8 @@ pub struct Profile {
     pub cwnd_validation: bool,
     pub sack_after_timeout: bool,
     pub max_burst: Option<u32>,
+    /// ns-2's fast-retransmit rules (`SenderConfig::ns2_dupack_action`).
+    pub ns2_dupack_action: bool,
     /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
     pub ns2_window: bool,
     /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
@@ -114,6 +116,7 @@ impl Stack {
             cwnd_validation: false,
             sack_after_timeout: false,
             max_burst: None,
+            ns2_dupack_action: false,
             ns2_window: false,
             default_window: None,
         };
@@ -165,6 +168,7 @@ impl Stack {
                 max_sack_blocks: 3,
                 rto: RtoPreset::Ns2,
                 ns2_window: true,
+                ns2_dupack_action: true,
                 default_window: Some(20),
                 ..base
             },

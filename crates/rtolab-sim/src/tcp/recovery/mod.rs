@@ -67,8 +67,9 @@ pub trait LossRecovery {
     /// A duplicate ACK during recovery: the inflated window, if it inflates.
     fn on_dupack(&mut self, w: Window) -> Option<u64>;
     fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck;
-    /// cwnd when the recovery point is acknowledged.
-    fn exit_cwnd(&self, w: Window) -> u64;
+    /// cwnd when the recovery point is acknowledged; `None` leaves the controller's window
+    /// as it is (its fraction included).
+    fn exit_cwnd(&self, w: Window) -> Option<u64>;
     fn transmit(&self) -> Transmit;
     fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
         None
@@ -134,7 +135,7 @@ impl LossRecovery for AnyRecovery {
     fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck {
         dispatch!(self, r => r.on_partial_ack(w, acked))
     }
-    fn exit_cwnd(&self, w: Window) -> u64 {
+    fn exit_cwnd(&self, w: Window) -> Option<u64> {
         dispatch!(self, r => r.exit_cwnd(w))
     }
     fn transmit(&self) -> Transmit {

@@ -44,11 +44,11 @@ impl LossRecovery for NewReno {
         self.partial_ack_seen = true;
         PartialAck { exit: false, retransmit_una: true, cwnd: Some(cwnd), restart_timer: first }
     }
-    fn exit_cwnd(&self, w: Window) -> u64 {
-        match self.exit {
+    fn exit_cwnd(&self, w: Window) -> Option<u64> {
+        Some(match self.exit {
             NewRenoExit::FlightBounded => w.ssthresh.min(w.flight.max(w.mss) + w.mss),
             NewRenoExit::Ssthresh => w.ssthresh,
-        }
+        })
     }
     fn transmit(&self) -> Transmit {
         Transmit::Window

@@ -43,8 +43,8 @@ impl LossRecovery for Ns2Sack1 {
         self.pipe -= 1;
         PartialAck { exit: false, retransmit_una: false, cwnd: None, restart_timer: true }
     }
-    fn exit_cwnd(&self, w: Window) -> u64 {
-        w.cwnd
+    fn exit_cwnd(&self, _w: Window) -> Option<u64> {
+        None
     }
     fn transmit(&self) -> super::Transmit {
         super::Transmit::Ns2Pipe

@@ -17,10 +17,10 @@ impl LossRecovery for Reno {
     }
     /// Step 6: any new ACK ends recovery.
     fn on_partial_ack(&mut self, w: Window, _acked: u64) -> PartialAck {
-        PartialAck { exit: true, retransmit_una: false, cwnd: Some(self.exit_cwnd(w)), restart_timer: true }
+        PartialAck { exit: true, retransmit_una: false, cwnd: self.exit_cwnd(w), restart_timer: true }
     }
-    fn exit_cwnd(&self, w: Window) -> u64 {
-        w.ssthresh
+    fn exit_cwnd(&self, w: Window) -> Option<u64> {
+        Some(w.ssthresh)
     }
     fn transmit(&self) -> Transmit {
         Transmit::Window

@@ -21,8 +21,8 @@ impl LossRecovery for Sack {
         PartialAck { exit: false, retransmit_una: false, cwnd: None, restart_timer: true }
     }
     /// RFC 5681 3.2 step 6 applied to SACK recovery: cwnd = ssthresh.
-    fn exit_cwnd(&self, w: Window) -> u64 {
-        w.ssthresh
+    fn exit_cwnd(&self, w: Window) -> Option<u64> {
+        Some(w.ssthresh)
     }
     fn transmit(&self) -> Transmit {
         Transmit::Rfc6675Pipe

@@ -25,7 +25,10 @@ impl TcpSender {
         let ack = seg.ack.min(self.snd_max);
         let flight_before = self.flight();
         let state_before = self.state;
-        let news = if self.cfg.sack { self.read_sack(ack, seg) } else { SackNews::default() };
+        // ns-2 Sack1 reads no SACK blocks after a timeout until an ACK of new data
+        // (`timeout_`).
+        let ns2_after_timeout = self.cfg.ns2_dupack_action && self.state.is_loss() && ack <= self.snd_una;
+        let news = if self.cfg.sack && !ns2_after_timeout { self.read_sack(ack, seg) } else { SackNews::default() };
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
         }
@@ -114,6 +117,11 @@ impl TcpSender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack, &self.geometry);
+        if self.cfg.ns2_dupack_action && !self.state.is_recovery() {
+            // ns-2 Sack1 `ClearScoreBoard()` on every new ACK outside fast recovery: a later
+            // duplicate counts if its SACK blocks are new to this cleared board.
+            self.scoreboard.clear();
+        }
         self.dupacks = 0;
         self.limited_bytes = 0;
         self.detect_on_acceptable_ack(seg, acked, sample);
@@ -165,9 +173,13 @@ impl TcpSender {
 
     /// Leaves fast recovery with the window the recovery algorithm chooses.
     fn exit_recovery(&mut self) {
-        let cwnd = self.recovery.exit_cwnd(self.window_facts());
-        self.cc.set_cwnd(cwnd);
+        if let Some(cwnd) = self.recovery.exit_cwnd(self.window_facts()) {
+            self.cc.set_cwnd(cwnd);
+        }
         self.state = LossState::Open;
+        if self.cfg.ns2_dupack_action && self.recovery.as_ns2_sack1().is_some() {
+            self.recover = 0; // ns-2 Sack1: `recover_ = 0` on leaving fast recovery
+        }
     }
 
     pub(super) fn window_facts(&self) -> Window {
@@ -192,11 +204,15 @@ impl TcpSender {
             }
             LossState::Open | LossState::Disorder => {
                 self.state = LossState::Disorder;
-                let lost = self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
-                let trigger = self.dupacks >= self.cfg.dupthresh || lost;
-                // RFC 6582 3.2 step 1: no new recovery for duplicates of data sent before
-                // `recover`.
-                if trigger && self.snd_una >= self.recover {
+                let (trigger, allowed) = if self.cfg.ns2_dupack_action {
+                    (self.dupacks == self.cfg.dupthresh, self.snd_una >= self.recover + self.geometry.mss)
+                } else {
+                    // RFC 6675 IsLost(SND.UNA) also triggers; RFC 6582 3.2 step 1: no new
+                    // recovery for duplicates of data sent before `recover`.
+                    let lost = self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
+                    (self.dupacks >= self.cfg.dupthresh || lost, self.snd_una >= self.recover)
+                };
+                if trigger && allowed {
                     self.enter_recovery(now, out);
                 } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
                     self.limited_transmit(now, out);

@@ -69,6 +69,11 @@ pub struct SenderConfig {
     pub sack_after_timeout: bool,
     /// At most this many segments sent in response to one ACK (ns-2 `maxburst_`).
     pub max_burst: Option<u32>,
+    /// ns-2's `dupack_action` rules instead of RFC 6582's: fast retransmit on exactly the
+    /// `numdupacks_`-th counted duplicate (no SACK-based IsLost trigger), allowed only when
+    /// `highest_ack_ > recover_` in packet numbers (one segment past the recovery point),
+    /// and Sack1 clears `recover_` when recovery ends.
+    pub ns2_dupack_action: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
