@@ -3,6 +3,7 @@
 use super::*;
 use crate::spec::{RtoPreset, TcpSpec};
 use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
+use crate::tcp::spurious::{Detectors, Response};
 
 const MSS: u32 = 1000;
 
@@ -174,4 +175,106 @@ fn test_established_sack_three_holes_recovered_in_one_round() {
     let retx: Vec<u64> = out.iter().filter(|x| x.seq < 10_000).map(|x| x.seq).collect();
     assert_eq!(retx, vec![1000, 3000, 5000], "{out:?}");
     assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Segment {
+    let mut seg = ack(n);
+    for &b in blocks {
+        seg.sack.push(b);
+    }
+    seg
+}
+
+/// RFC 6675 2 ("DupAck"): with SACK, an ACK counts as a duplicate only if it SACKs data not
+/// SACKed before. Three ACKs of 0 that repeat the same block are one duplicate, so no fast
+/// retransmit; under RFC 5681's rule they are three.
+#[test]
+fn test_disorder_repeated_sack_block_is_one_duplicate() {
+    for (rule, expected_fr) in [(DupAckRule::Rfc6675, 0), (DupAckRule::Rfc5681, 1)] {
+        let mut cfg = config(RtoPreset::Linux, RecoveryKind::Sack, false);
+        cfg.dupack_rule = rule;
+        let mut s = TcpSender::new(cfg);
+        let mut out = vec![];
+        s.open(SimTime::ZERO, &mut out);
+        s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+        for _ in 0..3 {
+            s.on_segment(secs(0.2), &sack_ack(0, &[(1000, 2000)]), &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, expected_fr, "{rule:?}");
+    }
+}
+
+/// RFC 5681 3.2 step 2: data sent by limited transmit is not part of FlightSize when
+/// ssthresh is set. IW 4 segments (4000 B) out; the first two duplicates each send one new
+/// segment (RFC 3042), so 6000 B are outstanding at the third; ssthresh = max((6000 −
+/// 2000)/2, 2·MSS) = 2000 B, not 3000.
+#[test]
+fn test_disorder_limited_transmit_not_in_flightsize() {
+    let mut cfg = config(RtoPreset::Linux, RecoveryKind::NewReno, false);
+    cfg.limited_transmit = true;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.open(SimTime::ZERO, &mut out);
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    out.clear();
+    s.on_segment(secs(0.2), &ack(0), &mut out);
+    s.on_segment(secs(0.2), &ack(0), &mut out);
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![4000, 5000]);
+    s.on_segment(secs(0.2), &ack(0), &mut out);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.ssthresh(), 2000);
+}
+
+/// RFC 6675 5.1: after a timeout the scoreboard is kept and SACKed segments are not resent
+/// (SND.UNA always is). IW 4: segments 2 and 3 were SACKed before the timer fired. After
+/// the timeout resends 0, the ACK of 1000 lets slow start send two segments: 1000, then —
+/// skipping the SACKed 2000 and 3000 — new data at 4000. Without it (ns-2) 2000 is resent.
+#[test]
+fn test_loss_timeout_resends_only_what_is_not_sacked() {
+    for (keep, expected) in [(true, vec![1000, 4000]), (false, vec![1000, 2000])] {
+        let mut cfg = config(RtoPreset::Linux, RecoveryKind::Sack, false);
+        cfg.sack_after_timeout = keep;
+        let mut s = TcpSender::new(cfg);
+        let mut out = vec![];
+        s.open(SimTime::ZERO, &mut out);
+        s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+        s.on_segment(secs(0.2), &sack_ack(0, &[(2000, 3000)]), &mut out);
+        s.on_segment(secs(0.2), &sack_ack(0, &[(2000, 4000)]), &mut out);
+        let t = s.next_wakeup().unwrap();
+        out.clear();
+        s.on_timer(t, &mut out);
+        assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![0], "keep={keep}");
+        out.clear();
+        s.on_segment(t + SimDuration::from_millis(100), &sack_ack(1000, &[(2000, 4000)]), &mut out);
+        assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), expected, "keep={keep}");
+    }
+}
+
+/// The undo restores what was saved before the reduction: a spurious timeout detected by
+/// Eifel on the first ACK after it (echoing the original's timestamp) gives back cwnd and
+/// ssthresh and clears the back-off (Linux `tcp_try_undo_loss`), and the ACK then grows the
+/// window as any ACK in slow start does.
+#[test]
+fn test_loss_eifel_undo_restores_window_and_backoff() {
+    let mut cfg = config(RtoPreset::Linux, RecoveryKind::Sack, true);
+    cfg.detect = Detectors { eifel: true, ..Detectors::default() };
+    cfg.response = Response::Undo;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.open(SimTime::ZERO, &mut out);
+    s.on_segment(secs(0.1), &syn_ack(1), &mut out);
+    let sent_at = out.last().unwrap().ts_val; // the IW went out at 0.1 s
+    let (cwnd, ssthresh) = (s.cwnd(), s.ssthresh());
+    let t = s.next_wakeup().unwrap();
+    s.on_timer(t, &mut out);
+    assert_eq!(s.cwnd(), 1000);
+    let mut late = ack(1000);
+    late.ts_ecr = sent_at; // older than the retransmission's timestamp
+    s.on_segment(t + SimDuration::from_millis(10), &late, &mut out);
+    assert_eq!((s.stats.spurious_detected, s.stats.undos), (1, 1));
+    // restored to 4000, then the undoing ACK's own slow-start step (RFC 5681 (2)): +1000
+    assert_eq!(s.cwnd(), cwnd + 1000);
+    assert_eq!(s.ssthresh(), ssthresh);
+    assert_eq!(s.state(), LossState::Open);
+    assert_eq!(s.drain_notes().last(), Some(SenderNote::SpuriousDetected { first: 0, last: 0 }));
 }
