@@ -45,4 +45,4 @@ validate: build
 	command -v ns >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2)
 	$(PY) -m pytest tests/test_pcap.py -v
 	python3 validate/ns2/run_ns2.py --selftest
-	$(PY) validate/ns2_compare.py --out docs/validation.md --json validate/ns2_compare.json
+	$(PY) validate/ns2_compare.py --out docs/validation.md
