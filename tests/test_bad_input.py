@@ -22,12 +22,12 @@ CASES = {
     "min_rto > max_rto": (BASE.replace('rto = "linux" }', 'rto = "linux", min_rto = "2s", max_rto = "1s" }'), ["flows[0].tcp.min_rto", "min_rto <= max_rto"]),
     "mss 0": (BASE.replace("mss = 1448", "mss = 0"), ["flows[0].tcp.mss", "expected 1..=65495"]),
     "infinite without duration": (BASE.replace('duration = "120s"', ""), ["flows[0].size", "needs a `duration`"]),
-    "unknown stack": (BASE.replace('rto = "linux" }', 'stack = "bsd" }'), ["flows[0].tcp.stack", '"bsd"', "ns2-sack1"]),
+    "unknown stack": (BASE.replace('rto = "linux" }', 'stack = "bsd" }'), ["flows[0].tcp.stack", "`bsd`", "ns2-sack1"]),
     "eifel without timestamps": (
         BASE.replace('rto = "linux" }', 'rto = "linux", timestamps = false, detect = ["eifel"] }'),
         ["flows[0].tcp.detect", "needs timestamps"],
     ),
-    "bad response": (BASE.replace('rto = "linux" }', 'rto = "linux", response = "revert" }'), ["flows[0].tcp.response", '"revert"']),
+    "bad response": (BASE.replace('rto = "linux" }', 'rto = "linux", response = "revert" }'), ["flows[0].tcp.response", "`revert`", "rfc4015"]),
     "bad distribution": (BASE.replace('"exp(1.5s)"', '"gamma(1.5s)"'), ["generators[1].think", "unknown distribution"]),
 }
 

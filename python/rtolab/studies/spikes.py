@@ -9,13 +9,15 @@ at E(T) = 10); congestion loss 0, 2 or 5 % on data packets.
 
 What the paper leaves open, chosen here:
 
-- TCP as ns-2's SACK agent with `TCPSink/Sack1`: no timestamps, no delayed ACKs, the ``ns2``
-  RTO preset (0.2 s floor, 10 ms ticks), initial window 1.
+- TCP as ns-2.35's `Agent/TCP/Sack1` with `TCPSink/Sack1`, the paper's simulator: the
+  ``ns2-sack1`` stack (no timestamps, no delayed ACKs, ns-2's timer arithmetic and Sack1
+  recovery; checked against ns-2 live by ``make validate``), initial window 1.
 - The window cap is ⌈Cmax·R⌉ packets (3 at 40 kbps, 6 at 100 kbps) with R = 2·100 ms plus one
   packet's transmission time: the smallest window that keeps the link busy. (⌊·⌋ would leave
   the 100 kbps link 7 % idle without spikes.)
-- Spikes stop both directions of the link together; the interval is the spike-free time from
-  the end of one spike to the start of the next, as ns-2's `Delayer` draws it.
+- Spikes stop both directions of the link together, as ns-2's `Delayer` does (``hold =
+  "queue"``: transmission stops, packets already propagating arrive); the interval is the
+  spike-free time from the end of one spike to the start of the next, as the `Delayer` draws it.
 - Losses hit data only (the ACK direction is lossless), independently per packet.
 - "A long transfer": a fixed simulated time (20 000 s, 10 000 s with ``quick``) instead of
   3·10⁶ packets, with replications (10, 5 with ``quick``) for confidence intervals.
@@ -81,7 +83,7 @@ def base_scenario(duration_s: float) -> dict[str, Any]:
                 "queue": {"kind": "droptail", "limit": "1000p"},
                 "loss": 0.0,
                 "reverse": {"loss": 0.0},
-                "spikes": {"interval": interval_text(MEANS_FULL[0]), "length": "uniform(5s, 10s)"},
+                "spikes": {"interval": interval_text(MEANS_FULL[0]), "length": "uniform(5s, 10s)", "hold": "queue"},
             }
         ],
         "flows": [
@@ -90,14 +92,10 @@ def base_scenario(duration_s: float) -> dict[str, Any]:
                 "route": ["radio"],
                 "size": "inf",
                 "tcp": {
-                    "cc": "newreno",
-                    "sack": True,
+                    "stack": "ns2-sack1",
                     "mss": PACKET_BYTES - HEADER_BYTES,
                     "iw": 1,
                     "max_window": window_cap(RATES_BPS[0]),
-                    "timestamps": False,
-                    "delayed_ack": False,
-                    "rto": "ns2",
                 },
             }
         ],

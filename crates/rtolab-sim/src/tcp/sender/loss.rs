@@ -45,7 +45,7 @@ impl TcpSender {
             Entry::HalveWindow => self.cc.halve_window(),
         }
         self.retransmit(now, self.snd_una, out);
-        if self.cfg.rto.ns2.is_some() {
+        if self.cfg.ns2_dupack_action {
             // ns-2 `dupack_action` → `reset_rtx_timer(1, 0)`: the timer restarts from the
             // fast retransmit and the timed segment is abandoned (`rtt_active_ = 0`).
             self.rtt_probe = None;
