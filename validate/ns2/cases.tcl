@@ -56,7 +56,7 @@ source [file join [file dirname [info script]] lib.tcl]
 
 parse_args {
     case "" pkts 0 drops "-" rate_bps 1000000 delay_s 0.1 qlimit 200 mss 1000 window 20
-    iw 2 trace "" max_s 600
+    iw 2 trace "" max_s 600 agent sack1
 } $argv
 
 array set case_drops {
@@ -89,8 +89,15 @@ $ns eventtrace-all
 
 build_link $xp(rate_bps) $xp(delay_s) $xp(qlimit)
 
-set tcp [new Agent/TCP/Sack1]
-set sink [new Agent/TCPSink/Sack1]
+# agent=sack1 (default): Agent/TCP/Sack1 + Agent/TCPSink/Sack1;
+# agent=newreno: Agent/TCP/Newreno + Agent/TCPSink (no SACK).
+if {$xp(agent) == "newreno"} {
+    set tcp [new Agent/TCP/Newreno]
+    set sink [new Agent/TCPSink]
+} else {
+    set tcp [new Agent/TCP/Sack1]
+    set sink [new Agent/TCPSink/Sack1]
+}
 $tcp set packetSize_ $xp(mss)
 $tcp set window_ $xp(window)
 $tcp set windowInit_ $xp(iw)

@@ -239,6 +239,7 @@ impl TcpSpec {
             (Some(RecoverySpec::Sack), _, _) => RecoveryKind::Sack,
             (None, Some(true), _) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Ns2Sack1) => profile.recovery,
             (None, Some(true), _) => RecoveryKind::Sack,
+            (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() && profile.recovery == RecoveryKind::Ns2NewReno => profile.recovery,
             (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() => RecoveryKind::NewReno,
             (None, _, Some(CcKind::Reno)) if !self.sack_enabled() => RecoveryKind::Reno,
             (None, Some(false), None) if profile.recovery == RecoveryKind::Sack => RecoveryKind::NewReno,
@@ -340,7 +341,6 @@ impl TcpSpec {
             controller: ControllerKind::Reno,
             window_arith: if p.ns2_window { WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) } } else { WindowArith::Bytes },
             recovery: self.recovery_kind(),
-            newreno_exit: p.newreno_exit,
             sack,
             dupack_rule: match self.dupack {
                 Some(DupAckSpec::Rfc5681) => DupAckRule::Rfc5681,

@@ -25,7 +25,7 @@
 //!   3 s initial RTO, go-back-N with the scoreboard cleared after a timeout, no timestamps,
 //!   no delayed ACKs, limited transmit (`singledup_` 1), no DSACK, F-RTO off.
 
-use super::recovery::{NewRenoExit, RecoveryKind};
+use super::recovery::RecoveryKind;
 use super::rto::RtoConfig;
 use super::sender::DupAckRule;
 use super::spurious::{Detectors, Response};
@@ -56,7 +56,6 @@ pub struct Profile {
     pub sack: bool,
     pub dsack: bool,
     pub recovery: RecoveryKind,
-    pub newreno_exit: NewRenoExit,
     pub iw: InitialWindow,
     /// IW after a retransmitted SYN, in segments; `None` keeps the IW.
     pub iw_after_syn_loss: Option<u32>,
@@ -96,7 +95,6 @@ impl Stack {
             sack: true,
             dsack: false,
             recovery: RecoveryKind::Sack,
-            newreno_exit: NewRenoExit::FlightBounded,
             iw: InitialWindow::Rule(IwRule::Rfc6928),
             iw_after_syn_loss: None,
             ssthresh_after_syn_loss: None,
@@ -157,8 +155,7 @@ impl Stack {
             },
             Stack::Ns2Sack1 | Stack::Ns2Newreno => Profile {
                 sack: self == Stack::Ns2Sack1,
-                recovery: if self == Stack::Ns2Sack1 { RecoveryKind::Ns2Sack1 } else { RecoveryKind::NewReno },
-                newreno_exit: NewRenoExit::Ssthresh,
+                recovery: if self == Stack::Ns2Sack1 { RecoveryKind::Ns2Sack1 } else { RecoveryKind::Ns2NewReno },
                 iw: InitialWindow::Segments(2),
                 iw_after_syn_loss: Some(1),
                 ssthresh_after_syn_loss: Some(2),

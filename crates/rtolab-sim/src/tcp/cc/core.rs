@@ -95,6 +95,15 @@ impl WindowCore {
         }
     }
 
+    /// Takes `bytes` off cwnd (at least one segment stays); in the ns-2 arithmetic the
+    /// fraction of the packet window is kept (`cwnd_ -= deflate`).
+    pub fn shrink(&mut self, bytes: u64) {
+        match self.arith {
+            WindowArith::Ns2 { .. } => self.set_packets(self.packets - (bytes / self.mss) as f64),
+            WindowArith::Bytes => self.set_cwnd(self.cwnd.saturating_sub(bytes)),
+        }
+    }
+
     pub fn set_cwnd(&mut self, bytes: u64) {
         self.cwnd = bytes.max(self.mss);
         self.ca_credit = 0;

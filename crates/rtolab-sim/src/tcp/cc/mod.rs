@@ -53,6 +53,8 @@ pub trait CongestionControl {
     /// Halves the window itself on entering fast recovery, where the stack does that
     /// instead of cwnd = ssthresh (ns-2 `slowdown(CLOSE_CWND_HALF)`).
     fn halve_window(&mut self);
+    /// Takes `bytes` off the window, keeping its fraction (ns-2 NewReno's deflation).
+    fn shrink_window(&mut self, bytes: u64);
     /// Undoes a reduction found unnecessary, given the controller as it was before it
     /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before).
     fn undo(&mut self, prior: &Self);
@@ -110,6 +112,9 @@ impl CongestionControl for AnyCc {
     }
     fn halve_window(&mut self) {
         dispatch!(self, c => c.halve_window())
+    }
+    fn shrink_window(&mut self, bytes: u64) {
+        dispatch!(self, c => c.shrink_window(bytes))
     }
     fn undo(&mut self, prior: &Self) {
         match (self, prior) {

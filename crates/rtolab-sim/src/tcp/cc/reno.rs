@@ -55,6 +55,9 @@ impl CongestionControl for Reno {
     fn halve_window(&mut self) {
         self.core.halve_window();
     }
+    fn shrink_window(&mut self, bytes: u64) {
+        self.core.shrink(bytes);
+    }
     fn undo(&mut self, prior: &Self) {
         self.core.undo(&prior.core);
     }

@@ -5,11 +5,13 @@
 //! the window becomes and whether to retransmit, so it cannot do half of a state change.
 
 mod newreno;
+mod ns2_newreno;
 mod ns2_sack1;
 mod reno;
 mod sack;
 
-pub use newreno::{NewReno, NewRenoExit};
+pub use newreno::NewReno;
+pub use ns2_newreno::Ns2NewReno;
 pub use ns2_sack1::Ns2Sack1;
 pub use reno::Reno;
 pub use sack::Sack;
@@ -43,6 +45,8 @@ pub struct PartialAck {
     pub retransmit_una: bool,
     /// The new cwnd, if it changes.
     pub cwnd: Option<u64>,
+    /// Bytes to take off the controller's window, its fraction kept (ns-2 deflation).
+    pub shrink: u64,
     /// Restart the retransmission timer (RFC 6582 3.2 step 5: on the first partial ACK).
     pub restart_timer: bool,
 }
@@ -74,6 +78,20 @@ pub trait LossRecovery {
     fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
         None
     }
+    /// Recovery ended (the point was acknowledged, or a timeout).
+    fn on_exit(&mut self) {}
+    /// Window beyond cwnd that recovery allows (ns-2 `dupwnd_`).
+    fn extra_window(&self, _mss: u64) -> u64 {
+        0
+    }
+    /// At most this many segments per ACK while in recovery (ns-2 NewReno: 2).
+    fn burst_limit(&self) -> Option<u32> {
+        None
+    }
+    /// The ACK that ends recovery also grows the window (ns-2 NewReno's `opencwnd`).
+    fn grows_on_exit(&self) -> bool {
+        false
+    }
 }
 
 /// Which algorithm.
@@ -87,6 +105,8 @@ pub enum RecoveryKind {
     Sack,
     /// ns-2.35's `Agent/TCP/Sack1`.
     Ns2Sack1,
+    /// ns-2.35's `Agent/TCP/Newreno`.
+    Ns2NewReno,
 }
 
 #[derive(Clone, Debug)]
@@ -95,15 +115,17 @@ pub enum AnyRecovery {
     NewReno(NewReno),
     Sack(Sack),
     Ns2Sack1(Ns2Sack1),
+    Ns2NewReno(Ns2NewReno),
 }
 
 impl AnyRecovery {
-    pub fn new(kind: RecoveryKind, newreno_exit: NewRenoExit) -> Self {
+    pub fn new(kind: RecoveryKind) -> Self {
         match kind {
             RecoveryKind::Reno => AnyRecovery::Reno(Reno),
-            RecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::new(newreno_exit)),
+            RecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::default()),
             RecoveryKind::Sack => AnyRecovery::Sack(Sack),
             RecoveryKind::Ns2Sack1 => AnyRecovery::Ns2Sack1(Ns2Sack1::default()),
+            RecoveryKind::Ns2NewReno => AnyRecovery::Ns2NewReno(Ns2NewReno::default()),
         }
     }
 }
@@ -115,6 +137,7 @@ macro_rules! dispatch {
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
             AnyRecovery::Ns2Sack1($r) => $e,
+            AnyRecovery::Ns2NewReno($r) => $e,
         }
     };
 }
@@ -143,5 +166,17 @@ impl LossRecovery for AnyRecovery {
     }
     fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
         dispatch!(self, r => r.as_ns2_sack1())
+    }
+    fn on_exit(&mut self) {
+        dispatch!(self, r => r.on_exit())
+    }
+    fn extra_window(&self, mss: u64) -> u64 {
+        dispatch!(self, r => r.extra_window(mss))
+    }
+    fn burst_limit(&self) -> Option<u32> {
+        dispatch!(self, r => r.burst_limit())
+    }
+    fn grows_on_exit(&self) -> bool {
+        dispatch!(self, r => r.grows_on_exit())
     }
 }

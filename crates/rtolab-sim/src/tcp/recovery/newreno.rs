@@ -4,25 +4,9 @@
 
 use super::{Entry, LossRecovery, PartialAck, Transmit, Window};
 
-/// RFC 6582 3.2 step 3, the two allowed windows on a full acknowledgment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NewRenoExit {
-    /// Option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), against bursts.
-    FlightBounded,
-    /// Option (2): ssthresh (ns-2's `Newreno` agent).
-    Ssthresh,
-}
-
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct NewReno {
-    exit: NewRenoExit,
     partial_ack_seen: bool,
-}
-
-impl NewReno {
-    pub fn new(exit: NewRenoExit) -> Self {
-        NewReno { exit, partial_ack_seen: false }
-    }
 }
 
 impl LossRecovery for NewReno {
@@ -42,13 +26,12 @@ impl LossRecovery for NewReno {
         let cwnd = w.cwnd.saturating_sub(acked) + if acked >= w.mss { w.mss } else { 0 };
         let first = !self.partial_ack_seen;
         self.partial_ack_seen = true;
-        PartialAck { exit: false, retransmit_una: true, cwnd: Some(cwnd), restart_timer: first }
+        PartialAck { exit: false, retransmit_una: true, cwnd: Some(cwnd), shrink: 0, restart_timer: first }
     }
+    /// RFC 6582 3.2 step 3, option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), which
+    /// avoids a burst when little is outstanding.
     fn exit_cwnd(&self, w: Window) -> Option<u64> {
-        Some(match self.exit {
-            NewRenoExit::FlightBounded => w.ssthresh.min(w.flight.max(w.mss) + w.mss),
-            NewRenoExit::Ssthresh => w.ssthresh,
-        })
+        Some(w.ssthresh.min(w.flight.max(w.mss) + w.mss))
     }
     fn transmit(&self) -> Transmit {
         Transmit::Window

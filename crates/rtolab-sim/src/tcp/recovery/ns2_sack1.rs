@@ -41,7 +41,7 @@ impl LossRecovery for Ns2Sack1 {
     }
     fn on_partial_ack(&mut self, _w: Window, _acked: u64) -> PartialAck {
         self.pipe -= 1;
-        PartialAck { exit: false, retransmit_una: false, cwnd: None, restart_timer: true }
+        PartialAck { exit: false, retransmit_una: false, cwnd: None, shrink: 0, restart_timer: true }
     }
     fn exit_cwnd(&self, _w: Window) -> Option<u64> {
         None

@@ -41,8 +41,9 @@ impl TcpSender {
             self.on_dupack(now, news, out);
         }
         let cwnd_limited = !self.cfg.cwnd_validation || self.cwnd_limited();
-        // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6).
-        let state = if state_before.is_recovery() { state_before } else { self.state };
+        // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6),
+        // except in recoveries that say so (ns-2 NewReno).
+        let state = if state_before.is_recovery() && !self.recovery.grows_on_exit() { state_before } else { self.state };
         self.cc.on_ack(&AckSample {
             now,
             acked_bytes: acked,
@@ -143,6 +144,9 @@ impl TcpSender {
                 if let Some(c) = partial.cwnd {
                     self.cc.set_cwnd(c);
                 }
+                if partial.shrink > 0 {
+                    self.cc.shrink_window(partial.shrink);
+                }
                 if partial.retransmit_una {
                     self.retransmit(now, self.snd_una, out);
                 }
@@ -176,6 +180,7 @@ impl TcpSender {
         if let Some(cwnd) = self.recovery.exit_cwnd(self.window_facts()) {
             self.cc.set_cwnd(cwnd);
         }
+        self.recovery.on_exit();
         self.state = LossState::Open;
         if self.cfg.ns2_dupack_action && self.recovery.as_ns2_sack1().is_some() {
             self.recover = 0; // ns-2 Sack1: `recover_ = 0` on leaving fast recovery

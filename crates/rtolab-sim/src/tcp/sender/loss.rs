@@ -60,6 +60,9 @@ impl TcpSender {
         self.stats.timeouts += 1;
         self.notes.push(SenderNote::Timeout { seq: self.snd_una, id });
         let repeated = self.state.is_loss() && self.recover >= self.snd_una;
+        if self.state.is_recovery() {
+            self.recovery.on_exit();
+        }
         self.begin_episode(EpisodeKind::Timeout);
         if let Some(ep) = self.episode.as_mut() {
             ep.add_timeout(id);

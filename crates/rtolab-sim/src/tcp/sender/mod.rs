@@ -18,7 +18,7 @@ mod loss;
 mod transmit;
 
 use super::cc::{AnyCc, ControllerKind, CongestionControl, WindowArith, WindowCore};
-use super::recovery::{AnyRecovery, NewRenoExit, RecoveryKind};
+use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
 use super::scoreboard::{Geometry, Scoreboard};
 use super::segment::{ts_now, Segment, FLAG_SYN};
@@ -50,7 +50,6 @@ pub struct SenderConfig {
     pub controller: ControllerKind,
     pub window_arith: WindowArith,
     pub recovery: RecoveryKind,
-    pub newreno_exit: NewRenoExit,
     /// The receiver sends SACK blocks: the scoreboard is kept.
     pub sack: bool,
     pub dupack_rule: DupAckRule,
@@ -171,7 +170,7 @@ impl TcpSender {
         let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
         TcpSender {
             cc: AnyCc::new(cfg.controller, core),
-            recovery: AnyRecovery::new(cfg.recovery, cfg.newreno_exit),
+            recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,
             rto: RtoEstimator::new(cfg.rto.clone()),
             frto: Frto::new(frto_variant),

@@ -23,7 +23,9 @@ impl TcpSender {
             }
         }
         let skip_sacked = self.state.is_loss() && self.cfg.sack && self.cfg.sack_after_timeout;
-        let cwnd = self.cc.cwnd();
+        let in_recovery = self.state.is_recovery();
+        let cwnd = self.cc.cwnd() + if in_recovery { self.recovery.extra_window(self.geometry.mss) } else { 0 };
+        let max_burst = if in_recovery { self.recovery.burst_limit().or(self.cfg.max_burst) } else { self.cfg.max_burst };
         let mut burst = 0;
         let mut cwnd_stopped = false;
         loop {
@@ -41,7 +43,7 @@ impl TcpSender {
                 cwnd_stopped = true;
                 break;
             }
-            if self.cfg.max_burst.is_some_and(|m| burst >= m) {
+            if max_burst.is_some_and(|m| burst >= m) {
                 break;
             }
             self.send_new(now, out);
