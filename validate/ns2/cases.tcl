@@ -98,16 +98,7 @@ if {$xp(agent) == "newreno"} {
     set tcp [new Agent/TCP/Sack1]
     set sink [new Agent/TCPSink/Sack1]
 }
-$tcp set packetSize_ $xp(mss)
-$tcp set window_ $xp(window)
-$tcp set windowInit_ $xp(iw)
-$tcp set windowInitOption_ 1
-$tcp set timestamps_ false
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
+set ftp [attach_flow $ns $n0 $n1 $tcp $sink $xp(mss) $xp(window) $xp(iw)]
 $ns at 0.0 "$ftp produce $xp(pkts)"
 
 if {[llength $xp(drops)] > 0} {

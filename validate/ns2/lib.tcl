@@ -94,3 +94,20 @@ proc json_line {pairs} {
     }
     return "{[join $parts {, }]}"
 }
+
+# The flow both scripts run: `tcp` (sending at n0) to `sink` (at n1), packetSize_ `mss`,
+# window_ `window`, windowInit_ `iw` (windowInitOption_ 1), no timestamps, driven by an FTP
+# source; returns the FTP application.
+proc attach_flow {ns n0 n1 tcp sink mss window iw} {
+    $tcp set packetSize_ $mss
+    $tcp set window_ $window
+    $tcp set windowInit_ $iw
+    $tcp set windowInitOption_ 1
+    $tcp set timestamps_ false
+    $ns attach-agent $n0 $tcp
+    $ns attach-agent $n1 $sink
+    $ns connect $tcp $sink
+    set ftp [new Application/FTP]
+    $ftp attach-agent $tcp
+    return $ftp
+}

@@ -91,16 +91,7 @@ switch -- $xp(agent) {
     newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
     default { puts stderr "agent must be sack1 or newreno"; exit 2 }
 }
-$tcp set packetSize_ $xp(mss)
-$tcp set window_ $xp(window)
-$tcp set windowInit_ 1
-$tcp set windowInitOption_ 1
-$tcp set timestamps_ false
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
+set ftp [attach_flow $ns $n0 $n1 $tcp $sink $xp(mss) $xp(window) 1]
 $ns at 0.0 "$ftp start"
 
 # Random loss on the forward link, after the link.

@@ -167,15 +167,11 @@ series = ["cwnd"]
     assert!(cwnd_peak("stack = \"rfc\"") > 1e6);
 }
 
-/// RFC 5681 3.1: after a lost SYN the initial window is one segment (`rfc`, `linux`), while
-/// rtolab's default keeps IW 10. Over 1 Mbps / 10 ms a 20 kB transfer then needs more
-/// round trips: with IW 1, slow start sends 1, 2, 4, 8 segments (≥ 14 segments by the 4th
-/// round), with IW 10 all 14 segments in the first two rounds.
-#[test]
-fn initial_window_after_a_lost_syn_per_profile() {
-    let first_round = |tcp: &str| {
-        let text = format!(
-            r#"
+/// One flow over 100 Mbps / 50 ms (RTT 100 ms) whose first SYN is lost, so the SYN is resent
+/// at 1 s (every stack here starts at 1 s) and the handshake completes at 1.1 s.
+fn after_a_lost_syn(size: &str, tcp: &str, output: &str) -> rtolab_sim::RunResult {
+    let r = run(&format!(
+        r#"
 [[links]]
 name = "l"
 rate = "100Mbps"
@@ -185,56 +181,41 @@ drop_packets = [1]
 [[flows]]
 name = "f"
 route = ["l"]
-size = "20272B"
+size = "{size}"
 tcp = {{ {tcp}, mss = 1448, timestamps = true, delayed_ack = false }}
-[output]
-pcap = ["l"]
+{output}
 "#
-        );
-        let r = run(&text);
-        let f = flow(&r, "f");
-        assert_eq!(f.syn_timeouts, 1);
-        (f.end_s.unwrap() - 1.0, r)
-    };
-    // SYN again at 1 s; handshake done at 1.1 s; then rounds of 100 ms.
-    // IW 10: 10 segments, then the last 4 → done after 2 rounds: ≈ 1.1 + 0.2 = 1.3 s.
-    // IW 1: 1, 2, 4, 7 → 4 rounds: ≈ 1.1 + 0.4 = 1.5 s.
-    let (default_time, _) = first_round("stack = \"rtolab\", iw = 10");
-    let (rfc_time, _) = first_round("stack = \"rfc\", iw = 10");
-    assert!((default_time - 0.3).abs() < 0.01, "{default_time}");
-    assert!((rfc_time - 0.5).abs() < 0.01, "{rfc_time}");
+    ));
+    assert_eq!(flow(&r, "f").syn_timeouts, 1);
+    r
+}
+
+/// RFC 5681 3.1: after a lost SYN the initial window is one segment (`rfc`), while rtolab's
+/// default keeps its IW (10 here). 14 segments (20 272 B) after the handshake at 1.1 s, one
+/// round trip (100 ms) per window: IW 10 sends 10 then 4 → done at ≈ 1.3 s; IW 1 sends
+/// 1, 2, 4, 7 → done at ≈ 1.5 s.
+#[test]
+fn initial_window_after_a_lost_syn_per_profile() {
+    let done = |tcp: &str| flow(&after_a_lost_syn("20272B", tcp, ""), "f").end_s.unwrap();
+    let (default_time, rfc_time) = (done("stack = \"rtolab\", iw = 10"), done("stack = \"rfc\", iw = 10"));
+    assert!((default_time - 1.3).abs() < 0.01, "{default_time}");
+    assert!((rfc_time - 1.5).abs() < 0.01, "{rfc_time}");
 }
 
 /// The `linux` timer keeps a measured RTO after a retransmitted SYN when the SYN-ACK's
 /// timestamp gave a sample (`tcp_init_transfer`); RFC 6298 (5.7) read literally resets it
-/// to 3 s. Read from the `rto` series when the handshake completes (t = 1.1 s: the SYN is
-/// resent at 1 s and the SYN-ACK takes 100 ms).
+/// to 3 s. Read from the `rto` series when the handshake completes (t = 1.1 s).
 #[test]
 fn syn_fallback_only_without_a_sample_in_linux() {
     let rto_after_handshake = |tcp: &str| {
-        let text = format!(
-            r#"
-[[links]]
-name = "l"
-rate = "100Mbps"
-delay = "50ms"
-drop_packets = [1]
-[[flows]]
-name = "f"
-route = ["l"]
-size = "1448B"
-tcp = {{ {tcp}, timestamps = true, mss = 1448, delayed_ack = false }}
-[output]
-series = ["rto"]
-"#
-        );
-        let r = run(&text);
+        let r = after_a_lost_syn("1448B", tcp, "[output]\nseries = [\"rto\"]");
         let s = &r.series;
         let at = |i: usize| (s.time_s[i] * 1000.0).round() as u64;
         let i = (0..s.len()).rev().find(|&i| at(i) <= 1100).expect("an rto value by 1.1 s");
         s.value[i]
     };
-    // Linux: the SYN-ACK sample (100 ms plus 10 µs of transmission) gives 100 + max(2·50, 200) = 300 ms, kept.
+    // Linux: the SYN-ACK sample (100 ms plus 10 µs of transmission) gives
+    // 100 + max(2·50, 200) = 300 ms, kept.
     assert!((rto_after_handshake("stack = \"linux\"") - 0.3).abs() < 1e-3);
     // RFC 6298 (5.7): 3 s when data transmission begins, sample or not.
     assert!((rto_after_handshake("stack = \"rfc\"") - 3.0).abs() < 1e-3);
