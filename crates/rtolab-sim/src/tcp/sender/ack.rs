@@ -133,7 +133,7 @@ impl TcpSender {
                 covers_recover: ack >= point,
                 beyond_recover: ack > point,
             });
-            self.on_frto_action(now, action, out);
+            self.on_frto_action(now, action, acked, out);
         }
         let mut restart_timer = true;
         match self.state {
@@ -204,7 +204,7 @@ impl TcpSender {
                 // F-RTO reads the ACK.
                 if self.frto.running() {
                     let action = self.frto.on_ack(FrtoAck::Dup { new_sack_below_recover: news.newly_sacked_below_point > 0 });
-                    self.on_frto_action(now, action, out);
+                    self.on_frto_action(now, action, 0, out);
                 }
             }
             LossState::Open | LossState::Disorder => {
@@ -253,7 +253,8 @@ impl TcpSender {
         }
     }
 
-    fn on_frto_action(&mut self, now: SimTime, action: FrtoAction, out: &mut Vec<Segment>) {
+    /// Carries out what F-RTO asked; `acked` is what the ACK that led to it acknowledged.
+    fn on_frto_action(&mut self, now: SimTime, action: FrtoAction, acked: u64, out: &mut Vec<Segment>) {
         match action {
             FrtoAction::Wait => {}
             FrtoAction::SendNew => {
@@ -271,7 +272,7 @@ impl TcpSender {
             }
             FrtoAction::Spurious => {
                 if self.episode.as_ref().is_some_and(|e| !e.decided) {
-                    self.on_spurious(0, None);
+                    self.on_spurious(acked, None);
                 }
             }
         }

@@ -123,7 +123,7 @@ impl TcpSender {
             // RFC 4015 covers timeouts only.
             Response::Rfc4015 if ep.kind != EpisodeKind::Timeout => return,
             Response::Rfc4015 => self.respond_rfc4015(&ep, acked, sample),
-            Response::Ns2(mode) => self.respond_ns2(&ep, mode),
+            Response::Ns2(mode) => self.respond_ns2(&ep, mode, acked),
         }
         self.stats.undos += 1;
     }
@@ -168,21 +168,22 @@ impl TcpSender {
         }
     }
 
-    /// ns-2 `TcpAgent::spurious_timeout()`: cwnd by `spurious_response_` (1: the flight
-    /// before this ACK; 2: the reduced ssthresh; 3: one segment), then ssthresh =
-    /// `pipe_prev_` = max(window(), ssthresh) before the timeout, and `recover_` below SND.UNA
-    /// so that fast retransmit is possible at once. SND.NXT is left where it is.
-    fn respond_ns2(&mut self, ep: &Episode, mode: u8) {
+    /// ns-2 `TcpAgent::spurious_timeout()`: cwnd by `spurious_response_` (1: `t_seqno_ −
+    /// prev_highest_ack_`, the flight before the ACK that revealed it, `acked` bytes ago; 2:
+    /// the reduced ssthresh; 3: one segment), then ssthresh = `pipe_prev_` = max(window(),
+    /// ssthresh) before the timeout, and `recover_ = highest_ack_ − 1`, one packet below
+    /// SND.UNA, so that fast retransmit is possible at once. SND.NXT is left where it is.
+    fn respond_ns2(&mut self, ep: &Episode, mode: u8, acked: u64) {
         let mss = self.geometry.mss;
         let cwnd = match mode {
             2 => self.cc.ssthresh(),
             3 => mss,
-            _ => self.snd_nxt.saturating_sub(self.snd_una) + mss,
+            _ => self.snd_nxt.saturating_sub(self.snd_una.saturating_sub(acked)),
         };
         let prior_window = ep.prior.cwnd().min(self.rwnd);
         self.cc.set_cwnd(cwnd);
         self.cc.set_ssthresh(prior_window.max(ep.prior.ssthresh()));
-        self.recover = self.snd_una.saturating_sub(1);
+        self.recover = self.snd_una.saturating_sub(mss);
         if self.state.is_loss() {
             self.state = LossState::Open;
         }
