@@ -232,6 +232,15 @@ impl TcpSpec {
     /// asked for or `cc` is not given; else NewReno for `cc = "newreno"`, Reno for "reno";
     /// else the stack's.
     pub fn recovery_kind(&self) -> RecoveryKind {
+        // Without SACK, a stack's SACK recovery becomes its NewReno (ns-2: the other agent).
+        match self.recovery_named() {
+            RecoveryKind::Sack if !self.sack_enabled() => RecoveryKind::NewReno,
+            RecoveryKind::Ns2Sack1 if !self.sack_enabled() => RecoveryKind::Ns2NewReno,
+            kind => kind,
+        }
+    }
+
+    fn recovery_named(&self) -> RecoveryKind {
         let profile = self.profile();
         match (self.recovery, self.sack, self.cc) {
             (Some(RecoverySpec::Reno), _, _) => RecoveryKind::Reno,

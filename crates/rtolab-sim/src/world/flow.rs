@@ -38,6 +38,9 @@ pub struct SpuriousOracle {
     arrived: IntervalSet,
     pending: Vec<PendingTimeout>,
     in_flight: u64,
+    /// The last instant a data packet was sent and how many were sent then (those do not
+    /// count as earlier than a timeout at that instant).
+    last_sent: (SimTime, u64),
     verdicts: Vec<Verdict>,
     detected: Vec<bool>,
     pub spurious: u64,
@@ -55,8 +58,9 @@ struct SynOracle {
 }
 
 impl SpuriousOracle {
-    pub fn data_sent(&mut self) {
+    pub fn data_sent(&mut self, now: SimTime) {
         self.in_flight += 1;
+        self.last_sent = if self.last_sent.0 == now { (now, self.last_sent.1 + 1) } else { (now, 1) };
     }
 
     /// A data packet [seq, end) sent at `sent_at` reached the receiver.
@@ -112,12 +116,14 @@ impl SpuriousOracle {
         debug_assert_eq!(id as usize, self.verdicts.len());
         self.verdicts.push(Verdict::Pending);
         self.detected.push(false);
+        let same_instant = if self.last_sent.0 == now { self.last_sent.1 } else { 0 };
+        let earlier = self.in_flight.saturating_sub(same_instant);
         if self.arrived.contains(seq) {
             self.set_verdict(id, Verdict::Spurious);
-        } else if self.in_flight == 0 {
+        } else if earlier == 0 {
             self.set_verdict(id, Verdict::Genuine);
         } else {
-            self.pending.push(PendingTimeout { id, seq, fired_at: now, earlier_in_flight: self.in_flight });
+            self.pending.push(PendingTimeout { id, seq, fired_at: now, earlier_in_flight: earlier });
         }
     }
 
@@ -273,12 +279,12 @@ mod tests {
     fn oracle_resolves_timeouts_by_any_earlier_copy() {
         let mut o = SpuriousOracle::default();
         for _ in 0..3 {
-            o.data_sent(); // segments 0, 100, 200 sent at 0 ms
+            o.data_sent(t(0)); // segments 0, 100, 200 sent at 0 ms
         }
         o.data_arrived(0, 100, t(0));
         o.timeout(0, 0, t(300)); // already arrived: spurious
         o.timeout(1, 100, t(300)); // 2 earlier packets in flight: pending
-        o.data_sent(); // the retransmission of 100, sent at 300 ms
+        o.data_sent(t(300)); // the retransmission of 100, sent at 300 ms
         o.data_arrived(100, 200, t(300)); // sent at the expiry: does not decide
         assert_eq!(o.verdicts(), &[Verdict::Spurious, Verdict::Pending]);
         o.data_arrived(100, 200, t(0)); // the original arrives late: spurious
@@ -293,9 +299,9 @@ mod tests {
     #[test]
     fn oracle_counts_a_delivered_retransmission() {
         let mut o = SpuriousOracle::default();
-        o.data_sent();
+        o.data_sent(t(0));
         o.timeout(0, 0, t(200));
-        o.data_sent(); // retransmission at 200 ms
+        o.data_sent(t(200)); // retransmission at 200 ms
         o.data_dropped(t(0)); // the original was lost: timeout 0 genuine
         o.timeout(1, 0, t(600)); // the retransmission is still in flight
         o.data_arrived(0, 100, t(200));

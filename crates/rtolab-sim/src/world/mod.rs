@@ -222,7 +222,7 @@ impl Simulation {
             if segment.is_syn() {
                 flow.oracle.syn_sent();
             } else if segment.len > 0 {
-                flow.oracle.data_sent();
+                flow.oracle.data_sent(now);
                 self.data_packets += 1;
             }
         }

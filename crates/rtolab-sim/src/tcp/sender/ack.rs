@@ -19,6 +19,13 @@ struct SackNews {
     newly_sacked_below_point: u64,
 }
 
+impl SackNews {
+    /// Bytes newly SACKed above the recovery point (sent after the episode began).
+    fn newly_sacked_above_point(self) -> u64 {
+        self.newly_sacked - self.newly_sacked_below_point
+    }
+}
+
 impl TcpSender {
     pub(super) fn on_ack(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
         self.rwnd = seg.wnd;
@@ -36,7 +43,7 @@ impl TcpSender {
         let mut rtt = None;
         if ack > self.snd_una {
             acked = ack - self.snd_una;
-            rtt = self.on_new_ack(now, ack, seg, out);
+            rtt = self.on_new_ack(now, ack, seg, news, out);
         } else if self.is_duplicate(ack, seg, news) {
             self.on_dupack(now, news, out);
         }
@@ -44,9 +51,10 @@ impl TcpSender {
         // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6),
         // except in recoveries that say so (ns-2 NewReno).
         let state = if state_before.is_recovery() && !self.recovery.grows_on_exit() { state_before } else { self.state };
+        let acked_for_growth = if std::mem::take(&mut self.growth_done) { 0 } else { acked };
         self.cc.on_ack(&AckSample {
             now,
-            acked_bytes: acked,
+            acked_bytes: acked_for_growth,
             sacked_bytes: news.newly_sacked,
             rtt,
             flight: flight_before,
@@ -84,11 +92,12 @@ impl TcpSender {
     }
 
     /// RFC 5681 (2) duplicate ACK; with `DupAckRule::Rfc6675` and SACK, only an ACK that
-    /// SACKs new data counts (RFC 6675 2, "DupAck").
+    /// SACKs new data counts (RFC 6675 2, "DupAck"). F-RTO reads every duplicate (RFC 5682
+    /// 3.1 step 3a: one that SACKs nothing new reverts).
     fn is_duplicate(&self, ack: u64, seg: &Segment, news: SackNews) -> bool {
         let classic = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0;
         match self.cfg.dupack_rule {
-            DupAckRule::Rfc6675 if self.cfg.sack => classic && news.newly_sacked > 0,
+            DupAckRule::Rfc6675 if self.cfg.sack && !self.frto.running() => classic && news.newly_sacked > 0,
             _ => classic,
         }
     }
@@ -108,7 +117,7 @@ impl TcpSender {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, out: &mut Vec<Segment>) -> Option<SimDuration> {
+    fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, news: SackNews, out: &mut Vec<Segment>) -> Option<SimDuration> {
         let acked = ack - self.snd_una;
         let sample = self.rtt_sample(now, ack, seg);
         if let Some(rtt) = sample {
@@ -131,7 +140,7 @@ impl TcpSender {
             let action = self.frto.on_ack(FrtoAck::New {
                 covers_retransmission: ack >= retransmitted_end,
                 covers_recover: ack >= point,
-                beyond_recover: ack > point,
+                beyond_recover: ack > point || news.newly_sacked_above_point() > 0,
             });
             self.on_frto_action(now, action, acked, out);
         }
@@ -203,7 +212,10 @@ impl TcpSender {
                 // No fast retransmit of data sent before the timeout (RFC 6582 3.2 step 1);
                 // F-RTO reads the ACK.
                 if self.frto.running() {
-                    let action = self.frto.on_ack(FrtoAck::Dup { new_sack_below_recover: news.newly_sacked_below_point > 0 });
+                    let action = self.frto.on_ack(FrtoAck::Dup {
+                        new_sack_below_recover: news.newly_sacked_below_point > 0,
+                        sacked_above_recover: news.newly_sacked_above_point() > 0,
+                    });
                     self.on_frto_action(now, action, 0, out);
                 }
             }
@@ -215,7 +227,8 @@ impl TcpSender {
                     // RFC 6675 IsLost(SND.UNA) also triggers; RFC 6582 3.2 step 1: no new
                     // recovery for duplicates of data sent before `recover`.
                     let lost = self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
-                    (self.dupacks >= self.cfg.dupthresh || lost, self.snd_una >= self.recover)
+                    // No fast retransmit while go-back-N is still resending.
+                    (self.dupacks >= self.cfg.dupthresh || lost, self.snd_una >= self.recover && self.snd_nxt == self.snd_max)
                 };
                 if trigger && allowed {
                     self.enter_recovery(now, out);
@@ -271,6 +284,11 @@ impl TcpSender {
                 self.go_back_n();
             }
             FrtoAction::Spurious => {
+                // RFC 5682 3b ends RTO recovery: new data goes on, nothing is resent.
+                if self.state.is_loss() {
+                    self.state = LossState::Open;
+                }
+                self.recover = self.snd_una;
                 if self.episode.as_ref().is_some_and(|e| !e.decided) {
                     self.on_spurious(acked, None);
                 }

@@ -59,7 +59,8 @@ impl TcpSender {
         let id = self.stats.timeouts;
         self.stats.timeouts += 1;
         self.notes.push(SenderNote::Timeout { seq: self.snd_una, id });
-        let repeated = self.state.is_loss() && self.recover >= self.snd_una;
+        // RFC 5682 3.1 step 1: no F-RTO while a recovery (fast or RTO) is under way.
+        let repeated = (self.state.is_loss() || self.state.is_recovery()) && self.recover >= self.snd_una;
         if self.state.is_recovery() {
             self.recovery.on_exit();
         }
@@ -75,16 +76,19 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.dupacks = 0;
         self.limited_bytes = 0;
-        if self.cfg.sack && self.cfg.sack_after_timeout {
+        let frto = self.cfg.detect.frto && self.frto.on_timeout(repeated);
+        // F-RTO judges SACK blocks against what was SACKed before the timeout, so it keeps
+        // the marks as RFC 6675 5.1 does.
+        if self.cfg.sack && (self.cfg.sack_after_timeout || frto) {
             self.scoreboard.clear_retransmitted();
         } else {
             self.scoreboard.clear();
         }
         self.rtt_probe = None;
-        let frto = self.cfg.detect.frto && self.frto.on_timeout(repeated);
         // RFC 6675 5.1: SND.UNA is resent whatever the scoreboard says (the receiver may
         // have reneged).
         self.retransmit(now, self.snd_una, out);
+        self.head_resent_to = self.snd_una + self.segment_len(self.snd_una);
         if frto {
             self.snd_nxt = self.snd_max;
         } else {
@@ -95,10 +99,12 @@ impl TcpSender {
     }
 
     /// Conventional RTO recovery: resend from SND.UNA (F-RTO's revert, RFC 5682 2a/3a).
+    /// The head was already resent at the timeout, so resending starts after it while it is
+    /// unacknowledged.
     pub(super) fn go_back_n(&mut self) {
         self.frto.stop();
         if self.state.is_loss() {
-            self.snd_nxt = self.snd_una;
+            self.snd_nxt = self.snd_una.max(self.head_resent_to);
         }
     }
 
@@ -134,16 +140,25 @@ impl TcpSender {
 
     /// Leaves Recovery or Loss for Open and stops resending: the data thought lost was not.
     fn resume_open(&mut self) {
+        if self.state.is_recovery() {
+            self.recovery.on_exit();
+        }
         if self.state.is_recovery() || self.state.is_loss() {
             self.state = LossState::Open;
         }
         self.snd_nxt = self.snd_max;
+        self.recover = self.snd_una;
         self.scoreboard.clear_retransmitted();
     }
 
     /// Linux: `tcp_undo_cwnd_reduction` restores cwnd and ssthresh to no less than before
     /// the reduction; `tcp_try_undo_loss` clears the RTO back-off (`icsk_retransmits = 0`).
     fn respond_undo(&mut self, ep: &Episode) {
+        if self.state.is_recovery() {
+            // Deflate first: window inflation (RFC 5681 3.2 step 4) must not survive the undo.
+            let ssthresh = self.cc.ssthresh();
+            self.cc.set_cwnd(ssthresh);
+        }
         self.cc.undo(&ep.prior);
         self.rto.clear_backoff();
         self.resume_open();
@@ -161,6 +176,7 @@ impl TcpSender {
         }
         let iw = self.cfg.initial_window;
         self.cc.set_cwnd(self.flight() + acked.min(iw));
+        self.growth_done = true; // the response sets this ACK's window
         self.cc.set_ssthresh(ep.pipe_prev.max(2 * self.geometry.mss));
         if let (Some(r), Some(srtt_prev)) = (sample, ep.srtt_prev) {
             let g = self.rto.config().granularity;

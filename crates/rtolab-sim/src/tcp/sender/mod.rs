@@ -151,6 +151,10 @@ pub struct TcpSender {
     rtt_probe: Option<(u64, SimTime)>,
     episode: Option<Episode>,
     frto: Frto,
+    /// End of the segment the last timeout resent (F-RTO's revert resumes after it).
+    head_resent_to: u64,
+    /// The window for the current ACK was set by a response; the controller skips it.
+    growth_done: bool,
     window_use: WindowUse,
     syn_sent_at: SimTime,
     syn_retransmitted: bool,
@@ -188,6 +192,8 @@ impl TcpSender {
             scoreboard: Scoreboard::default(),
             rtt_probe: None,
             episode: None,
+            head_resent_to: 0,
+            growth_done: false,
             window_use: WindowUse::default(),
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,

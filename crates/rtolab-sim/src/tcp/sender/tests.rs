@@ -278,3 +278,30 @@ fn test_loss_eifel_undo_restores_window_and_backoff() {
     assert_eq!(s.state(), LossState::Open);
     assert_eq!(s.drain_notes().last(), Some(SenderNote::SpuriousDetected { first: 0, last: 0 }));
 }
+
+/// RFC 5682 3.1 step 1: a timeout while fast recovery is under way (RecoveryPoint ≥
+/// SND.UNA) is recovered conventionally, not by F-RTO. IW 4 (0..4000), three duplicates: fast
+/// retransmit of 0, NewReno inflation sends 4000. The timer fires: 0 again; the ACK of 1000
+/// then slow-starts go-back-N (1000, 2000) instead of F-RTO's two new segments (5000, 6000).
+#[test]
+fn test_recovery_timeout_is_not_frto() {
+    let mut cfg = config(RtoPreset::Linux, RecoveryKind::NewReno, false);
+    cfg.detect = Detectors { frto: true, ..Detectors::default() };
+    cfg.response = Response::Undo;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.open(SimTime::ZERO, &mut out);
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    for _ in 0..3 {
+        s.on_segment(secs(0.2), &ack(0), &mut out);
+    }
+    assert!(s.in_recovery());
+    let t = s.next_wakeup().unwrap();
+    out.clear();
+    s.on_timer(t, &mut out);
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![0]);
+    out.clear();
+    s.on_segment(t + SimDuration::from_millis(100), &ack(1000), &mut out);
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![1000, 2000]);
+    assert_eq!(s.stats.spurious_detected, 0);
+}

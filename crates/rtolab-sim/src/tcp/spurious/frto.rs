@@ -31,10 +31,11 @@ pub enum FrtoVariant {
 pub enum FrtoAck {
     /// SND.UNA advanced. `covers_retransmission`: the whole retransmitted segment is
     /// acknowledged; `covers_recover`: everything up to `recover` is; `beyond_recover`: data
-    /// above `recover` (sent after the timeout) is acknowledged too.
+    /// above `recover` (sent after the timeout) is acknowledged or SACKed too.
     New { covers_retransmission: bool, covers_recover: bool, beyond_recover: bool },
-    /// A duplicate ACK; `new_sack_below_recover`: it SACKs pre-timeout data for the first time.
-    Dup { new_sack_below_recover: bool },
+    /// A duplicate ACK; `new_sack_below_recover`: it SACKs pre-timeout data for the first
+    /// time; `sacked_above_recover`: it SACKs data sent after the timeout.
+    Dup { new_sack_below_recover: bool, sacked_above_recover: bool },
 }
 
 /// What F-RTO asks of the sender.
@@ -103,7 +104,8 @@ impl Frto {
             // Step 3.
             (Step::AwaitSecond, New { beyond_recover: true, .. }, Sack) => FrtoAction::Revert { cwnd_cap: Some(3) },
             (Step::AwaitSecond, New { .. }, _) => FrtoAction::Spurious,
-            (Step::AwaitSecond, Dup { new_sack_below_recover: true }, Sack) => FrtoAction::Spurious,
+            (Step::AwaitSecond, Dup { sacked_above_recover: true, .. }, Sack) => FrtoAction::Revert { cwnd_cap: Some(3) },
+            (Step::AwaitSecond, Dup { new_sack_below_recover: true, .. }, Sack) => FrtoAction::Spurious,
             (Step::AwaitSecond, Dup { .. }, _) => FrtoAction::Revert { cwnd_cap: Some(3) },
         };
         self.step = Step::Idle;
@@ -116,8 +118,8 @@ mod tests {
     use super::*;
 
     const NEW: FrtoAck = FrtoAck::New { covers_retransmission: true, covers_recover: false, beyond_recover: false };
-    const DUP_NEW_SACK: FrtoAck = FrtoAck::Dup { new_sack_below_recover: true };
-    const DUP: FrtoAck = FrtoAck::Dup { new_sack_below_recover: false };
+    const DUP_NEW_SACK: FrtoAck = FrtoAck::Dup { new_sack_below_recover: true, sacked_above_recover: false };
+    const DUP: FrtoAck = FrtoAck::Dup { new_sack_below_recover: false, sacked_above_recover: false };
 
     #[test]
     fn two_new_acks_declare_spurious() {
@@ -143,6 +145,12 @@ mod tests {
         f.on_timeout(false);
         f.on_ack(NEW);
         assert_eq!(f.on_ack(DUP_NEW_SACK), FrtoAction::Spurious);
+        // 3a: SACK of the new segments sent in step 2b (above `recover`) reverts.
+        let mut f = Frto::new(FrtoVariant::Sack);
+        f.on_timeout(false);
+        f.on_ack(NEW);
+        let above = FrtoAck::Dup { new_sack_below_recover: true, sacked_above_recover: true };
+        assert_eq!(f.on_ack(above), FrtoAction::Revert { cwnd_cap: Some(3) });
     }
 
     #[test]
