@@ -2,7 +2,9 @@
 //!
 //! The spike case: 1 Mbps, 100 ms one way, DropTail 200 p, one bulk flow limited to 20
 //! segments by the receiver window, a 2.5 s spike on both directions at 50 s; nothing is
-//! ever dropped. With MSS 1448 and timestamps a segment is 1500 B on the wire (12 ms), so
+//! ever dropped. (The example spike lasts 3 s; with a 1 s RTO the second timeout then
+//! falls within a few ms of the spike's end, so its count would hang on the ACK spacing.
+//! 2.5 s leaves every expiry at least 0.5 s from the end.) With MSS 1448 and timestamps a segment is 1500 B on the wire (12 ms), so
 //! the 20-segment window takes 240 ms to send and the path (200 ms + 12 ms + the ACK) is
 //! kept busy: every RTT sample is ≈ 240 ms and RTTVAR decays towards 0.
 //!
