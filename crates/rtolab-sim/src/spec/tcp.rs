@@ -155,7 +155,7 @@ pub struct TcpSpec {
     pub detect: Option<DetectSpec>,
     /// Response to a spurious timeout: "none", "rfc4015", "undo", "ns2-1", "ns2-2", "ns2-3".
     pub response: Option<ResponseSpec>,
-    /// Maximum segment size: payload bytes per segment (default 1448; ns-2: 1000).
+    /// Maximum segment size: payload bytes per segment (default 1448; ns-2: 1000; ns-3: 536).
     pub mss: Option<u32>,
     pub iw: Option<InitialWindow>,
     /// Initial window in segments after a retransmitted SYN (RFC 5681 3.1: 1).
@@ -220,7 +220,7 @@ impl TcpSpec {
     }
 
     pub fn mss(&self) -> u32 {
-        self.mss.unwrap_or(if self.profile().ns2_window { 1000 } else { 1448 })
+        self.mss.unwrap_or(self.profile().default_mss)
     }
 
     /// SACK is on: the spec's word, else the stack's.

@@ -15,9 +15,13 @@
 //!   PRR, CUBIC, the quick-ACK mode — see the stack-profiles II issue.
 //! - `freebsd`: IW 10, SACK, timestamps, delayed ACKs, `rto = "freebsd"` (30 ms floor,
 //!   200 ms slop), the timestamp-based "bad retransmit" undo (Eifel detection, undo).
-//! - `ns3`: ns-3.44 `TcpSocketBase` defaults: IW 10 (`InitialCwnd`), SACK, timestamps,
-//!   delayed ACK every 2 segments / 200 ms, limited transmit, `rto = "ns3"` (1 s floor, 1 ms
-//!   granularity), a 3 s SYN timeout (`ConnTimeout`), no spurious-timeout detection.
+//! - `ns3`: ns-3.44's defaults, read from the library's attributes: `SegmentSize` 536,
+//!   `InitialCwnd` 10 (also after a lost SYN), SACK, timestamps, `DelAckCount` 2 /
+//!   `DelAckTimeout` 200 ms, `LimitedTransmit`, `ReTxThreshold` 3, `rto = "ns3"` (`MinRto`
+//!   1 s, `ClockGranularity` 1 ms, no RFC 6298 (5.7) fallback), `ConnTimeout` 3 s for the
+//!   SYN, a 128 KiB receive buffer (244 segments of 536 B), no spurious-timeout detection.
+//!   ns-3.44 defaults to CUBIC with PRR; until those land (stack profiles II) this stack runs
+//!   Reno with RFC 6675 recovery.
 //! - `ns2-sack1`, `ns2-newreno`: ns-2.35's `Agent/TCP/Sack1` and `Agent/TCP/Newreno` with
 //!   `TCPSink/Sack1` and `TCPSink` (`tcp/tcp.cc`, `tcp-sack1.cc`, `tcp-newreno.cc`,
 //!   `tcp-sink.cc`, `tcl/lib/ns-default.tcl`): windowInit_ 2, window_ 20, packet-counted
@@ -86,6 +90,8 @@ pub struct Profile {
     pub ns2_window: bool,
     /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
     pub default_window: Option<u32>,
+    /// The MSS when the spec gives none (ns-2 `packetSize_` 1000, ns-3 `SegmentSize` 536).
+    pub default_mss: u32,
 }
 
 impl Stack {
@@ -117,6 +123,7 @@ impl Stack {
             ns2_dupack_action: false,
             ns2_window: false,
             default_window: None,
+            default_mss: 1448,
         };
         let all = Detectors { eifel: true, frto: true, dsack: true };
         match self {
@@ -151,6 +158,8 @@ impl Stack {
                 iw: InitialWindow::Segments(10),
                 rto: RtoPreset::Ns3,
                 initial_rto: Some(SimDuration::from_secs(3)),
+                default_window: Some(131_072 / 536),
+                default_mss: 536,
                 ..base
             },
             Stack::Ns2Sack1 | Stack::Ns2Newreno => Profile {
@@ -167,6 +176,7 @@ impl Stack {
                 ns2_window: true,
                 ns2_dupack_action: true,
                 default_window: Some(20),
+                default_mss: 1000,
                 ..base
             },
         }

@@ -71,7 +71,8 @@ impl RtoConfig {
     ///   (`TCPT_RANGESET`), `TCPTV_REXMTMAX` 64 s, initial 1 s (`TCPTV_RTOBASE`), 1 ms clock.
     /// - `ns2`: `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `tcpTick_` 10 ms, with
     ///   ns-2's integer arithmetic (`rto_ns2.rs`).
-    /// - `ns3`: `MinRto` 1 s, `ClockGranularity` 1 ms, maximum 60 s, `InitialRto` 1 s.
+    /// - `ns3`: `MinRto` 1 s, `ClockGranularity` 1 ms, maximum 60 s, `InitialEstimation` 1 s,
+    ///   no RFC 6298 (5.7) fallback (ns-3.44 keeps the SYN-ACK's sample).
     pub fn preset(p: RtoPreset) -> Self {
         let ms = SimDuration::from_millis;
         let s = SimDuration::from_secs;
@@ -90,7 +91,8 @@ impl RtoConfig {
             ns2: None,
         };
         match p {
-            RtoPreset::Rfc6298 | RtoPreset::Ns3 => base,
+            RtoPreset::Rfc6298 => base,
+            RtoPreset::Ns3 => RtoConfig { syn_fallback: SynFallback::Never, ..base },
             RtoPreset::Linux => RtoConfig {
                 min_rto: ms(200),
                 max_rto: s(120),
