@@ -53,6 +53,7 @@ pub fn flows_table(rows: &[FlowRow]) -> Table {
         ("spurious_detected", u64s(rows, |r| r.spurious_detected)),
         ("spurious_detected_correct", u64s(rows, |r| r.spurious_detected_correct)),
         ("undos", u64s(rows, |r| r.undos)),
+        ("dsacks", u64s(rows, |r| r.dsacks)),
         ("syn_timeouts", u64s(rows, |r| r.syn_timeouts)),
         ("spurious_syn_timeouts", u64s(rows, |r| r.spurious_syn_timeouts)),
         ("fast_retransmits", u64s(rows, |r| r.fast_retransmits)),

@@ -38,6 +38,8 @@ pub struct FlowRow {
     pub spurious_detected_correct: u64,
     /// Window reductions undone by the spurious-timeout response.
     pub undos: u64,
+    /// ACKs that carried a DSACK block (RFC 2883): duplicates the receiver reported.
+    pub dsacks: u64,
     pub syn_timeouts: u64,
     /// SYN timeouts where an earlier SYN reached the receiver.
     pub spurious_syn_timeouts: u64,

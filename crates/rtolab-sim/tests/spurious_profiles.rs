@@ -95,11 +95,13 @@ fn spike_each_detector_with_and_without_timestamps() {
         }
     }
     // DSACK: detection comes late (after go-back-N), when every retransmission was reported
-    // as a duplicate; the undo restores the window but the retransmissions were sent.
+    // as a duplicate; the undo restores the window but the retransmissions were sent. Every
+    // retransmission arrives as a duplicate, so the receiver sends one DSACK for each.
     for ts in [false, true] {
         let f = spike_case(&format!("stack = \"rfc\", timestamps = {ts}, detect = [\"dsack\"], response = \"undo\""));
         assert_eq!((f.timeouts, f.spurious_detected, f.undos), (1, 1, 1), "dsack ts={ts}");
         assert!(f.retransmits >= 10);
+        assert_eq!(f.dsacks, f.retransmits, "dsack ts={ts}");
     }
     // Detection without a response only counts.
     let f = spike_case("stack = \"rfc\", detect = [\"dsack\"], response = \"none\"");

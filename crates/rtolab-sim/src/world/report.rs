@@ -42,6 +42,7 @@ impl Simulation {
                     spurious_detected: s.spurious_detected,
                     spurious_detected_correct: f.oracle.detected_correctly(),
                     undos: s.undos,
+                    dsacks: s.dsacks_received,
                     syn_timeouts: s.syn_timeouts,
                     spurious_syn_timeouts: f.oracle.spurious_syn,
                     fast_retransmits: s.fast_retransmits,
