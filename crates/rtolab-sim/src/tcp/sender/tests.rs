@@ -276,7 +276,7 @@ fn test_loss_eifel_undo_restores_window_and_backoff() {
     assert_eq!(s.cwnd(), cwnd + 1000);
     assert_eq!(s.ssthresh(), ssthresh);
     assert_eq!(s.state(), LossState::Open);
-    assert_eq!(s.drain_notes().last(), Some(SenderNote::SpuriousDetected { first: 0, last: 0 }));
+    assert_eq!(s.drain_notes().next_back(), Some(SenderNote::SpuriousDetected { first: 0, last: 0 }));
 }
 
 /// RFC 5682 3.1 step 1: a timeout while fast recovery is under way (RecoveryPoint ≥
