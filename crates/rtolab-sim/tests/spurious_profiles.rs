@@ -29,23 +29,29 @@ mod common;
 use common::{flow, run};
 use rtolab_sim::FlowRow;
 
-fn spike_case(tcp: &str) -> FlowRow {
-    let text = format!(
+/// The issue's link (1 Mbps, 100 ms, DropTail 200 p) with one bulk flow held to 20 segments
+/// by the receiver window, for `duration`; `link` and `rest` are spliced in.
+fn window_20_flow(duration: &str, link: &str, tcp: &str, rest: &str) -> rtolab_sim::RunResult {
+    run(&format!(
         r#"
-duration = "80s"
+duration = "{duration}"
 [[links]]
 name = "l"
 rate = "1Mbps"
 delay = "100ms"
 queue = {{ kind = "droptail", limit = "200p" }}
-spikes = {{ at = ["50s"], length = "2.5s" }}
+{link}
 [[flows]]
 name = "f"
 route = ["l"]
 tcp = {{ max_window = 20, {tcp} }}
+{rest}
 "#
-    );
-    let r = run(&text);
+    ))
+}
+
+fn spike_case(tcp: &str) -> FlowRow {
+    let r = window_20_flow("80s", "spikes = { at = [\"50s\"], length = \"2.5s\" }", tcp, "");
     assert!(r.links.iter().all(|l| l.drops == 0));
     let f = flow(&r, "f").clone();
     // Nothing lost: every retransmission is a duplicate at the receiver.
@@ -148,23 +154,7 @@ tcp = {{ {tcp}, iw = 20, mss = 1448 }}
 #[test]
 fn cwnd_grows_only_while_cwnd_limited_in_linux() {
     let cwnd_peak = |tcp: &str| {
-        let text = format!(
-            r#"
-duration = "40s"
-[[links]]
-name = "l"
-rate = "1Mbps"
-delay = "100ms"
-queue = {{ kind = "droptail", limit = "200p" }}
-[[flows]]
-name = "f"
-route = ["l"]
-tcp = {{ max_window = 20, {tcp} }}
-[output]
-series = ["cwnd"]
-"#
-        );
-        let r = run(&text);
+        let r = window_20_flow("40s", "", tcp, "[output]\nseries = [\"cwnd\"]");
         r.series.value.iter().copied().fold(0.0, f64::max)
     };
     assert_eq!(cwnd_peak("stack = \"linux\""), 57_920.0);
