@@ -222,9 +222,10 @@ DIFFERENCES = """## Remaining differences, explained
   0.1 %).
 - **Not modelled, and not exercised here.** ns-2 never cancels the retransmission timer, so a
   connection with nothing outstanding takes an idle timeout that resets cwnd to 1 without
-  counting it (a greedy, window-limited flow always has data outstanding); Sack1 resets
-  `t_backoff_` on partial ACKs; ns-2's timestamp echo rules (timestamps are off in these
-  set-ups). The paper 003 table runs Sack1 only, the agent the paper used.
+  counting it (a greedy, window-limited flow always has data outstanding); NewReno clears
+  `t_backoff_` when a partial ACK covers the timed segment; ns-2's timestamp echo rules
+  (timestamps are off in these set-ups). The paper 003 table runs Sack1 only, the agent the
+  paper used.
 """
 
 

@@ -49,6 +49,9 @@ pub struct PartialAck {
     pub shrink: u64,
     /// Restart the retransmission timer (RFC 6582 3.2 step 5: on the first partial ACK).
     pub restart_timer: bool,
+    /// Clear the RTO back-off after restarting the timer (ns-2 Sack1: `t_backoff_ = 1` on
+    /// every partial ACK).
+    pub clear_backoff: bool,
 }
 
 /// The window facts an algorithm needs, in bytes.

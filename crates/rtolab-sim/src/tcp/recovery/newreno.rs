@@ -26,7 +26,7 @@ impl LossRecovery for NewReno {
         let cwnd = w.cwnd.saturating_sub(acked) + if acked >= w.mss { w.mss } else { 0 };
         let first = !self.partial_ack_seen;
         self.partial_ack_seen = true;
-        PartialAck { exit: false, retransmit_una: true, cwnd: Some(cwnd), shrink: 0, restart_timer: first }
+        PartialAck { exit: false, retransmit_una: true, cwnd: Some(cwnd), shrink: 0, restart_timer: first, clear_backoff: false }
     }
     /// RFC 6582 3.2 step 3, option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), which
     /// avoids a burst when little is outstanding.

@@ -43,7 +43,7 @@ impl LossRecovery for Ns2NewReno {
         }
         let first = !self.partial_ack_seen;
         self.partial_ack_seen = true;
-        PartialAck { exit: false, retransmit_una: true, cwnd: None, shrink, restart_timer: first }
+        PartialAck { exit: false, retransmit_una: true, cwnd: None, shrink, restart_timer: first, clear_backoff: false }
     }
     fn exit_cwnd(&self, _w: Window) -> Option<u64> {
         None

@@ -4,7 +4,8 @@
 //! - Entry (`dupack_action`): `pipe_ = maxseq_ − highest_ack_ − numdupacks_` (the packets
 //!   outstanding less three), cwnd = min(cwnd, window_)/2 as a double
 //!   (`slowdown(CLOSE_CWND_HALF)`); the retransmission of the head is not counted.
-//! - Every ACK during recovery: `pipe_ −= 1`; a partial ACK once more (2 in all).
+//! - Every ACK during recovery: `pipe_ −= 1`; a partial ACK once more (2 in all), and it
+//!   restarts the timer (`newtimer`) and then clears the back-off (`t_backoff_ = 1`).
 //! - Sending (`send_much`): while `pipe_ < int(cwnd_)`, the next hole below the highest
 //!   SACK block, each hole once (`GetNextRetran`), else new data limited only by the
 //!   receiver window; every send `pipe_ += 1`.
@@ -41,7 +42,7 @@ impl LossRecovery for Ns2Sack1 {
     }
     fn on_partial_ack(&mut self, _w: Window, _acked: u64) -> PartialAck {
         self.pipe -= 1;
-        PartialAck { exit: false, retransmit_una: false, cwnd: None, shrink: 0, restart_timer: true }
+        PartialAck { exit: false, retransmit_una: false, cwnd: None, shrink: 0, restart_timer: true, clear_backoff: true }
     }
     fn exit_cwnd(&self, _w: Window) -> Option<u64> {
         None

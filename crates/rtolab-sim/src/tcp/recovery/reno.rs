@@ -17,7 +17,7 @@ impl LossRecovery for Reno {
     }
     /// Step 6: any new ACK ends recovery.
     fn on_partial_ack(&mut self, w: Window, _acked: u64) -> PartialAck {
-        PartialAck { exit: true, retransmit_una: false, cwnd: self.exit_cwnd(w), shrink: 0, restart_timer: true }
+        PartialAck { exit: true, retransmit_una: false, cwnd: self.exit_cwnd(w), shrink: 0, restart_timer: true, clear_backoff: false }
     }
     fn exit_cwnd(&self, w: Window) -> Option<u64> {
         Some(w.ssthresh)

@@ -18,7 +18,7 @@ impl LossRecovery for Sack {
     }
     /// Stay in recovery; step (C) sends what the pipe allows. RFC 6298 (5.3): restart.
     fn on_partial_ack(&mut self, _w: Window, _acked: u64) -> PartialAck {
-        PartialAck { exit: false, retransmit_una: false, cwnd: None, shrink: 0, restart_timer: true }
+        PartialAck { exit: false, retransmit_una: false, cwnd: None, shrink: 0, restart_timer: true, clear_backoff: false }
     }
     /// RFC 5681 3.2 step 6 applied to SACK recovery: cwnd = ssthresh.
     fn exit_cwnd(&self, w: Window) -> Option<u64> {

@@ -145,6 +145,7 @@ impl TcpSender {
             self.on_frto_action(now, action, acked, out);
         }
         let mut restart_timer = true;
+        let mut clear_backoff = false;
         match self.state {
             LossState::Recovery { point } if ack >= point => self.exit_recovery(),
             LossState::Recovery { .. } => {
@@ -163,6 +164,7 @@ impl TcpSender {
                     self.state = LossState::Open;
                 }
                 restart_timer = partial.restart_timer;
+                clear_backoff = partial.clear_backoff;
             }
             LossState::Loss { point } if ack >= point => {
                 self.state = LossState::Open;
@@ -180,6 +182,9 @@ impl TcpSender {
             self.timer = None; // RFC 6298 (5.2)
         } else if restart_timer {
             self.timer = Some(now + self.rto.current()); // RFC 6298 (5.3)
+        }
+        if clear_backoff {
+            self.rto.clear_backoff();
         }
         sample
     }
