@@ -27,6 +27,8 @@ CASES = {
         BASE.replace('rto = "linux" }', 'rto = "linux", timestamps = false, detect = ["eifel"] }'),
         ["flows[0].tcp.detect", "needs timestamps"],
     ),
+    "bad detector": (BASE.replace('rto = "linux" }', 'rto = "linux", detect = ["bogus"] }'), ["flows[0].tcp.detect", "`bogus`", "`eifel`"]),
+    "bad detect word": (BASE.replace('rto = "linux" }', 'rto = "linux", detect = "all" }'), ["flows[0].tcp.detect", '"all"', '"none" or a list']),
     "bad response": (BASE.replace('rto = "linux" }', 'rto = "linux", response = "revert" }'), ["flows[0].tcp.response", "`revert`", "rfc4015"]),
     "bad distribution": (BASE.replace('"exp(1.5s)"', '"gamma(1.5s)"'), ["generators[1].think", "unknown distribution"]),
 }
