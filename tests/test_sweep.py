@@ -17,7 +17,7 @@ from polars.testing import assert_frame_equal
 
 import rtolab
 from rtolab.study import Study, derive_seed, set_path, spec_hash
-from conftest import small_scenario
+from conftest import rtolab_cli, small_scenario
 
 
 def study_dict(**overrides: Any) -> dict[str, Any]:
@@ -90,6 +90,21 @@ def test_bad_grid_paths_are_named() -> None:
         set_path(small_scenario(), "links.radio.rate", "1Mbps")
     with pytest.raises(rtolab.SpecError, match="index 4 is beyond"):
         set_path(small_scenario(), "flows.4.size", "1kB")
+
+
+def test_study_tables_of_the_wrong_type_are_named(tmp_path: Path) -> None:
+    """A file name where a table belongs gets one error naming the field and the fix."""
+    with pytest.raises(rtolab.SpecError, match=r'study.scenario: got \'base.toml\', expected a table; to name a file, write base = "base.toml"'):
+        Study.from_dict({"scenario": "base.toml"})
+    with pytest.raises(rtolab.SpecError, match="study.grid: got 3, expected a table"):
+        Study.from_dict({"scenario": small_scenario(), "grid": 3})
+    with pytest.raises(rtolab.SpecError, match=r"study.cases: .* expected a list of tables"):
+        Study.from_dict({"scenario": small_scenario(), "cases": {"tag.x": 1}})
+    study = tmp_path / "study.toml"
+    study.write_text('scenario = "base.toml"\n')
+    proc = rtolab_cli("sweep", str(study), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "study.scenario" in proc.stderr
 
 
 def test_sweep_writes_one_row_per_flow_per_run_and_resumes(tmp_path: Path) -> None:

@@ -133,7 +133,15 @@ class Study:
                 base_path = root / base_path
             base = _read_toml(base_path, "study.base: ", "scenario file")
         else:
-            base = dict(d["scenario"])
+            scenario = d["scenario"]
+            if not isinstance(scenario, Mapping):
+                hint = f'; to name a file, write base = "{scenario}"' if isinstance(scenario, str) else ""
+                raise _core.SpecError(f"study.scenario: got {scenario!r}, expected a table{hint}")
+            base = dict(scenario)
+        if not isinstance(d.get("grid", {}), Mapping):
+            raise _core.SpecError(f"study.grid: got {d['grid']!r}, expected a table of dotted paths to lists")
+        if not isinstance(d.get("cases", []), list) or not all(isinstance(c, Mapping) for c in d.get("cases", [])):
+            raise _core.SpecError(f"study.cases: got {d['cases']!r}, expected a list of tables ([[cases]])")
         grid = dict(d.get("grid", {}))
         for path, values in grid.items():
             if not isinstance(values, list) or not values:
