@@ -107,6 +107,19 @@ def test_study_tables_of_the_wrong_type_are_named(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr and "study.scenario" in proc.stderr
 
 
+def test_one_store_holds_one_study(tmp_path: Path) -> None:
+    """Adding a grid parameter and sweeping into the same directory is refused with one error
+    (it used to mix two studies' rows); more replications of the same study extend it."""
+    out = tmp_path / "sw"
+    small = {"links.l.rate": ["1Mbps"], "flows.f.tcp.rto": ["linux"]}
+    assert rtolab.sweep(study_dict(grid=small, replications=1), out, executor=rtolab.LocalExecutor(1)).height == 1
+    wider = {**small, "flows.f.tcp.iw": [3, 10]}
+    with pytest.raises(rtolab.SpecError, match=r"holds the runs of a different study \(grid differ\)"):
+        rtolab.sweep(study_dict(grid=wider, replications=1), out, executor=rtolab.LocalExecutor(1))
+    assert rtolab.load(out).height == 1
+    assert rtolab.sweep(study_dict(grid=small, replications=3), out, executor=rtolab.LocalExecutor(1)).height == 3
+
+
 def test_sweep_writes_one_row_per_flow_per_run_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "sw"
     flows = rtolab.sweep(study_dict(), out, executor=rtolab.LocalExecutor(1))

@@ -156,7 +156,7 @@ REPRODUCTIONS = ["iw10-irto", "spikes"]
 @app.command()
 def reproduce(
     name: Annotated[str, typer.Argument(help=f"Which study: {', '.join(REPRODUCTIONS)}.")],
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME).")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME, out/NAME-quick with --quick).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
@@ -170,7 +170,8 @@ def reproduce(
     if replications is not None and replications < 1:
         raise _fail(f"--replications: got {replications}, expected a positive integer")
     executor: Executor = DaskExecutor(dask) if dask else LocalExecutor(workers)
-    target = out_dir or Path("out") / name
+    # A quick and a full run are different studies; one directory holds one study.
+    target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     study = iw10_irto_study if name == "iw10-irto" else spikes_study
     r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
     table = "summary.csv" if name == "iw10-irto" else "comparison.csv"

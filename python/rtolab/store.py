@@ -21,6 +21,8 @@ from typing import Any
 
 import polars as pl
 
+from rtolab import _core
+
 from rtolab.study import RunPoint, Study
 
 RUN_COLUMNS = ["run", "point", "replication", "seed", "spec_hash"]
@@ -68,7 +70,22 @@ class Store:
             for stale in (self.root / sub).glob(".*.tmp-*"):
                 stale.unlink(missing_ok=True)
         text = json.dumps(study.to_dict(), indent=2, sort_keys=True, default=str)
+        self._check_same_study(json.loads(text))
         _atomic_write(self.root / "study.json", lambda p: p.write_text(text + "\n"))
+
+    def _check_same_study(self, new: dict[str, Any]) -> None:
+        """One store holds one study: the same scenario, grid, cases, seed and name; only the
+        number of replications may grow (the finished runs are reused)."""
+        path = self.root / "study.json"
+        if not path.exists():
+            return
+        old = json.loads(path.read_text())
+        differ = sorted(k for k in set(old) | set(new) if k != "replications" and old.get(k) != new.get(k))
+        if differ:
+            raise _core.SpecError(
+                f"{self.root}: holds the runs of a different study ({', '.join(differ)} differ); "
+                "use another --out, or remove that directory to start over"
+            )
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
