@@ -107,6 +107,22 @@ def test_study_tables_of_the_wrong_type_are_named(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr and "study.scenario" in proc.stderr
 
 
+def test_point_is_the_grid_point_and_tags_make_separate_runs(tmp_path: Path) -> None:
+    """`point` numbers parameter combinations, so grouping by it pools replications; two
+    cases that differ only in `tag.*` labels are two runs (they used to share a key)."""
+    cases = [{"tag.label": "a"}, {"tag.label": "b"}]
+    study = study_dict(grid={"links.l.rate": ["1Mbps", "2Mbps"]}, cases=cases, replications=2)
+    flows = rtolab.sweep(study, tmp_path / "sw", executor=rtolab.LocalExecutor(1))
+    assert flows.height == 2 * 2 * 2  # cases × rates × replications, one flow each
+    per_point = flows.group_by("point").agg(pl.col("replication").sort(), pl.col("tag.label").first()).sort("point")
+    assert per_point["point"].to_list() == [0, 1, 2, 3]
+    assert per_point["replication"].to_list() == [[0, 1]] * 4
+    assert per_point["tag.label"].to_list() == ["a", "a", "b", "b"]
+    # same spec and seed under both labels: identical simulations, separate rows
+    a, b = (flows.filter(pl.col("tag.label") == t).sort("point", "replication") for t in ("a", "b"))
+    assert a["goodput_bps"].to_list() == b["goodput_bps"].to_list()
+
+
 def test_one_store_holds_one_study(tmp_path: Path) -> None:
     """Adding a grid parameter and sweeping into the same directory is refused with one error
     (it used to mix two studies' rows); more replications of the same study extend it."""

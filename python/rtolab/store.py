@@ -90,10 +90,10 @@ class Store:
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
 
-    def _with_run_columns(self, df: pl.DataFrame, point: RunPoint, index: int, dtypes: dict[str, pl.DataType]) -> pl.DataFrame:
+    def _with_run_columns(self, df: pl.DataFrame, point: RunPoint, dtypes: dict[str, pl.DataType]) -> pl.DataFrame:
         run_cols = [
             pl.lit(point.key).alias("run"),
-            pl.lit(index, dtype=pl.Int64).alias("point"),
+            pl.lit(point.point, dtype=pl.Int64).alias("point"),
             pl.lit(point.replication, dtype=pl.Int64).alias("replication"),
             pl.lit(point.seed, dtype=pl.UInt64).alias("seed"),
             pl.lit(point.spec_hash).alias("spec_hash"),
@@ -101,22 +101,33 @@ class Store:
         params = [pl.lit(_param_value(point.params.get(n), t), dtype=t).alias(n) for n, t in dtypes.items()]
         return df.select([*run_cols, *params, pl.all()])
 
-    def write(self, point: RunPoint, index: int, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> None:
+    def write(self, point: RunPoint, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> None:
         key = point.key
-        _atomic_write(self.root / "links" / f"{key}.parquet", self._with_run_columns(links, point, index, dtypes).write_parquet)
-        _atomic_write(self.root / "flows" / f"{key}.parquet", self._with_run_columns(flows, point, index, dtypes).write_parquet)
+        _atomic_write(self.root / "links" / f"{key}.parquet", self._with_run_columns(links, point, dtypes).write_parquet)
+        _atomic_write(self.root / "flows" / f"{key}.parquet", self._with_run_columns(flows, point, dtypes).write_parquet)
         (self.root / "errors" / f"{key}.json").unlink(missing_ok=True)
 
-    def write_error(self, point: RunPoint, index: int, message: str) -> None:
-        record = {"run": point.key, "point": index, "replication": point.replication, "seed": point.seed, "params": point.params, "error": message}
+    def write_error(self, point: RunPoint, message: str) -> None:
+        record = {"run": point.key, "point": point.point, "replication": point.replication, "seed": point.seed, "params": point.params, "error": message}
         text = json.dumps(record, indent=2, sort_keys=True, default=str)
         _atomic_write(self.root / "errors" / f"{point.key}.json", lambda p: p.write_text(text + "\n"))
+
+    def _current_keys(self) -> set[str] | None:
+        """The run keys of the study in ``study.json`` (None without one): files of runs it
+        no longer has, such as replications beyond its count, are not loaded."""
+        path = self.root / "study.json"
+        if not path.exists():
+            return None
+        return {p.key for p in Study.from_dict(json.loads(path.read_text())).points()}
 
     def load(self, table: str = "flows") -> pl.DataFrame:
         """All finished runs' rows of ``table``, in study order (point, replication, row)."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
         files = sorted((self.root / table).glob("*.parquet"))
+        current = self._current_keys()
+        if current is not None:
+            files = [f for f in files if f.stem in current]
         if not files:
             return pl.DataFrame()
         df = pl.concat([pl.read_parquet(f) for f in files], how="vertical")

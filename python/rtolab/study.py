@@ -93,8 +93,10 @@ def _read_toml(path: Path, where: str, what: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunPoint:
-    """One run of a study: its parameter values, replication, seed and materialised spec."""
+    """One run of a study: its grid point (the index of its parameter combination, shared by
+    its replications), parameter values, replication, seed and materialised spec."""
 
+    point: int
     params: dict[str, Any]
     replication: int
     seed: int
@@ -106,8 +108,13 @@ class RunPoint:
 
     @property
     def key(self) -> str:
-        """The run's identity: (spec hash, seed)."""
-        return f"{self.spec_hash}-{self.seed:016x}"
+        """The run's identity: (spec hash, seed), and its ``tag.*`` labels when it has any, so
+        that cases differing only in labels are separate runs."""
+        key = f"{self.spec_hash}-{self.seed:016x}"
+        tags = {k: v for k, v in self.params.items() if k.startswith("tag.")}
+        if tags:
+            key += "-" + hashlib.sha256(json.dumps(tags, sort_keys=True, default=str).encode()).hexdigest()[:8]
+        return key
 
 
 @dataclass(frozen=True)
@@ -176,13 +183,13 @@ class Study:
     def points(self) -> list[RunPoint]:
         """Every run, grid point by grid point, replications innermost."""
         out = []
-        for params in self.combinations():
+        for point, params in enumerate(self.combinations()):
             spec = copy.deepcopy(self.base)
             spec.pop("seed", None)
             for path, value in params.items():
                 set_path(spec, path, value)
             for r in range(self.replications):
-                out.append(RunPoint(params, r, derive_seed(self.seed, r), spec))
+                out.append(RunPoint(point, params, r, derive_seed(self.seed, r), spec))
         return out
 
     def to_dict(self) -> dict[str, Any]:

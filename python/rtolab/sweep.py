@@ -70,9 +70,9 @@ def sweep(
         for done, (index, flows, links, error) in enumerate(executor.run_all(execute, tasks), start=1):
             point = points[index]
             if error is None and flows is not None and links is not None:
-                store.write(point, index, flows, links, dtypes)
+                store.write(point, flows, links, dtypes)
             else:
-                store.write_error(point, index, error or "unknown error")
+                store.write_error(point, error or "unknown error")
             elapsed = bar.tasks[0].elapsed or 0.0
             bar.update(task_id, advance=1, rate=f"{done / elapsed:.1f} runs/s" if elapsed else "")
     return store.load("flows")
