@@ -22,7 +22,6 @@ from typing import Any
 import polars as pl
 
 from rtolab import _core
-
 from rtolab.study import RunPoint, Study
 
 RUN_COLUMNS = ["run", "point", "replication", "seed", "spec_hash"]
