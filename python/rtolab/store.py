@@ -119,12 +119,13 @@ class Store:
             return None
         return {p.key for p in Study.from_dict(json.loads(path.read_text())).points()}
 
-    def load(self, table: str = "flows") -> pl.DataFrame:
-        """All finished runs' rows of ``table``, in study order (point, replication, row)."""
+    def load(self, table: str = "flows", keys: set[str] | None = None) -> pl.DataFrame:
+        """All finished runs' rows of ``table``, in study order (point, replication, row):
+        the runs in ``keys``, or by default those of the study in ``study.json``."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
         files = sorted((self.root / table).glob("*.parquet"))
-        current = self._current_keys()
+        current = keys if keys is not None else self._current_keys()
         if current is not None:
             files = [f for f in files if f.stem in current]
         if not files:

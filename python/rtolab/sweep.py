@@ -75,7 +75,7 @@ def sweep(
                 store.write_error(point, error or "unknown error")
             elapsed = bar.tasks[0].elapsed or 0.0
             bar.update(task_id, advance=1, rate=f"{done / elapsed:.1f} runs/s" if elapsed else "")
-    return store.load("flows")
+    return store.load("flows", keys={p.key for p in points})
 
 
 def load(directory: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame:

@@ -28,17 +28,20 @@ impl TcpSender {
         let max_burst = if in_recovery { self.recovery.burst_limit().or(self.cfg.max_burst) } else { self.cfg.max_burst };
         let mut burst = 0;
         let mut cwnd_stopped = false;
+        // SACKed bytes below SND.NXT: counted once, then grown only by the segments skipped.
+        let mut sacked = if skip_sacked { self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry) } else { 0 };
         loop {
             if skip_sacked {
                 while self.snd_nxt < self.snd_max && self.scoreboard.is_sacked(self.snd_nxt, &self.geometry) {
-                    self.snd_nxt += self.segment_len(self.snd_nxt);
+                    let len = self.segment_len(self.snd_nxt);
+                    sacked += len;
+                    self.snd_nxt += len;
                 }
             }
             let len = self.segment_len(self.snd_nxt);
             if len == 0 || self.snd_nxt + len - self.snd_una > self.rwnd {
                 break;
             }
-            let sacked = if skip_sacked { self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry) } else { 0 };
             if self.snd_nxt - self.snd_una - sacked + len > cwnd {
                 cwnd_stopped = true;
                 break;
