@@ -11,10 +11,12 @@ use rtolab_sim::units::{Bytes, Duration, DurationRv, RandomVar, Rate};
 use rtolab_sim::{spec, RunResult, Scenario, METRICS};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod emulate;
+
 create_exception!(_core, SpecError, PyValueError, "A scenario that cannot run: `path` names the field, `message` says why.");
 create_exception!(_core, SimulationError, PyRuntimeError, "A run that failed: budget exceeded, invariant violated or internal error.");
 
-fn spec_error(e: spec::SpecError) -> PyErr {
+pub(crate) fn spec_error(e: spec::SpecError) -> PyErr {
     Python::attach(|py| {
         let err = SpecError::new_err(e.to_string());
         let value = err.value(py);
@@ -44,7 +46,7 @@ fn schema() -> String {
     spec::json_schema()
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
@@ -89,7 +91,7 @@ fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDic
     Ok(d)
 }
 
-fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("flows", table_to_py(py, &flows_table(&r.flows))?)?;
     out.set_item("links", table_to_py(py, &links_table(&r.links))?)?;
@@ -209,5 +211,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_rv, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    emulate::register(m)?;
     Ok(())
 }

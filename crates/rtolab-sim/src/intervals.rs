@@ -33,6 +33,12 @@ impl IntervalSet {
         self.ranges.get(i).is_some_and(|&(s, e)| s <= start && e >= end)
     }
 
+    /// How many points of [start, end) are already in the set.
+    pub fn covered_bytes(&self, start: u64, end: u64) -> u64 {
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        self.ranges[i..].iter().take_while(|&&(s, _)| s < end).map(|&(s, e)| e.min(end).saturating_sub(s.max(start))).sum()
+    }
+
     /// Forgets everything below `x`.
     pub fn prune_below(&mut self, x: u64) {
         let i = self.ranges.partition_point(|&(_, e)| e <= x);
@@ -66,6 +72,8 @@ mod tests {
             prop_assert_eq!(set.contains(probe), bits[probe as usize]);
             let covered = (probe..probe + 5).all(|x| bits[x as usize]);
             prop_assert_eq!(set.covers(probe, probe + 5), covered);
+            let count = (probe..probe + 9).filter(|&x| bits[x as usize]).count() as u64;
+            prop_assert_eq!(set.covered_bytes(probe, probe + 9), count);
             for w in set.ranges.windows(2) { prop_assert!(w[0].1 < w[1].0); }
         }
     }

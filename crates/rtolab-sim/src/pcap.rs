@@ -88,6 +88,21 @@ impl Capture {
         self.writer.write_packet(&PcapPacket::new(ts, orig_len, &bytes)).ok();
     }
 
+    /// Records a real IPv4 packet (as the emulator forwards it) at `now`: its IPv4 and TCP
+    /// headers with options; the original length is the whole packet.
+    pub fn record_ip(&mut self, now: SimTime, packet: &[u8]) {
+        let headers = match etherparse::Ipv4HeaderSlice::from_slice(packet) {
+            Ok(ip) if ip.protocol() == IpNumber::TCP => {
+                let ip_len = ip.slice().len();
+                let tcp_len = packet.get(ip_len + 12).map(|b| 4 * (b >> 4) as usize).unwrap_or(0);
+                (ip_len + tcp_len).min(packet.len())
+            }
+            _ => packet.len(),
+        };
+        let ts = std::time::Duration::from_nanos(now.0);
+        self.writer.write_packet(&PcapPacket::new(ts, packet.len() as u32, &packet[..headers])).ok();
+    }
+
     /// The finished capture file.
     pub fn into_bytes(self) -> (String, Vec<u8>) {
         (self.name, self.writer.into_writer())

@@ -9,6 +9,7 @@
 
 use super::red::{Red, RedVerdict};
 use crate::engine::{Event, EventQueue};
+use crate::results::LinkRow;
 use crate::spec::QueueSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::units::Limit;
@@ -266,6 +267,32 @@ impl LinkDir {
         self.note_queue_change(end, before);
         if let Some(since) = self.held_since {
             self.stats.spike_time = self.stats.spike_time + end.since(since);
+        }
+    }
+
+    /// This direction's row of the `links` table for a run that ended at `end` (call
+    /// `finish(end)` first).
+    pub fn report(&self, end: SimTime) -> LinkRow {
+        let st = &self.stats;
+        let (link, direction) = self.cfg.name.rsplit_once('.').unwrap_or((&self.cfg.name, ""));
+        let elapsed = end.0 as f64;
+        LinkRow {
+            link: link.into(),
+            direction: direction.into(),
+            rate_bps: self.cfg.rate_bps as f64,
+            delay_s: self.cfg.delay.as_secs_f64(),
+            packets_sent: st.packets_sent,
+            bytes_sent: st.bytes_sent,
+            drops: st.queue_drops + st.early_drops + st.loss_drops,
+            queue_drops: st.queue_drops,
+            red_drops: st.early_drops,
+            loss_drops: st.loss_drops,
+            utilisation: if elapsed > 0.0 { (st.busy.as_nanos() as f64 / elapsed).min(1.0) } else { 0.0 },
+            mean_queue: st.mean_queue(end),
+            max_queue: st.max_queue_packets,
+            max_queue_bytes: st.max_queue_bytes,
+            spikes: st.spikes,
+            spike_time_s: st.spike_time.as_secs_f64(),
         }
     }
 

@@ -1,5 +1,6 @@
 //! The network: packets, links with queues and delay spikes.
 
+pub mod build;
 pub mod link;
 pub mod packet;
 pub mod red;

@@ -67,6 +67,12 @@ impl SpikeProcess {
         }
     }
 
+    /// The link directions (by index, see `net::build`) this process holds.
+    pub fn dirs(&self) -> impl Iterator<Item = usize> {
+        let base = 2 * self.link as usize;
+        [(base, self.holds_forward()), (base + 1, self.holds_reverse())].into_iter().filter(|x| x.1).map(|x| x.0)
+    }
+
     pub fn holds_forward(&self) -> bool {
         matches!(self.direction, SpikeDirection::Forward | SpikeDirection::Both)
     }

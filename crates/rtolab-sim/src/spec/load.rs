@@ -37,8 +37,32 @@ fn path_of<E>(e: &serde_path_to_error::Error<E>) -> String {
     }
 }
 
-/// Parses and validates a TOML scenario. Syntax errors carry line and column.
+/// Parses and validates a TOML scenario for the simulator. Syntax errors carry line and
+/// column.
 pub fn from_toml(text: &str) -> Result<Scenario, SpecError> {
+    let scenario = toml_any_target(text)?;
+    super::validate::simulable(&scenario)?;
+    Ok(scenario)
+}
+
+/// Parses and validates a JSON scenario for the simulator (what Python dicts become).
+pub fn from_json(text: &str) -> Result<Scenario, SpecError> {
+    let scenario = json_any_target(text)?;
+    super::validate::simulable(&scenario)?;
+    Ok(scenario)
+}
+
+/// Parses and validates a scenario for any target (the emulator checks what the kernel can
+/// honour itself); `format` is "toml" or "json".
+pub fn parse_for_any_target(text: &str, format: &str) -> Result<Scenario, SpecError> {
+    match format {
+        "toml" => toml_any_target(text),
+        "json" => json_any_target(text),
+        other => Err(SpecError::new("", format!("format must be \"toml\" or \"json\", got {other:?}"))),
+    }
+}
+
+fn toml_any_target(text: &str) -> Result<Scenario, SpecError> {
     let de = toml::Deserializer::parse(text).map_err(|e| SpecError::new("", toml_message(&e, text)))?;
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = path_of(&e);
@@ -49,8 +73,7 @@ pub fn from_toml(text: &str) -> Result<Scenario, SpecError> {
     Ok(scenario)
 }
 
-/// Parses and validates a JSON scenario (what Python dicts are turned into).
-pub fn from_json(text: &str) -> Result<Scenario, SpecError> {
+fn json_any_target(text: &str) -> Result<Scenario, SpecError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = path_of(&e);

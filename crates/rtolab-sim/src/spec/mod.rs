@@ -8,8 +8,8 @@ mod load;
 mod tcp;
 mod validate;
 
-pub use load::{from_json, from_toml, json_schema, SpecError};
-pub use tcp::{CcKind, DetectSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
+pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
+pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Probability, Rate, SizeRv};
 use schemars::JsonSchema;

@@ -20,6 +20,29 @@ use serde::Deserialize;
 pub enum CcKind {
     Reno,
     Newreno,
+    /// RFC 9438 as Linux runs it. Emulation only until rtolab simulates it.
+    Cubic,
+    /// Linux's BIC. Emulation only until rtolab simulates it.
+    Bic,
+    /// Westwood+. Emulation only until rtolab simulates it.
+    Westwood,
+}
+
+impl CcKind {
+    /// The name the Linux kernel gives this congestion control (`TCP_CONGESTION`).
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            CcKind::Reno | CcKind::Newreno => "reno",
+            CcKind::Cubic => "cubic",
+            CcKind::Bic => "bic",
+            CcKind::Westwood => "westwood",
+        }
+    }
+
+    /// Whether the simulator implements it (the emulator runs whatever the kernel has).
+    pub fn simulated(self) -> bool {
+        matches!(self, CcKind::Reno | CcKind::Newreno)
+    }
 }
 
 /// Loss recovery after a fast retransmit.
@@ -170,7 +193,8 @@ pub struct TcpSpec {
     /// A named stack: "rfc", "linux", "freebsd", "ns3", "ns2-sack1", "ns2-newreno"; none
     /// means rtolab's defaults.
     pub stack: Option<Stack>,
-    /// Congestion control ("reno"; "newreno" = Reno with NewReno recovery).
+    /// Congestion control ("reno"; "newreno" = Reno with NewReno recovery; "cubic", "bic",
+    /// "westwood" under `rtolab emulate` only, for now).
     pub cc: Option<CcKind>,
     /// Loss recovery ("reno", "newreno", "sack"); by default SACK recovery when `sack`.
     pub recovery: Option<RecoverySpec>,

@@ -10,6 +10,27 @@ fn fail(path: impl Into<String>, message: impl Into<String>) -> Check {
     Err(SpecError::new(path, message))
 }
 
+/// What the simulator cannot run yet although the schema (and the emulator) accepts it.
+pub fn simulable(s: &Scenario) -> Check {
+    let tcps = s.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
+    let gens = s.generators.iter().enumerate().map(|(i, g)| {
+        let t = match g {
+            GeneratorSpec::Burst(b) => &b.tcp,
+            GeneratorSpec::Web(w) => &w.tcp,
+        };
+        (format!("generators[{i}].tcp"), t)
+    });
+    for (p, t) in tcps.chain(gens) {
+        if let Some(cc) = t.cc.filter(|c| !c.simulated()) {
+            return fail(
+                format!("{p}.cc"),
+                format!("{:?} runs only under `rtolab emulate` for now; the simulator has \"reno\" and \"newreno\"", cc.kernel_name()),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Validates a parsed scenario; the first problem found is returned.
 pub fn validate(s: &Scenario) -> Check {
     if s.links.is_empty() {

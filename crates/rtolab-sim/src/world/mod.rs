@@ -7,10 +7,11 @@
 
 mod build;
 mod flow;
+pub mod plan;
 mod report;
-mod traffic;
+pub mod traffic;
 
-pub use flow::{DeliveryCheck, SpuriousOracle};
+pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
 
 use crate::engine::{Event, EventQueue, Side};
 use crate::net::{LinkDir, Offer, Packet, PacketArena, SpikeProcess, Way};
@@ -18,7 +19,7 @@ use crate::pcap::Capture;
 use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
-use flow::{FlowRuntime, Origin};
+use flow::FlowRuntime;
 use thiserror::Error;
 use traffic::WebUser;
 
@@ -116,15 +117,9 @@ impl Simulation {
         }
     }
 
-    fn spike_dirs(&self, i: u32) -> impl Iterator<Item = usize> {
-        let s = &self.spikes[i as usize];
-        let base = 2 * s.link as usize;
-        [(base, s.holds_forward()), (base + 1, s.holds_reverse())].into_iter().filter(|x| x.1).map(|x| x.0)
-    }
-
     fn spike_start(&mut self, now: SimTime, i: u32) {
         let wire = self.spikes[i as usize].holds_wire;
-        for d in self.spike_dirs(i).collect::<Vec<_>>() {
+        for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
             self.links[d].hold(now, wire);
         }
         let length = self.spikes[i as usize].spike_length();
@@ -133,7 +128,7 @@ impl Simulation {
 
     fn spike_end(&mut self, now: SimTime, i: u32) {
         let mut arrivals = std::mem::take(&mut self.arrivals);
-        for d in self.spike_dirs(i).collect::<Vec<_>>() {
+        for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
             self.links[d].release(now, &mut self.events, &mut arrivals);
             for p in arrivals.drain(..) {
                 self.forward(now, p);

@@ -2,7 +2,7 @@
 
 use super::flow::Origin;
 use super::Simulation;
-use crate::results::{FlowRow, LinkRow, RunMeta, RunResult, METRIC_QUEUE};
+use crate::results::{FlowRow, RunMeta, RunResult, METRIC_QUEUE};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -64,27 +64,7 @@ impl Simulation {
                     self.series.push(t.as_secs_f64(), n_flows + d as u32, METRIC_QUEUE, q as f64);
                 }
             }
-            let st = &l.stats;
-            let (link, direction) = l.cfg.name.rsplit_once('.').unwrap_or((&l.cfg.name, ""));
-            let elapsed = end.0 as f64;
-            links.push(LinkRow {
-                link: link.into(),
-                direction: direction.into(),
-                rate_bps: l.cfg.rate_bps as f64,
-                delay_s: l.cfg.delay.as_secs_f64(),
-                packets_sent: st.packets_sent,
-                bytes_sent: st.bytes_sent,
-                drops: st.queue_drops + st.early_drops + st.loss_drops,
-                queue_drops: st.queue_drops,
-                red_drops: st.early_drops,
-                loss_drops: st.loss_drops,
-                utilisation: if elapsed > 0.0 { (st.busy.as_nanos() as f64 / elapsed).min(1.0) } else { 0.0 },
-                mean_queue: st.mean_queue(end),
-                max_queue: st.max_queue_packets,
-                max_queue_bytes: st.max_queue_bytes,
-                spikes: st.spikes,
-                spike_time_s: st.spike_time.as_secs_f64(),
-            });
+            links.push(l.report(end));
         }
         self.series.entities = entities;
         let meta = RunMeta {

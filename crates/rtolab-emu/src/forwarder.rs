@@ -1,0 +1,364 @@
+//! The real-time forwarder: packets the kernel routes into one namespace's TUN device cross
+//! the scenario's link directions — the simulator's own `LinkDir` and `SpikeProcess`, driven
+//! by the simulator's event queue — and are written into the other namespace's TUN device
+//! when the last direction releases them.
+//!
+//! Time is the monotonic clock since the start (`Clock`). Events run at their own (virtual)
+//! time as soon as the clock reaches it, so queueing, serialisation and propagation follow
+//! the configured rates exactly; the forwarder sleeps in `ppoll` until the next event or
+//! packet (no busy polling), with a 1 µs timer slack. How late each release was is measured.
+
+use crate::conn::ConnTrack;
+use crate::error::{EmuError, EmuResult};
+use crate::shared::{connection_of_port, Shared};
+use crate::wire::{self, TcpView};
+use rtolab_sim::engine::{Event, EventQueue};
+use rtolab_sim::net::{LinkDir, Offer, SpikeProcess, Way};
+use rtolab_sim::pcap::Capture;
+use rtolab_sim::results::{SeriesTable, METRIC_DELAY};
+use rtolab_sim::{SimDuration, SimTime};
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsFd;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A packet between ingress and egress.
+struct Slot {
+    data: Vec<u8>,
+    conn: u32,
+    way: Way,
+    hop: u16,
+    /// When it entered the forwarder (its "send" time for the oracle and one-way delay).
+    entered: SimTime,
+    view: TcpView,
+}
+
+/// How faithfully the forwarder kept time, per link direction and overall.
+#[derive(Clone, Debug, Default)]
+pub struct Accuracy {
+    /// Per direction: payload of back-to-back releases and the real time between them.
+    pub paced_bytes: Vec<u64>,
+    pub paced_real_ns: Vec<u64>,
+    pub paced_packets: Vec<u64>,
+    last_release: Vec<Option<(SimTime, SimTime)>>,
+    /// Real release time minus scheduled time, per released packet, in ns.
+    pub lateness_ns: Vec<u64>,
+    /// Packets the forwarder could not attribute to a connection (not TCP, unknown port).
+    pub foreign_packets: u64,
+}
+
+pub struct Forwarder {
+    /// TUN devices: 0 in the sender's namespace, 1 in the receiver's.
+    tuns: [File; 2],
+    links: Vec<LinkDir>,
+    spikes: Vec<SpikeProcess>,
+    events: EventQueue,
+    /// (forward, reverse) directions per route id.
+    routes: Vec<(Vec<u32>, Vec<u32>)>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    pub conns: Vec<Option<ConnTrack>>,
+    captures: Vec<Option<Capture>>,
+    shared: Arc<Shared>,
+    pub accuracy: Accuracy,
+    record_delay: bool,
+    pub series: SeriesTable,
+    arrivals: Vec<u32>,
+}
+
+/// What the forwarder hands back at the end of the run.
+pub struct ForwarderReport {
+    pub links: Vec<LinkDir>,
+    pub conns: Vec<Option<ConnTrack>>,
+    pub accuracy: Accuracy,
+    pub series: SeriesTable,
+    pub pcaps: Vec<(String, Vec<u8>)>,
+    pub events: u64,
+    pub peak_slots: u64,
+}
+
+impl Forwarder {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        tuns: [File; 2],
+        links: Vec<LinkDir>,
+        spikes: Vec<SpikeProcess>,
+        routes: Vec<(Vec<u32>, Vec<u32>)>,
+        captures: Vec<Option<Capture>>,
+        shared: Arc<Shared>,
+        record_delay: bool,
+    ) -> Self {
+        let n = links.len();
+        let mut events = EventQueue::default();
+        let mut spikes = spikes;
+        for (i, s) in spikes.iter_mut().enumerate() {
+            if let Some(t) = s.first_start() {
+                events.schedule(t, Event::SpikeStart(i as u32));
+            }
+        }
+        Forwarder {
+            tuns,
+            links,
+            spikes,
+            events,
+            routes,
+            slots: Vec::new(),
+            free: Vec::new(),
+            conns: Vec::new(),
+            captures,
+            shared,
+            accuracy: Accuracy { paced_bytes: vec![0; n], paced_real_ns: vec![0; n], paced_packets: vec![0; n], last_release: vec![None; n], ..Default::default() },
+            record_delay,
+            series: SeriesTable::default(),
+            arrivals: Vec::new(),
+        }
+    }
+
+    /// The (forward, reverse) directions of each route id.
+    pub fn with_routes(mut self, routes: Vec<(Vec<u32>, Vec<u32>)>) -> Self {
+        self.routes = routes;
+        self
+    }
+
+    /// Forwards until `shared.stop` is set.
+    pub fn run(mut self) -> EmuResult<ForwarderReport> {
+        // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
+        let mut buf = vec![0u8; 1 << 16];
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            self.run_due();
+            for side in 0..2 {
+                loop {
+                    match self.tuns[side].read(&mut buf) {
+                        Ok(n) => {
+                            let now = self.shared.clock.now();
+                            self.run_due_until(now);
+                            self.ingress(side, now, &buf[..n]);
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                        Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(EmuError::system("reading a TUN device", e)),
+                    }
+                }
+            }
+            self.run_due();
+            let now = self.shared.clock.now();
+            let wait = self.events.peek_time().map(|t| t.0.saturating_sub(now.0)).unwrap_or(u64::MAX).min(20_000_000);
+            if wait > 0 {
+                let timeout = nix::sys::time::TimeSpec::from_duration(std::time::Duration::from_nanos(wait));
+                let mut fds = [
+                    nix::poll::PollFd::new(self.tuns[0].as_fd(), nix::poll::PollFlags::POLLIN),
+                    nix::poll::PollFd::new(self.tuns[1].as_fd(), nix::poll::PollFlags::POLLIN),
+                ];
+                match nix::poll::ppoll(&mut fds, Some(timeout), None) {
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                    Err(e) => return Err(EmuError::system("waiting for packets", std::io::Error::from(e))),
+                }
+            }
+        }
+        Ok(self.finish())
+    }
+
+    fn run_due(&mut self) {
+        let now = self.shared.clock.now();
+        self.run_due_until(now);
+    }
+
+    fn run_due_until(&mut self, now: SimTime) {
+        while self.events.peek_time().is_some_and(|t| t <= now) {
+            let Some((t, event)) = self.events.pop() else { break };
+            self.dispatch(t, event);
+        }
+    }
+
+    fn dispatch(&mut self, t: SimTime, event: Event) {
+        match event {
+            Event::TxDone(d) => {
+                if let Some(lost) = self.links[d as usize].on_tx_done(t, &mut self.events) {
+                    self.drop_slot(lost);
+                }
+            }
+            Event::Arrive(d) => {
+                let mut arrivals = std::mem::take(&mut self.arrivals);
+                self.links[d as usize].on_arrival(t, &mut self.events, &mut arrivals);
+                for id in arrivals.drain(..) {
+                    self.advance(t, d, id);
+                }
+                self.arrivals = arrivals;
+            }
+            Event::SpikeStart(i) => {
+                let wire = self.spikes[i as usize].holds_wire;
+                for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
+                    self.links[d].hold(t, wire);
+                }
+                let length = self.spikes[i as usize].spike_length();
+                self.events.schedule(t + length, Event::SpikeEnd(i));
+            }
+            Event::SpikeEnd(i) => {
+                let mut arrivals = std::mem::take(&mut self.arrivals);
+                for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
+                    self.links[d].release(t, &mut self.events, &mut arrivals);
+                    for id in arrivals.drain(..) {
+                        self.advance(t, d as u32, id);
+                    }
+                }
+                self.arrivals = arrivals;
+                if let Some(next) = self.spikes[i as usize].next_start(t) {
+                    self.events.schedule(next, Event::SpikeStart(i));
+                }
+            }
+            // Flows, timers and web users live in the kernel and the applications.
+            Event::FlowStart(_) | Event::Timer { .. } | Event::UserWake(_) | Event::Stop => {}
+        }
+    }
+
+    fn track(&mut self, k: u32) -> Option<&mut ConnTrack> {
+        let i = k as usize;
+        if self.conns.len() <= i {
+            self.conns.resize_with(i + 1, || None);
+        }
+        if self.conns[i].is_none() {
+            let meta = self.shared.connection(k)?;
+            self.conns[i] = Some(ConnTrack::new(meta));
+        }
+        self.conns[i].as_mut()
+    }
+
+    /// A packet the kernel of one side sent: into the first direction of its route.
+    fn ingress(&mut self, side: usize, now: SimTime, bytes: &[u8]) {
+        let Some(view) = wire::parse(bytes) else {
+            self.accuracy.foreign_packets += 1;
+            return;
+        };
+        let way = if side == 0 { Way::Forward } else { Way::Reverse };
+        let port = if way == Way::Forward { view.sport } else { view.dport };
+        let Some(k) = connection_of_port(port) else {
+            self.accuracy.foreign_packets += 1;
+            return;
+        };
+        let Some(track) = self.track(k) else {
+            self.accuracy.foreign_packets += 1;
+            return;
+        };
+        if way == Way::Forward {
+            track.sent(now, &view);
+        }
+        let route = track.meta.route as usize;
+        let first = match way {
+            Way::Forward => self.routes[route].0[0],
+            Way::Reverse => self.routes[route].1[0],
+        };
+        let id = self.alloc(Slot { data: Vec::new(), conn: k, way, hop: 0, entered: now, view }, bytes);
+        self.offer(now, first, id);
+    }
+
+    fn alloc(&mut self, mut slot: Slot, bytes: &[u8]) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                let old = &mut self.slots[id as usize];
+                slot.data = std::mem::take(&mut old.data);
+                slot.data.clear();
+                slot.data.extend_from_slice(bytes);
+                *old = slot;
+                id
+            }
+            None => {
+                slot.data = bytes.to_vec();
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    fn offer(&mut self, now: SimTime, dir: u32, id: u32) {
+        let slot = &self.slots[id as usize];
+        if let Some(c) = &mut self.captures[dir as usize] {
+            c.record_ip(now, &slot.data);
+        }
+        let len = slot.data.len() as u32;
+        if self.links[dir as usize].offer(now, id, len, &mut self.events) == Offer::Dropped {
+            self.drop_slot(id);
+        }
+    }
+
+    fn drop_slot(&mut self, id: u32) {
+        let (k, way, entered, view) = {
+            let s = &self.slots[id as usize];
+            (s.conn, s.way, s.entered, s.view)
+        };
+        if way == Way::Forward {
+            if let Some(track) = self.conns.get_mut(k as usize).and_then(|c| c.as_mut()) {
+                track.dropped(entered, &view);
+            }
+        }
+        self.free.push(id);
+    }
+
+    /// A packet left direction `dir` at virtual time `t`: on to the next hop, or out.
+    fn advance(&mut self, t: SimTime, dir: u32, id: u32) {
+        let slot = &mut self.slots[id as usize];
+        let route = self.conns[slot.conn as usize].as_ref().map(|c| c.meta.route).unwrap_or(0) as usize;
+        let hops = if slot.way == Way::Forward { &self.routes[route].0 } else { &self.routes[route].1 };
+        let next = slot.hop as usize + 1;
+        if next < hops.len() {
+            slot.hop = next as u16;
+            let d = hops[next];
+            self.offer(t, d, id);
+            return;
+        }
+        let side = if slot.way == Way::Forward { 1 } else { 0 };
+        // A write to a TUN device is taken by the kernel at once; an error (device gone at
+        // the end of the run) loses only this packet.
+        self.tuns[side].write_all(&slot.data).ok();
+        let real = self.shared.clock.now();
+        let (k, way, entered, view, len) = (slot.conn, slot.way, slot.entered, slot.view, slot.data.len() as u64);
+        self.note_release(dir as usize, t, real, len);
+        if let Some(track) = self.conns.get_mut(k as usize).and_then(|c| c.as_mut()) {
+            match way {
+                Way::Forward => {
+                    track.arrived(real, entered, &view);
+                    if self.record_delay && view.len > 0 {
+                        self.series.push(real.as_secs_f64(), k, METRIC_DELAY, real.since(entered).as_secs_f64());
+                    }
+                }
+                Way::Reverse => track.acked(real, &view),
+            }
+        }
+        self.free.push(id);
+    }
+
+    /// Lateness of this release, and, for releases back to back on the transmitter (their
+    /// scheduled gap is exactly one transmission time), the real spacing the receiver saw.
+    fn note_release(&mut self, dir: usize, scheduled: SimTime, real: SimTime, bytes: u64) {
+        let acc = &mut self.accuracy;
+        acc.lateness_ns.push(real.0.saturating_sub(scheduled.0));
+        let rate = self.links[dir].cfg.rate_bps.max(1) as u128;
+        let tx = SimDuration((bytes as u128 * 8 * 1_000_000_000 / rate) as u64);
+        if let Some((prev_scheduled, prev_real)) = acc.last_release[dir] {
+            let gap = scheduled.since(prev_scheduled);
+            if gap.as_nanos().abs_diff(tx.as_nanos()) <= 1 {
+                acc.paced_bytes[dir] += bytes;
+                acc.paced_packets[dir] += 1;
+                acc.paced_real_ns[dir] += real.0.saturating_sub(prev_real.0);
+            }
+        }
+        acc.last_release[dir] = Some((scheduled, real));
+    }
+
+    fn finish(mut self) -> ForwarderReport {
+        let end = self.shared.clock.now();
+        for l in &mut self.links {
+            l.finish(end.max(self.events.now()));
+        }
+        ForwarderReport {
+            links: self.links,
+            conns: self.conns,
+            accuracy: self.accuracy,
+            series: self.series,
+            pcaps: self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect(),
+            events: self.events.processed(),
+            peak_slots: self.slots.len() as u64,
+        }
+    }
+}

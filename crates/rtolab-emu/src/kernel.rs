@@ -1,0 +1,334 @@
+//! What the kernel is told, from a scenario's TCP settings.
+//!
+//! Only the fields a scenario sets are mapped; an unset field leaves the kernel's default
+//! (the kernel *is* the `linux` stack). A set field the kernel cannot honour is an error
+//! naming it. Namespace-wide settings (sysctls, route options) must agree across flows;
+//! congestion control is per socket (`TCP_CONGESTION`) and may differ.
+//!
+//! Sources: Documentation/networking/ip-sysctl.rst (tcp_sack, tcp_dsack, tcp_timestamps,
+//! tcp_frto, tcp_reordering, tcp_rto_max_ms), ip-route(8) (initcwnd, rto_min, quickack),
+//! tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
+
+use crate::error::{EmuError, EmuResult};
+use rtolab_sim::spec::{DetectSpec, GeneratorSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
+use rtolab_sim::tcp::profile::Stack;
+use serde::Serialize;
+
+/// Bytes of the TCP timestamp option as Linux pads it (RFC 7323: 10 + 2 NOPs).
+const TIMESTAMP_OPTION: u32 = 12;
+/// IPv4 + TCP headers without options.
+const HEADERS: u32 = 40;
+
+/// Settings for the two namespaces. `None` keeps the kernel's default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NsSettings {
+    pub sack: Option<bool>,
+    pub dsack: Option<bool>,
+    pub timestamps: Option<bool>,
+    /// `tcp_frto`: 2 enables F-RTO (RFC 5682, SACK-enhanced when SACK is on), 0 disables it.
+    pub frto: Option<u8>,
+    /// `tcp_reordering`: the initial duplicate-ACK threshold.
+    pub reordering: Option<u32>,
+    /// `tcp_rto_max_ms` (Linux ≥ 6.15).
+    pub rto_max_ms: Option<u32>,
+    /// Route `initcwnd`, in segments.
+    pub initcwnd: Option<u32>,
+    /// Route `rto_min`, in ms.
+    pub rto_min_ms: Option<u32>,
+    /// Route `quickack` at the receiver: no delayed ACKs.
+    pub quickack: bool,
+    /// Payload bytes per segment.
+    pub mss: Option<u32>,
+    /// `TCP_WINDOW_CLAMP` of the receiving sockets, in bytes.
+    pub window_clamp: Option<u32>,
+}
+
+impl NsSettings {
+    /// Timestamps as the connection will run them (kernel default: on).
+    pub fn timestamps_on(&self) -> bool {
+        self.timestamps.unwrap_or(true)
+    }
+
+    /// MTU of both TUN devices: the one whose MSS gives `mss` payload bytes per segment.
+    pub fn mtu(&self) -> u32 {
+        match self.mss {
+            Some(mss) => mss + HEADERS + if self.timestamps_on() { TIMESTAMP_OPTION } else { 0 },
+            None => 1500,
+        }
+    }
+
+    /// Payload bytes per full segment.
+    pub fn payload_mss(&self) -> u32 {
+        self.mtu() - HEADERS - if self.timestamps_on() { TIMESTAMP_OPTION } else { 0 }
+    }
+
+    /// `(sysctl under net/ipv4, value, the field that asked for it)` for the sender's
+    /// namespace (`sender`) or the receiver's.
+    pub fn sysctls(&self, sender: bool) -> Vec<(&'static str, String, &'static str)> {
+        let mut out = Vec::new();
+        let flag = |b: bool| if b { "1" } else { "0" }.to_string();
+        if let Some(b) = self.sack {
+            out.push(("tcp_sack", flag(b), "sack"));
+        }
+        if let Some(b) = self.dsack {
+            out.push(("tcp_dsack", flag(b), "dsack"));
+        }
+        if let Some(b) = self.timestamps {
+            out.push(("tcp_timestamps", flag(b), "timestamps"));
+        }
+        if sender {
+            if let Some(f) = self.frto {
+                out.push(("tcp_frto", f.to_string(), "detect"));
+            }
+            if let Some(r) = self.reordering {
+                out.push(("tcp_reordering", r.to_string(), "dupthresh"));
+            }
+            if let Some(ms) = self.rto_max_ms {
+                out.push(("tcp_rto_max_ms", ms.to_string(), "max_rto"));
+            }
+        }
+        out
+    }
+}
+
+/// Every TCP table of the scenario with its field path.
+pub fn tcp_tables(s: &Scenario) -> Vec<(String, &TcpSpec)> {
+    let flows = s.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
+    let gens = s.generators.iter().enumerate().map(|(i, g)| {
+        let t = match g {
+            GeneratorSpec::Burst(b) => &b.tcp,
+            GeneratorSpec::Web(w) => &w.tcp,
+        };
+        (format!("generators[{i}].tcp"), t)
+    });
+    flows.chain(gens).collect()
+}
+
+/// The kernel's congestion-control module for a flow, if the spec names one.
+pub fn congestion_control(t: &TcpSpec) -> Option<&'static str> {
+    t.cc.map(|c| c.kernel_name())
+}
+
+/// Namespace settings for `scenario`, or the first field the kernel cannot honour.
+pub fn settings(s: &Scenario) -> EmuResult<NsSettings> {
+    let mut agreed: Option<(String, NsSettings)> = None;
+    for (path, t) in tcp_tables(s) {
+        let mine = settings_of(t, &path)?;
+        match &agreed {
+            None => agreed = Some((path, mine)),
+            Some((first, theirs)) if *theirs != mine => {
+                return Err(EmuError::unsupported(
+                    path,
+                    format!("differs from {first} in a setting the kernel applies per namespace (sysctl or route); every flow must agree on all but `cc`"),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(agreed.map(|(_, s)| s).unwrap_or_default())
+}
+
+fn refuse<T>(path: &str, field: &str, message: &str) -> EmuResult<T> {
+    Err(EmuError::unsupported(format!("{path}.{field}"), message))
+}
+
+/// Fields the kernel has no knob for: allowed only at the value the kernel has anyway.
+fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
+    if t.stack.is_some_and(|s| s != Stack::Linux) {
+        return refuse(p, "stack", "the emulator runs the kernel's own TCP; expected \"linux\" or no stack (compare other stacks with `rtolab compare --stack`)");
+    }
+    if t.recovery == Some(RecoverySpec::Reno) {
+        return refuse(p, "recovery", "the kernel has no Reno recovery (it always handles partial ACKs as NewReno); expected \"newreno\" or \"sack\"");
+    }
+    if t.response.is_some_and(|r| r != ResponseSpec::Undo) {
+        return refuse(p, "response", "the kernel's response to a spurious timeout is \"undo\"");
+    }
+    if t.iw_after_syn_loss.is_some_and(|n| n != 1) {
+        return refuse(p, "iw_after_syn_loss", "the kernel restarts with one segment after a retransmitted SYN; expected 1");
+    }
+    let checks: [(bool, &str, &str); 6] = [
+        (t.limited_transmit == Some(false), "limited_transmit", "the kernel always sends new data on the first duplicate ACKs (RFC 3042)"),
+        (t.ack_every.is_some_and(|n| n != 2), "ack_every", "the kernel acknowledges every second full-sized segment; expected 2"),
+        (t.delack_timeout.is_some(), "delack_timeout", "the kernel's delayed-ACK timer adapts between 40 ms and 200 ms and cannot be set"),
+        (t.cwnd_validation == Some(false), "cwnd_validation", "the kernel always grows cwnd only while cwnd-limited"),
+        (t.sack_after_timeout == Some(false), "sack_after_timeout", "the kernel keeps SACK information after a timeout"),
+        (t.handshake == Some(false), "handshake", "kernel TCP always opens with a SYN handshake"),
+    ];
+    if let Some((_, field, why)) = checks.iter().find(|c| c.0) {
+        return refuse(p, field, why);
+    }
+    if t.max_burst.is_some() {
+        return refuse(p, "max_burst", "the kernel has no per-ACK burst limit");
+    }
+    if t.rto.is_some_and(|r| r != RtoPreset::Linux) {
+        return refuse(p, "rto", "the kernel's timer is \"linux\"; only min_rto and max_rto can be set");
+    }
+    let timer_fields = [
+        (t.initial_rto.is_some(), "initial_rto"),
+        (t.granularity.is_some(), "granularity"),
+        (t.k.is_some(), "k"),
+        (t.alpha.is_some(), "alpha"),
+        (t.beta.is_some(), "beta"),
+        (t.rto_extra.is_some(), "rto_extra"),
+        (t.tick.is_some(), "tick"),
+        (t.syn_fallback_3s.is_some(), "syn_fallback_3s"),
+    ];
+    if let Some((_, field)) = timer_fields.iter().find(|c| c.0) {
+        return refuse(p, field, "the kernel's RTO estimator has no such setting; only min_rto and max_rto can be set");
+    }
+    if t.min_rto_applies_to.is_some_and(|f| f != rtolab_sim::tcp::rto::RtoFloor::Variance) {
+        return refuse(p, "min_rto_applies_to", "the kernel floors the variance term (\"variance\")");
+    }
+    Ok(())
+}
+
+fn settings_of(t: &TcpSpec, p: &str) -> EmuResult<NsSettings> {
+    fixed_behaviour(t, p)?;
+    let mut ns = NsSettings { sack: t.sack, dsack: t.dsack, timestamps: t.timestamps, ..Default::default() };
+    let sack_on = ns.sack.unwrap_or(true);
+    if t.recovery == Some(RecoverySpec::Newreno) && sack_on {
+        return refuse(p, "recovery", "with SACK on the kernel recovers with SACK; set sack = false for NewReno");
+    }
+    if let Some(dupack) = t.dupack {
+        let kernel = if sack_on { rtolab_sim::spec::DupAckSpec::Rfc6675 } else { rtolab_sim::spec::DupAckSpec::Rfc5681 };
+        if dupack != kernel {
+            return refuse(p, "dupack", "the kernel counts SACKed segments with SACK on (\"rfc6675\") and duplicate ACKs without (\"rfc5681\")");
+        }
+    }
+    if let Some(detect) = &t.detect {
+        detectors(detect, t, &mut ns, p)?;
+    }
+    ns.reordering = t.dupthresh;
+    if let Some(d) = t.max_rto {
+        let ms = d.sim().as_nanos() / 1_000_000;
+        if !(1_000..=120_000).contains(&ms) {
+            return refuse(p, "max_rto", "the kernel's tcp_rto_max_ms takes 1 s to 120 s");
+        }
+        ns.rto_max_ms = Some(ms as u32);
+    }
+    if let Some(d) = t.min_rto {
+        let ms = d.sim().as_nanos() / 1_000_000;
+        if ms == 0 {
+            return refuse(p, "min_rto", "the kernel's rto_min route option is in whole milliseconds; expected at least 1 ms");
+        }
+        ns.rto_min_ms = Some(ms as u32);
+    }
+    ns.quickack = t.delayed_ack == Some(false);
+    ns.mss = t.mss;
+    let mss = ns.payload_mss();
+    ns.initcwnd = t.iw.map(|iw| (iw.bytes(mss) / mss as u64) as u32);
+    ns.window_clamp = t.max_window.map(|segments| segments * mss);
+    Ok(ns)
+}
+
+/// Honours a detector list: F-RTO is `tcp_frto`; the kernel's timestamp (Eifel-like) and
+/// DSACK undo cannot be switched off, so leaving them out of the list turns timestamps or
+/// DSACK off, which an explicit `true` contradicts.
+fn detectors(detect: &DetectSpec, t: &TcpSpec, ns: &mut NsSettings, p: &str) -> EmuResult<()> {
+    let has = |name: &str| match detect {
+        DetectSpec::None(_) => false,
+        DetectSpec::List(l) => l.iter().any(|d| format!("{d:?}").eq_ignore_ascii_case(name)),
+    };
+    ns.frto = Some(if has("frto") { 2 } else { 0 });
+    if !has("eifel") {
+        if t.timestamps == Some(true) {
+            return refuse(p, "detect", "with timestamps on the kernel always detects spurious timeouts by them; add \"eifel\" or set timestamps = false");
+        }
+        ns.timestamps = Some(false);
+    }
+    if has("dsack") {
+        if t.dsack == Some(false) {
+            return refuse(p, "detect", "\"dsack\" needs dsack = true");
+        }
+    } else {
+        if t.dsack == Some(true) {
+            return refuse(p, "detect", "with DSACK on the kernel always undoes on DSACKs; add \"dsack\" or set dsack = false");
+        }
+        ns.dsack = Some(false);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(tcp: &str) -> Scenario {
+        let text = format!(
+            "[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n[[flows]]\nname = \"f\"\nroute = [\"l\"]\nsize = \"10kB\"\ntcp = {{ {tcp} }}\n"
+        );
+        rtolab_sim::spec::parse_for_any_target(&text, "toml").expect("valid scenario")
+    }
+
+    fn error_path(tcp: &str) -> String {
+        match settings(&scenario(tcp)) {
+            Err(EmuError::Unsupported { path, .. }) => path,
+            other => panic!("expected an unsupported field, got {other:?}"),
+        }
+    }
+
+    /// Nothing set: the kernel keeps every default (1500-byte MTU: 1448 payload bytes with
+    /// timestamps, as Linux over Ethernet).
+    #[test]
+    fn unset_fields_keep_kernel_defaults() {
+        let ns = settings(&scenario("")).unwrap();
+        assert_eq!(ns, NsSettings::default());
+        assert_eq!((ns.mtu(), ns.payload_mss()), (1500, 1448));
+        assert!(ns.sysctls(true).is_empty());
+    }
+
+    /// Fields with a kernel knob map to it: IW 10 of 1000-byte segments is initcwnd 10 on a
+    /// 1052-byte MTU (1000 + 40 + 12); F-RTO only turns timestamps and DSACK undo off.
+    #[test]
+    fn settable_fields_map_to_sysctls_and_routes() {
+        let ns = settings(&scenario("mss = 1000, iw = 10, min_rto = \"200ms\", detect = [\"frto\"], dupthresh = 5, delayed_ack = false, cc = \"cubic\"")).unwrap();
+        assert_eq!(ns.initcwnd, Some(10));
+        assert_eq!(ns.rto_min_ms, Some(200));
+        assert_eq!((ns.frto, ns.timestamps, ns.dsack), (Some(2), Some(false), Some(false)));
+        assert_eq!((ns.mtu(), ns.payload_mss()), (1040, 1000));
+        assert!(ns.quickack);
+        let sender: Vec<_> = ns.sysctls(true).into_iter().map(|(k, v, _)| format!("{k}={v}")).collect();
+        assert_eq!(sender, ["tcp_dsack=0", "tcp_timestamps=0", "tcp_frto=2", "tcp_reordering=5"]);
+        assert_eq!(ns.sysctls(false).len(), 2);
+        let rfc3390 = settings(&scenario("iw = \"rfc3390\"")).unwrap();
+        assert_eq!(rfc3390.initcwnd, Some(3)); // min(4·1448, max(2·1448, 4380)) = 4380 → 3 segments
+    }
+
+    /// Each field without a kernel knob is refused by name, never silently ignored.
+    #[test]
+    fn fields_the_kernel_cannot_honour_are_named() {
+        for (tcp, field) in [
+            ("stack = \"ns2-sack1\"", "stack"),
+            ("recovery = \"reno\"", "recovery"),
+            ("sack = true, recovery = \"newreno\"", "recovery"),
+            ("response = \"rfc4015\"", "response"),
+            ("max_burst = 4", "max_burst"),
+            ("ack_every = 1", "ack_every"),
+            ("delack_timeout = \"100ms\"", "delack_timeout"),
+            ("rto = \"rfc6298\"", "rto"),
+            ("initial_rto = \"3s\"", "initial_rto"),
+            ("handshake = false", "handshake"),
+            ("timestamps = true, detect = [\"frto\"]", "detect"),
+            ("max_rto = \"500s\"", "max_rto"),
+        ] {
+            assert_eq!(error_path(tcp), format!("flows[0].tcp.{field}"), "{tcp}");
+        }
+    }
+
+    #[test]
+    fn namespace_settings_must_agree_across_flows() {
+        let text = "[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+            [[flows]]\nname = \"a\"\nroute = [\"l\"]\ntcp = { sack = true, cc = \"reno\" }\n\
+            [[flows]]\nname = \"b\"\nroute = [\"l\"]\ntcp = { sack = true, cc = \"cubic\" }\n\
+            [[generators]]\nkind = \"burst\"\nflows = 2\ntotal = \"10kB\"\nroute = [\"l\"]\ntcp = { sack = false }\nduration = \"1s\"\n";
+        let text = text.replace("duration = \"1s\"\n", "");
+        let s = rtolab_sim::spec::parse_for_any_target(&format!("duration = \"1s\"\n{text}"), "toml").unwrap();
+        match settings(&s) {
+            Err(EmuError::Unsupported { path, message }) => {
+                assert_eq!(path, "generators[0].tcp");
+                assert!(message.contains("flows[0].tcp"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

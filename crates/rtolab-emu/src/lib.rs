@@ -1,0 +1,24 @@
+//! rtolab-emu: kernel TCP over rtolab's own link code, in real time.
+//!
+//! Two network namespaces (sender side, receiver side) are joined by TUN devices to a
+//! forwarder that runs the scenario's link directions with the simulator's `LinkDir`,
+//! `SpikeProcess` and event queue. Real sockets carry the scenario's flows, planned exactly as
+//! the simulator plans them (`world::plan`). The result has the simulator's tables, so a
+//! kernel run and a simulated run compare column by column.
+
+mod apps;
+mod conn;
+mod error;
+mod forwarder;
+pub mod kernel;
+pub mod netns;
+mod report;
+mod run;
+mod shared;
+mod tcpinfo;
+mod tun;
+mod wire;
+
+pub use error::{EmuError, EmuResult};
+pub use report::{EmuMeta, Emulation};
+pub use run::{emulate, EmuOptions};

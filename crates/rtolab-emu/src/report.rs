@@ -1,0 +1,398 @@
+//! The emulation's result: the simulator's tables filled from what the forwarder saw, what
+//! the applications read and what `TCP_INFO` said, plus the emulator's own accuracy.
+//!
+//! Per flow, from the kernel: retransmits (`tcpi_total_retrans`), timeouts (`tcpi_total_rto`
+//! less SYN timeouts), DSACKs (`tcpi_dsack_dups`), mean RTO and RTT (sampled). From the
+//! 10 ms samples: undos (ssthresh raised again, which only an undo does), spurious timeouts
+//! detected (an undo out of the Loss state), fast retransmits (entries into Recovery). From
+//! the forwarder: segments, bytes, duplicates, SYN timeouts, completion time (the ACK of the
+//! last byte delivered to the sender), and the oracle's verdict on each timeout.
+
+use crate::conn::{ConnTrack, DataEvent};
+use crate::forwarder::{Accuracy, ForwarderReport};
+use crate::kernel::NsSettings;
+use crate::shared::{ReceiverOutcome, SenderOutcome};
+use crate::tcpinfo::{Sample, CA_LOSS, CA_RECOVERY};
+use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, METRIC_QUEUE};
+use rtolab_sim::spec::{Scenario, SeriesMetric};
+use rtolab_sim::world::{Origin, SpuriousOracle};
+use rtolab_sim::{SimDuration, SimTime};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How far an RTO retransmission may be from the 10 ms sample that reported the timeout.
+const MATCH_SLACK: SimDuration = SimDuration(2_000_000);
+/// Fewer back-to-back releases than this say nothing about a direction's rate.
+const MIN_PACED_PACKETS: u64 = 50;
+/// A release later than this counts as late.
+const LATE_NS: u64 = 1_000_000;
+
+/// The emulator's accuracy on one link direction.
+#[derive(Clone, Debug, Serialize)]
+pub struct DirAccuracy {
+    pub direction: String,
+    pub configured_bps: f64,
+    /// Bytes over real time between releases that were back to back on the transmitter
+    /// (none when fewer than 50 were).
+    pub achieved_bps: Option<f64>,
+    pub rate_error_pct: Option<f64>,
+    pub paced_bytes: u64,
+}
+
+/// What `meta.json` says about the emulation beyond the simulator's metadata.
+#[derive(Clone, Debug, Serialize)]
+pub struct EmuMeta {
+    pub kernel: String,
+    pub wall_s: f64,
+    pub settings: NsSettings,
+    /// Congestion control per flow, as the kernel ran it.
+    pub congestion_control: BTreeMap<String, String>,
+    pub accuracy: Vec<DirAccuracy>,
+    /// Real release time minus scheduled time, over every released packet.
+    pub added_latency_median_us: f64,
+    pub added_latency_p99_us: f64,
+    pub added_latency_max_us: f64,
+    /// Releases later than 1 ms.
+    pub late_packets: u64,
+    pub released_packets: u64,
+    pub foreign_packets: u64,
+    /// Non-zero TcpExt counters of each namespace at the end (/proc/net/netstat).
+    pub tcpext_sender: BTreeMap<String, u64>,
+    pub tcpext_receiver: BTreeMap<String, u64>,
+    pub stale_namespaces_removed: Vec<String>,
+}
+
+pub struct Emulation {
+    pub result: RunResult,
+    pub meta: EmuMeta,
+}
+
+/// Non-zero TcpExt counters from the text of /proc/net/netstat.
+pub fn tcpext(netstat: &str) -> BTreeMap<String, u64> {
+    let lines: Vec<&str> = netstat.lines().filter(|l| l.starts_with("TcpExt:")).collect();
+    let mut out = BTreeMap::new();
+    if let [names, values, ..] = lines.as_slice() {
+        for (n, v) in names.split_whitespace().zip(values.split_whitespace()).skip(1) {
+            if let Ok(v) = v.parse::<u64>() {
+                if v > 0 {
+                    out.insert(n.to_string(), v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The retransmissions that were RTO retransmissions: for each increase of `tcpi_total_rto`
+/// between two samples, the first retransmissions the forwarder saw in that interval.
+/// Returns indices into `log`.
+pub fn rto_retransmissions(samples: &[Sample], log: &[DataEvent], from: SimTime, syn_timeouts: u64) -> Vec<usize> {
+    let mut assigned = Vec::new();
+    let mut prev = (from, syn_timeouts);
+    let mut cursor = 0;
+    for s in samples {
+        let Some(total) = s.total_rto.map(u64::from) else { continue };
+        let new = total.saturating_sub(prev.1);
+        let (lo, hi) = (SimTime(prev.0 .0.saturating_sub(MATCH_SLACK.0)), s.t + MATCH_SLACK);
+        let mut found = 0;
+        while found < new && cursor < log.len() {
+            if let DataEvent::Sent { t, retransmission: true, .. } = log[cursor] {
+                if t > hi {
+                    break;
+                }
+                if t > lo {
+                    assigned.push(cursor);
+                    found += 1;
+                }
+            }
+            cursor += 1;
+        }
+        prev = (s.t, total.max(prev.1));
+    }
+    assigned
+}
+
+/// Replays a connection's data packets through the simulator's oracle with the timeouts
+/// inserted before their retransmissions; returns the fire time of each timeout.
+fn replay(track: &mut ConnTrack, timeouts: &[usize]) -> Vec<SimTime> {
+    let mut fired = Vec::new();
+    let oracle: &mut SpuriousOracle = &mut track.oracle;
+    for (i, ev) in track.log.iter().enumerate() {
+        match *ev {
+            DataEvent::Sent { t, seq, .. } => {
+                if timeouts.contains(&i) {
+                    oracle.timeout(fired.len() as u64, seq, t);
+                    fired.push(t);
+                }
+                oracle.data_sent(t);
+            }
+            DataEvent::Arrived { sent_at, seq, end } => oracle.data_arrived(seq, end, sent_at),
+            DataEvent::Dropped { sent_at } => oracle.data_dropped(sent_at),
+        }
+    }
+    fired
+}
+
+/// Undos, spurious timeouts detected and recovery entries read off the samples; marks the
+/// timeouts of each undone Loss episode as detected in the oracle.
+fn sampled_events(samples: &[Sample], fired: &[SimTime], oracle: &mut SpuriousOracle) -> (u64, u64, u64) {
+    let (mut undos, mut detected, mut recoveries) = (0, 0, 0);
+    let mut loss_since: Option<SimTime> = None;
+    let mut prev: Option<&Sample> = None;
+    for s in samples {
+        if let Some(p) = prev {
+            let raised = match (p.ssthresh_bytes, s.ssthresh_bytes) {
+                (Some(_), None) => true,
+                (Some(a), Some(b)) => b > a,
+                _ => false,
+            };
+            if raised {
+                undos += 1;
+                if p.ca_state == CA_LOSS {
+                    detected += 1;
+                    let since = loss_since.unwrap_or(p.t);
+                    let ids: Vec<u64> = fired.iter().enumerate().filter(|(_, &t)| t + MATCH_SLACK > since && t <= s.t).map(|(i, _)| i as u64).collect();
+                    if let (Some(&a), Some(&b)) = (ids.first(), ids.last()) {
+                        oracle.detected(a, b);
+                    }
+                }
+            }
+            if s.ca_state == CA_RECOVERY && p.ca_state != CA_RECOVERY {
+                recoveries += 1;
+            }
+            if s.ca_state == CA_LOSS && p.ca_state != CA_LOSS {
+                loss_since = Some(p.t);
+            }
+        } else if s.ca_state == CA_RECOVERY {
+            recoveries += 1;
+        }
+        prev = Some(s);
+    }
+    (undos, detected, recoveries)
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Everything one connection contributes to the report.
+pub struct ConnOutcome<'a> {
+    pub k: u32,
+    pub track: Option<&'a mut ConnTrack>,
+    pub sender: Option<&'a SenderOutcome>,
+    pub receiver: Option<&'a ReceiverOutcome>,
+    pub samples: &'a [Sample],
+}
+
+/// The `flows` row of one connection.
+pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, end: SimTime) -> FlowRow {
+    let start = c.sender.map(|s| s.connect_at).unwrap_or(end);
+    let last = c.samples.last();
+    let syn_timeouts = c.track.as_ref().map(|t| t.syn_timeouts()).unwrap_or(0);
+    let (mut spurious, mut detected_correct, mut undos, mut detected, mut recoveries) = (0, 0, 0, 0, 0);
+    let (mut segments, mut payload, mut rexmit_segments, mut rexmit_bytes, mut duplicates, mut spurious_syn) = (0, 0, 0, 0, 0, 0);
+    let mut finished = None;
+    if let Some(track) = c.track {
+        let from = c.sender.and_then(|s| s.established_at).unwrap_or(start);
+        let timeouts = rto_retransmissions(c.samples, &track.log, from, syn_timeouts);
+        let fired = replay(track, &timeouts);
+        (undos, detected, recoveries) = sampled_events(c.samples, &fired, &mut track.oracle);
+        spurious = track.oracle.spurious;
+        detected_correct = track.oracle.detected_correctly();
+        spurious_syn = track.oracle.spurious_syn;
+        (segments, payload, rexmit_segments, rexmit_bytes, duplicates) =
+            (track.data_segments, track.payload_bytes, track.retransmitted_segments, track.retransmitted_bytes, track.duplicate_bytes);
+        finished = track.acked_all_at;
+    }
+    let bytes = c.receiver.map(|r| r.bytes).unwrap_or(0);
+    let elapsed = finished.unwrap_or(end).since(start).as_secs_f64();
+    let rate = |b: u64| (c.sender.is_some() && elapsed > 0.0).then(|| b as f64 * 8.0 / elapsed);
+    let (kind, generator) = match origin {
+        Origin::Static => ("flow", None),
+        Origin::Burst(g) => ("burst", Some(g.clone())),
+        Origin::Web { generator, .. } => ("web", Some(generator.clone())),
+    };
+    let established = || c.samples.iter().filter(|s| s.srtt_us > 0);
+    FlowRow {
+        flow: c.k,
+        name: name.to_string(),
+        kind: kind.into(),
+        generator,
+        start_s: start.as_secs_f64(),
+        end_s: finished.map(|t| t.as_secs_f64()),
+        size,
+        bytes,
+        goodput_bps: rate(bytes),
+        throughput_bps: rate(payload),
+        segments_sent: segments,
+        retransmits: last.map(|s| s.total_retrans as u64).unwrap_or(rexmit_segments),
+        retransmitted_bytes: rexmit_bytes,
+        timeouts: last.and_then(|s| s.total_rto).map(|n| (n as u64).saturating_sub(syn_timeouts)).unwrap_or(0),
+        spurious_timeouts: spurious,
+        spurious_detected: detected,
+        spurious_detected_correct: detected_correct,
+        undos,
+        dsacks: last.and_then(|s| s.dsack_dups).unwrap_or(0) as u64,
+        syn_timeouts,
+        spurious_syn_timeouts: spurious_syn,
+        fast_retransmits: recoveries,
+        duplicate_bytes: duplicates,
+        mean_rto_s: mean(established().map(|s| s.rto_us as f64 / 1e6)),
+        mean_rtt_s: mean(established().map(|s| s.srtt_us as f64 / 1e6)),
+    }
+}
+
+/// Per-flow series from the samples, recorded on change as the simulator records them.
+pub fn sample_series(series: &mut SeriesTable, k: u32, samples: &[Sample], wanted: &[SeriesMetric]) {
+    let metrics = [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto];
+    let mut last = [f64::NAN; 4];
+    for s in samples.iter().filter(|s| s.srtt_us > 0) {
+        let values = [
+            s.cwnd_bytes as f64,
+            s.ssthresh_bytes.map(|b| b as f64).unwrap_or(f64::INFINITY),
+            s.srtt_us as f64 / 1e6,
+            s.rto_us as f64 / 1e6,
+        ];
+        for (m, v) in values.into_iter().enumerate() {
+            if wanted.contains(&metrics[m]) && v != last[m] {
+                series.push(s.t.as_secs_f64(), k, m as u8, v);
+                last[m] = v;
+            }
+        }
+    }
+}
+
+fn percentile(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i] as f64
+}
+
+/// Accuracy figures of the forwarder.
+pub fn accuracy(fwd: &ForwarderReport) -> (Vec<DirAccuracy>, [f64; 3], u64, u64) {
+    let acc: &Accuracy = &fwd.accuracy;
+    let dirs = fwd
+        .links
+        .iter()
+        .enumerate()
+        .map(|(d, l)| {
+            let configured = l.cfg.rate_bps as f64;
+            let achieved = (acc.paced_packets[d] >= MIN_PACED_PACKETS && acc.paced_real_ns[d] > 0).then(|| acc.paced_bytes[d] as f64 * 8.0 / (acc.paced_real_ns[d] as f64 / 1e9));
+            DirAccuracy {
+                direction: l.cfg.name.clone(),
+                configured_bps: configured,
+                achieved_bps: achieved,
+                rate_error_pct: achieved.map(|a| 100.0 * (a - configured) / configured),
+                paced_bytes: acc.paced_bytes[d],
+            }
+        })
+        .collect();
+    let mut late = acc.lateness_ns.clone();
+    late.sort_unstable();
+    let us = |ns: f64| ns / 1e3;
+    let stats = [us(percentile(&late, 0.5)), us(percentile(&late, 0.99)), us(late.last().copied().unwrap_or(0) as f64)];
+    let n_late = late.iter().filter(|&&x| x > LATE_NS).count() as u64;
+    (dirs, stats, n_late, late.len() as u64)
+}
+
+/// The simulator-shaped result of the run.
+pub fn run_result(scenario: &Scenario, seed: u64, rows: Vec<FlowRow>, mut series: SeriesTable, fwd: &mut ForwarderReport, end: SimTime, data_packets: u64) -> RunResult {
+    let n = rows.len() as u32;
+    let mut entities: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
+    let mut links = Vec::new();
+    for (d, l) in fwd.links.iter_mut().enumerate() {
+        entities.push(l.cfg.name.clone());
+        if let Some(q) = l.queue_series.take() {
+            for (t, len) in q {
+                series.push(t.as_secs_f64(), n + d as u32, METRIC_QUEUE, len as f64);
+            }
+        }
+        links.push(l.report(end));
+    }
+    series.entities = entities;
+    RunResult {
+        flows: rows,
+        links,
+        series,
+        meta: RunMeta { scenario: scenario.name.clone(), seed, sim_time_s: end.as_secs_f64(), events: fwd.events, data_packets, peak_live_packets: fwd.peak_slots },
+        pcaps: std::mem::take(&mut fwd.pcaps),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> SimTime {
+        SimTime(x * 1_000_000)
+    }
+
+    fn sample(t: u64, total_rto: u16, ca_state: u8, ssthresh: Option<u64>) -> Sample {
+        Sample {
+            t: ms(t),
+            state: 1,
+            ca_state,
+            mss: 1448,
+            cwnd_bytes: 1448,
+            ssthresh_bytes: ssthresh,
+            srtt_us: 100_000,
+            rttvar_us: 50_000,
+            rto_us: 300_000,
+            total_retrans: 0,
+            lost: 0,
+            sacked: 0,
+            unacked: 0,
+            dsack_dups: Some(0),
+            total_rto: Some(total_rto),
+            total_rto_recoveries: Some(0),
+        }
+    }
+
+    fn sent(t: u64, seq: u64, retransmission: bool) -> DataEvent {
+        DataEvent::Sent { t: ms(t), seq, end: seq + 100, retransmission }
+    }
+
+    /// One timeout reported by the sample at 30 ms is the retransmission at 25 ms, not the
+    /// fast retransmission at 5 ms (before the previous sample) nor new data.
+    #[test]
+    fn timeouts_match_the_retransmission_in_their_sample_interval() {
+        let log = [sent(0, 0, false), sent(5, 0, true), sent(21, 100, false), sent(25, 0, true), sent(27, 100, true)];
+        let samples = [sample(10, 0, 0, None), sample(20, 0, 0, None), sample(30, 1, CA_LOSS, Some(2896))];
+        assert_eq!(rto_retransmissions(&samples, &log, ms(0), 0), vec![3]);
+        // A SYN timeout already counted in total_rto is not a data timeout.
+        let samples = [sample(10, 1, 0, None), sample(30, 2, CA_LOSS, Some(2896))];
+        assert_eq!(rto_retransmissions(&samples, &log, ms(0), 1), vec![3]);
+    }
+
+    /// ssthresh raised out of Loss is an undo of a spurious timeout; entering Recovery counts
+    /// a fast retransmit; an oracle-confirmed detection is a true positive.
+    #[test]
+    fn undos_and_recoveries_are_read_off_the_samples() {
+        let samples = [
+            sample(10, 0, 0, None),
+            sample(20, 0, CA_RECOVERY, Some(10_000)),
+            sample(30, 0, 0, Some(10_000)),
+            sample(40, 1, CA_LOSS, Some(5_000)),
+            sample(50, 1, 0, Some(10_000)),
+        ];
+        let mut oracle = SpuriousOracle::default();
+        oracle.data_sent(ms(0));
+        oracle.data_arrived(0, 100, ms(0));
+        oracle.timeout(0, 0, ms(35));
+        let (undos, detected, recoveries) = sampled_events(&samples, &[ms(35)], &mut oracle);
+        assert_eq!((undos, detected, recoveries), (1, 1, 1));
+        assert_eq!(oracle.detected_correctly(), 1);
+    }
+
+    #[test]
+    fn tcpext_counters_are_parsed_by_name() {
+        let text = "TcpExt: SyncookiesSent TCPTimeouts TCPSpuriousRTOs\nTcpExt: 0 3 1\nIpExt: InNoRoutes\nIpExt: 0\n";
+        let c = tcpext(text);
+        assert_eq!(c.get("TCPTimeouts"), Some(&3));
+        assert_eq!(c.get("TCPSpuriousRTOs"), Some(&1));
+        assert!(!c.contains_key("SyncookiesSent"));
+    }
+}

@@ -1,0 +1,304 @@
+//! One emulation from start to end: check the machine and the spec, build the namespaces
+//! and devices, start the forwarder, the applications and the sampler, wait for the end of
+//! the run (every flow done, `duration`, an interrupt, or the wall-clock limit), stop
+//! everything, remove the namespaces, and report.
+
+use crate::apps::{self, SendPlan};
+use crate::error::{EmuError, EmuResult};
+use crate::forwarder::Forwarder;
+use crate::kernel::{self, NsSettings};
+use crate::netns::{self, ip, Namespace};
+use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
+use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
+use crate::tun;
+use rtolab_sim::net::build::{captures, link_dirs, route_dirs, spike_processes};
+use rtolab_sim::spec::{Scenario, SeriesMetric};
+use rtolab_sim::world::plan::plan;
+use rtolab_sim::world::Origin;
+use rtolab_sim::SimTime;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+const TUN_NAME: &str = "rtolab0";
+/// Linux's CONFIG_DEFAULT_TCP_CONG.
+const DEFAULT_CC: &str = "cubic";
+
+#[derive(Clone, Debug)]
+pub struct EmuOptions {
+    /// Wall-clock limit of a run without `duration` (with one: duration + this much).
+    pub wall_limit_s: f64,
+}
+
+impl Default for EmuOptions {
+    fn default() -> Self {
+        EmuOptions { wall_limit_s: 300.0 }
+    }
+}
+
+fn available_congestion_controls() -> Vec<String> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .map(|s| s.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Each `cc` must be a module the kernel has (loading it is the kernel's business: a
+/// privileged `TCP_CONGESTION` autoloads `tcp_NAME` where modules exist).
+fn check_congestion_controls(scenario: &Scenario) -> EmuResult<()> {
+    let mut available = available_congestion_controls();
+    for (path, t) in kernel::tcp_tables(scenario) {
+        let Some(cc) = kernel::congestion_control(t) else { continue };
+        if !available.iter().any(|a| a == cc) {
+            std::process::Command::new("modprobe").arg(format!("tcp_{cc}")).output().ok();
+            available = available_congestion_controls();
+        }
+        if !available.iter().any(|a| a == cc) {
+            return Err(EmuError::unsupported(
+                format!("{path}.cc"),
+                format!("this kernel has no {cc:?} congestion control (available: {})", available.join(" ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn configure(ns: &Namespace, settings: &NsSettings, sender: bool) -> EmuResult<()> {
+    ip(&["-n", &ns.name, "link", "set", "lo", "up"])?;
+    for key in ["ipv6/conf/all/disable_ipv6", "ipv6/conf/default/disable_ipv6"] {
+        ns.sysctl(key, "1").ok(); // absent when the kernel has no IPv6
+    }
+    // Connections stay independent, as in the simulator: no cached ssthresh or RTT.
+    ns.sysctl("ipv4/tcp_no_metrics_save", "1")?;
+    // A flow without `cc` runs Linux's built-in default, whatever this host's default is.
+    ns.sysctl("ipv4/tcp_congestion_control", DEFAULT_CC)?;
+    for (key, value, field) in settings.sysctls(sender) {
+        ns.sysctl(&format!("ipv4/{key}"), &value).map_err(|_| {
+            EmuError::unsupported(format!("tcp.{field}"), format!("this kernel has no net.ipv4.{key}, which the setting needs"))
+        })?;
+    }
+    Ok(())
+}
+
+fn address_device(ns: &Namespace, settings: &NsSettings, sender: bool) -> EmuResult<()> {
+    let (me, peer) = if sender { (SENDER_ADDR, RECEIVER_ADDR) } else { (RECEIVER_ADDR, SENDER_ADDR) };
+    let mtu = settings.mtu().to_string();
+    ip(&["-n", &ns.name, "link", "set", TUN_NAME, "mtu", &mtu, "up"])?;
+    ip(&["-n", &ns.name, "addr", "add", &me.to_string(), "peer", &format!("{peer}/32"), "dev", TUN_NAME])?;
+    let mut route = vec!["-n".to_string(), ns.name.clone(), "route".into(), "replace".into(), format!("{peer}/32"), "dev".into(), TUN_NAME.into()];
+    if sender {
+        if let Some(n) = settings.initcwnd {
+            route.extend(["initcwnd".into(), n.to_string()]);
+        }
+        if let Some(ms) = settings.rto_min_ms {
+            route.extend(["rto_min".into(), format!("{ms}ms")]);
+        }
+    } else if settings.quickack {
+        route.extend(["quickack".into(), "1".into()]);
+    }
+    ip(&route.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// The threads of a run; dropping it stops and joins them all.
+struct Threads {
+    shared: Arc<Shared>,
+    senders: Vec<JoinHandle<()>>,
+    others: Vec<JoinHandle<()>>,
+    forwarder: Option<JoinHandle<EmuResult<crate::forwarder::ForwarderReport>>>,
+}
+
+impl Threads {
+    fn stop_apps(&mut self) {
+        self.shared.apps_stop.store(true, Ordering::Relaxed);
+        for h in self.senders.drain(..) {
+            h.join().ok();
+        }
+    }
+
+    fn stop_all(&mut self) -> Option<EmuResult<crate::forwarder::ForwarderReport>> {
+        self.stop_apps();
+        self.shared.stop.store(true, Ordering::Relaxed);
+        for h in self.others.drain(..) {
+            h.join().ok();
+        }
+        self.forwarder.take().map(|h| h.join().unwrap_or_else(|_| Err(EmuError::system("forwarder", std::io::Error::other("panicked")))))
+    }
+}
+
+impl Drop for Threads {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+/// Runs `scenario` over the kernel's TCP. `interrupt` set by the caller (Ctrl-C) ends the
+/// run early with `EmuError::Interrupted`, after cleaning up.
+pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
+    let seed = seed.or(scenario.seed).unwrap_or(1);
+    let settings = kernel::settings(scenario)?;
+    netns::check_machine()?;
+    check_congestion_controls(scenario)?;
+    let stale = netns::remove_stale();
+    let wall = std::time::Instant::now();
+    let senders = Arc::new(Namespace::create("snd")?);
+    let receivers = Arc::new(Namespace::create("rcv")?);
+    configure(&senders, &settings, true)?;
+    configure(&receivers, &settings, false)?;
+    let tun_s = senders.run(|| tun::create(TUN_NAME))?;
+    let tun_r = receivers.run(|| tun::create(TUN_NAME))?;
+    address_device(&senders, &settings, true)?;
+    address_device(&receivers, &settings, false)?;
+
+    let series_wanted = scenario.output.series.clone();
+    let links = link_dirs(scenario, seed, series_wanted.contains(&SeriesMetric::Queue));
+    let caps = captures(scenario, &links);
+    let spikes = spike_processes(scenario, seed);
+    let (flows, webs) = plan(scenario, seed);
+    let mut routes = Vec::new();
+    let shared = Arc::new(Shared::new(Clock::start()));
+    let mut static_plans = Vec::new();
+    for f in &flows {
+        routes.push(route_dirs(scenario, f.route));
+        let cc = kernel::congestion_control(f.tcp);
+        let meta = ConnMeta { name: f.name.clone(), origin: f.origin.clone(), route: routes.len() as u32 - 1, size: f.size, cc };
+        let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
+        static_plans.push((k, f.start, SendPlan { connection: k, size: f.size, cc }));
+    }
+    let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, Vec::new(), caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));
+    let mut web_routes = Vec::new();
+    for w in &webs {
+        routes.push(route_dirs(scenario, w.route));
+        web_routes.push(routes.len() as u32 - 1);
+    }
+    let forwarder = forwarder.with_routes(routes);
+    let mut threads = Threads { shared: shared.clone(), senders: Vec::new(), others: Vec::new(), forwarder: None };
+    threads.forwarder = Some(std::thread::spawn(move || forwarder.run()));
+    let clamp = settings.window_clamp;
+    let sh = shared.clone();
+    threads.others.push(apps::spawn_in(&receivers, move || {
+        apps::receive(sh, clamp).ok();
+    }));
+    let sh = shared.clone();
+    threads.others.push(std::thread::spawn(move || apps::sample(&sh)));
+    for (k, start, send_plan) in static_plans {
+        let sh = shared.clone();
+        threads.senders.push(apps::spawn_in(&senders, move || {
+            if sh.clock.sleep_until(start, &sh.apps_stop) {
+                let out = apps::send(&sh, send_plan);
+                sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
+            }
+        }));
+    }
+    let n_static = flows.len();
+    let has_web = webs.iter().any(|w| !w.users.is_empty());
+    for (w, route) in webs.into_iter().zip(web_routes) {
+        let cc = kernel::congestion_control(w.tcp);
+        for mut user in w.users {
+            let sh = shared.clone();
+            let (name, start) = (w.name.clone(), w.start);
+            threads.senders.push(apps::spawn_in(&senders, move || {
+                let mut wake = start + user.draw_think();
+                while sh.clock.sleep_until(wake, &sh.apps_stop) {
+                    let size = user.draw_size();
+                    let origin = Origin::Web { user: user.user, generator: name.clone() };
+                    let meta = ConnMeta { name: format!("{name}.u{}.{}", user.user, user.files), origin, route, size: Some(size), cc };
+                    user.files += 1;
+                    let Some(k) = sh.add_connection(meta) else { break };
+                    let out = apps::send(&sh, SendPlan { connection: k, size: Some(size), cc });
+                    sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
+                    wake = sh.clock.now() + user.draw_think();
+                }
+            }));
+        }
+    }
+    drop(flows);
+
+    let duration = scenario.duration.map(|d| SimTime::ZERO + d.sim());
+    let limit = duration.map(|d| d.as_secs_f64()).unwrap_or(0.0) + opts.wall_limit_s;
+    let outcome = loop {
+        std::thread::sleep(Duration::from_millis(5));
+        let now = shared.clock.now();
+        if interrupt.load(Ordering::Relaxed) {
+            break Err(EmuError::Interrupted);
+        }
+        if duration.is_some_and(|d| now >= d) {
+            break Ok(duration.unwrap_or(now));
+        }
+        let done = shared.senders.lock().unwrap_or_else(|e| e.into_inner()).len();
+        if duration.is_none() && !has_web && done == n_static {
+            break Ok(now);
+        }
+        if now.as_secs_f64() > limit {
+            break Err(EmuError::WallClock { limit_s: limit });
+        }
+    };
+    threads.stop_apps();
+    // Let the receivers read what was acknowledged before the forwarder stops.
+    let deadline = shared.clock.now() + rtolab_sim::SimDuration::from_millis(2_000);
+    while shared.clock.now() < deadline {
+        let acked: Vec<u32> = shared.senders.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|(_, s)| s.acked_at.is_some()).map(|(k, _)| *k).collect();
+        let read = shared.receivers.lock().unwrap_or_else(|e| e.into_inner());
+        if acked.iter().all(|k| read.contains_key(k)) {
+            break;
+        }
+        drop(read);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut fwd = threads.stop_all().unwrap_or_else(|| Err(EmuError::system("forwarder", std::io::Error::other("not started"))))?;
+    let end = outcome?;
+    let tcpext_sender = senders.read_proc_net("netstat").map(|t| report::tcpext(&t)).unwrap_or_default();
+    let tcpext_receiver = receivers.read_proc_net("netstat").map(|t| report::tcpext(&t)).unwrap_or_default();
+    drop(threads);
+    drop(senders);
+    drop(receivers);
+
+    let conns = shared.connections();
+    let sender_out = std::mem::take(&mut *shared.senders.lock().unwrap_or_else(|e| e.into_inner()));
+    let receiver_out = std::mem::take(&mut *shared.receivers.lock().unwrap_or_else(|e| e.into_inner()));
+    let samples = std::mem::take(&mut *shared.samples.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut rows = Vec::with_capacity(conns.len());
+    let mut series = std::mem::take(&mut fwd.series);
+    let mut data_packets = 0;
+    let mut congestion_control = BTreeMap::new();
+    for (k, meta) in conns.iter().enumerate() {
+        let k = k as u32;
+        let s = samples.get(&k).map(Vec::as_slice).unwrap_or(&[]);
+        report::sample_series(&mut series, k, s, &series_wanted);
+        let track = fwd.conns.get_mut(k as usize).and_then(|c| c.as_mut());
+        data_packets += track.as_ref().map(|t| t.data_segments).unwrap_or(0);
+        let receiver = receiver_out.get(&k);
+        if let Some(bad) = receiver.and_then(|r| r.corrupt_at) {
+            return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("byte {bad} reached the application altered") });
+        }
+        let outcome = ConnOutcome { k, track, sender: sender_out.get(&k), receiver, samples: s };
+        let row = report::flow_row(&meta.name, &meta.origin, meta.size, outcome, end);
+        if let (Some(size), Some(_)) = (meta.size, row.end_s) {
+            if receiver.is_some_and(|r| r.bytes != size) {
+                return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("{} of {size} bytes read although all were acknowledged", row.bytes) });
+            }
+        }
+        congestion_control.insert(meta.name.clone(), meta.cc.unwrap_or(DEFAULT_CC).to_string());
+        rows.push(row);
+    }
+    let (accuracy, latency, late_packets, released) = report::accuracy(&fwd);
+    let foreign_packets = fwd.accuracy.foreign_packets;
+    let result = report::run_result(scenario, seed, rows, series, &mut fwd, end, data_packets);
+    let meta = EmuMeta {
+        kernel: nix::sys::utsname::uname().map(|u| u.release().to_string_lossy().into_owned()).unwrap_or_default(),
+        wall_s: wall.elapsed().as_secs_f64(),
+        settings,
+        congestion_control,
+        accuracy,
+        added_latency_median_us: latency[0],
+        added_latency_p99_us: latency[1],
+        added_latency_max_us: latency[2],
+        late_packets,
+        released_packets: released,
+        foreign_packets,
+        tcpext_sender,
+        tcpext_receiver,
+        stale_namespaces_removed: stale,
+    };
+    Ok(Emulation { result, meta })
+}

@@ -1,0 +1,146 @@
+//! State shared by the emulator's threads: the clock, the connection registry, the sockets
+//! under observation and what the applications report.
+//!
+//! Connection `k` binds source port `BASE_PORT + k` in the sender's namespace, so the
+//! forwarder maps any packet to its connection from the port alone.
+
+use crate::tcpinfo::Sample;
+use rtolab_sim::world::Origin;
+use rtolab_sim::SimTime;
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+pub const BASE_PORT: u16 = 10_000;
+pub const MAX_CONNECTIONS: usize = 50_000;
+pub const LISTEN_PORT: u16 = 5001;
+pub const SENDER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
+pub const RECEIVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
+
+pub fn receiver_endpoint() -> SocketAddrV4 {
+    SocketAddrV4::new(RECEIVER_ADDR, LISTEN_PORT)
+}
+
+/// The connection a port belongs to, if it is one of ours.
+pub fn connection_of_port(port: u16) -> Option<u32> {
+    let k = port.checked_sub(BASE_PORT)? as usize;
+    (k < MAX_CONNECTIONS).then_some(k as u32)
+}
+
+/// Time since the emulation started, from the monotonic clock, as simulator time.
+#[derive(Clone, Copy)]
+pub struct Clock(Instant);
+
+impl Clock {
+    pub fn start() -> Self {
+        Clock(Instant::now())
+    }
+    pub fn now(&self) -> SimTime {
+        SimTime(self.0.elapsed().as_nanos() as u64)
+    }
+    /// Sleeps until `t` or until `stop` is set (checked every 20 ms); false if stopped.
+    pub fn sleep_until(&self, t: SimTime, stop: &AtomicBool) -> bool {
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let now = self.now();
+            if now >= t {
+                return true;
+            }
+            std::thread::sleep(Duration::from_nanos((t.0 - now.0).min(20_000_000)));
+        }
+    }
+}
+
+/// A connection as planned: what the forwarder and the report need to know about it.
+#[derive(Clone, Debug)]
+pub struct ConnMeta {
+    pub name: String,
+    pub origin: Origin,
+    /// Index into the forwarder's routes.
+    pub route: u32,
+    pub size: Option<u64>,
+    pub cc: Option<&'static str>,
+}
+
+/// What the sending application saw.
+#[derive(Clone, Debug, Default)]
+pub struct SenderOutcome {
+    pub connect_at: SimTime,
+    pub established_at: Option<SimTime>,
+    /// When the kernel had every byte and the FIN acknowledged (FIN_WAIT2).
+    pub acked_at: Option<SimTime>,
+    pub written: u64,
+    pub error: Option<String>,
+}
+
+/// What the receiving application read.
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverOutcome {
+    pub bytes: u64,
+    pub last_byte_at: Option<SimTime>,
+    /// Offset of the first byte that differed from the sender's pattern.
+    pub corrupt_at: Option<u64>,
+}
+
+/// The byte the sender writes at stream offset `i` (the receiver checks every one).
+pub fn pattern_byte(i: u64) -> u8 {
+    (i % 251) as u8
+}
+
+pub struct Shared {
+    pub clock: Clock,
+    /// Set to end the run; every thread polls it.
+    pub stop: AtomicBool,
+    /// Applications stop (infinite flows end, web users stop fetching).
+    pub apps_stop: AtomicBool,
+    conns: RwLock<Vec<ConnMeta>>,
+    /// Sockets the sampler reads every 10 ms.
+    pub watched: Mutex<Vec<(u32, Arc<socket2::Socket>)>>,
+    pub samples: Mutex<HashMap<u32, Vec<Sample>>>,
+    pub senders: Mutex<HashMap<u32, SenderOutcome>>,
+    pub receivers: Mutex<HashMap<u32, ReceiverOutcome>>,
+}
+
+impl Shared {
+    pub fn new(clock: Clock) -> Self {
+        Shared {
+            clock,
+            stop: AtomicBool::new(false),
+            apps_stop: AtomicBool::new(false),
+            conns: RwLock::new(Vec::new()),
+            watched: Mutex::new(Vec::new()),
+            samples: Mutex::new(HashMap::new()),
+            senders: Mutex::new(HashMap::new()),
+            receivers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Registers a connection and returns its index, or `None` when the port range is used up.
+    pub fn add_connection(&self, meta: ConnMeta) -> Option<u32> {
+        let mut conns = self.conns.write().unwrap_or_else(|e| e.into_inner());
+        (conns.len() < MAX_CONNECTIONS).then(|| {
+            conns.push(meta);
+            (conns.len() - 1) as u32
+        })
+    }
+
+    pub fn connection(&self, k: u32) -> Option<ConnMeta> {
+        self.conns.read().unwrap_or_else(|e| e.into_inner()).get(k as usize).cloned()
+    }
+
+    pub fn connections(&self) -> Vec<ConnMeta> {
+        self.conns.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn record_sample(&self, k: u32, s: Sample) {
+        self.samples.lock().unwrap_or_else(|e| e.into_inner()).entry(k).or_default().push(s);
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.apps_stop.load(Ordering::Relaxed)
+    }
+}
