@@ -1,4 +1,5 @@
-"""The ``rtolab`` command line: run, schema, bench, demo, sweep, report, reproduce, model.
+"""The ``rtolab`` command line: run, schema, bench, demo, sweep, report, reproduce, model,
+emulate, compare.
 
 Bad input prints one message naming the field, the value and the expected form, exits with
 code 2 and writes nothing.
@@ -17,6 +18,7 @@ from rich.table import Table
 
 from rtolab import _core, bench as bench_mod, plots, report as report_mod
 from rtolab._console import err, fail as _fail, out
+from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 from rtolab.executors import DaskExecutor, Executor, LocalExecutor
 from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
@@ -26,6 +28,7 @@ from rtolab.spec import builtin, schema as spec_schema
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
 app.add_typer(model_app, name="model")
+register_emulation(app)
 
 
 def _fmt(value: object, digits: int = 3) -> str:

@@ -23,7 +23,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 const TUN_NAME: &str = "rtolab0";
-/// Linux's CONFIG_DEFAULT_TCP_CONG.
+/// Linux's CONFIG_DEFAULT_TCP_CONG: what a flow without `cc` runs, set per socket whatever
+/// this host's default is (a namespace default may only name an allowed module).
 const DEFAULT_CC: &str = "cubic";
 
 #[derive(Clone, Debug)]
@@ -71,8 +72,6 @@ fn configure(ns: &Namespace, settings: &NsSettings, sender: bool) -> EmuResult<(
     }
     // Connections stay independent, as in the simulator: no cached ssthresh or RTT.
     ns.sysctl("ipv4/tcp_no_metrics_save", "1")?;
-    // A flow without `cc` runs Linux's built-in default, whatever this host's default is.
-    ns.sysctl("ipv4/tcp_congestion_control", DEFAULT_CC)?;
     for (key, value, field) in settings.sysctls(sender) {
         ns.sysctl(&format!("ipv4/{key}"), &value).map_err(|_| {
             EmuError::unsupported(format!("tcp.{field}"), format!("this kernel has no net.ipv4.{key}, which the setting needs"))
@@ -160,7 +159,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let mut static_plans = Vec::new();
     for f in &flows {
         routes.push(route_dirs(scenario, f.route));
-        let cc = kernel::congestion_control(f.tcp);
+        let cc = Some(kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
         let meta = ConnMeta { name: f.name.clone(), origin: f.origin.clone(), route: routes.len() as u32 - 1, size: f.size, cc };
         let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
         static_plans.push((k, f.start, SendPlan { connection: k, size: f.size, cc }));
@@ -193,7 +192,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let n_static = flows.len();
     let has_web = webs.iter().any(|w| !w.users.is_empty());
     for (w, route) in webs.into_iter().zip(web_routes) {
-        let cc = kernel::congestion_control(w.tcp);
+        let cc = Some(kernel::congestion_control(w.tcp).unwrap_or(DEFAULT_CC));
         for mut user in w.users {
             let sh = shared.clone();
             let (name, start) = (w.name.clone(), w.start);

@@ -1,0 +1,94 @@
+"""The ``emulate`` and ``compare`` commands: kernel TCP over rtolab's links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from rtolab import _core
+from rtolab._console import err, fail, out
+
+
+def _fmt(v: object) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def emulate(
+    file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
+    time_limit: Annotated[float, typer.Option(help="Wall-clock limit in seconds (beyond `duration`, if set).")] = 300.0,
+) -> None:
+    """Run a scenario over the kernel's own TCP in real time (root, /dev/net/tun)."""
+    from rtolab.cli import _print_result
+    from rtolab.emulate import emulate as run_emulation
+
+    if not file.exists():
+        raise fail(f"{file}: no such scenario file")
+    try:
+        result = run_emulation(str(file), seed=seed, wall_limit_s=time_limit)
+    except _core.SpecError as e:
+        raise fail(str(e)) from None
+    except _core.EmulatorUnavailable as e:
+        raise fail(str(e)) from None
+    except _core.SimulationError as e:
+        raise fail(f"emulation failed: {e}", code=1) from None
+    _print_result(result)
+    emu = result.meta["emulator"]
+    acc = ", ".join(f"{a['direction']} {a['rate_error_pct']:+.3f} %" for a in emu["accuracy"] if a["rate_error_pct"] is not None)
+    out.print(
+        f"kernel {emu['kernel']}; added latency median {emu['added_latency_median_us']:.0f} µs, "
+        f"p99 {emu['added_latency_p99_us']:.0f} µs; {emu['late_packets']} of {emu['released_packets']} releases > 1 ms late; "
+        f"rate error {acc or '– (no back-to-back packets)'}"
+    )
+    if out_dir is not None:
+        result.save(out_dir)
+        out.print(f"results written to {out_dir}/")
+
+
+def compare(
+    file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    stack: Annotated[str, typer.Option(help="Stack profile of the simulated side.")] = "linux",
+    reps: Annotated[int, typer.Option(help="Runs of each side (seeds 1..N).")] = 1,
+    out_dir: Annotated[Path, typer.Option("--out", help="Where compare.csv and the figure go.")] = Path("compare-out"),
+    time_limit: Annotated[float, typer.Option(help="Wall-clock limit per kernel run, in seconds.")] = 300.0,
+) -> None:
+    """Run a scenario in the simulator and over the kernel; print them side by side."""
+    from rtolab.emulate import COMPARED, compare as run_compare, figure
+
+    if not file.exists():
+        raise fail(f"{file}: no such scenario file")
+    if reps < 1:
+        raise fail(f"--reps: got {reps}, expected a positive integer")
+    try:
+        c = run_compare(str(file), stack=stack, reps=reps, wall_limit_s=time_limit)
+    except _core.SpecError as e:
+        raise fail(str(e)) from None
+    except _core.EmulatorUnavailable as e:
+        raise fail(str(e)) from None
+    except _core.SimulationError as e:
+        raise fail(f"run failed: {e}", code=1) from None
+    summary = c.summary()
+    table = Table(title=f"{file.name}: simulated ({stack}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
+    for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for row in summary.iter_rows(named=True):
+        for i, col in enumerate(COMPARED):
+            table.add_row(row["name"] if i == 0 else "", col, _fmt(row[col]), _fmt(row[col + "_kernel"]), end_section=i == len(COMPARED) - 1)
+    out.print(table)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    c.rows.write_csv(out_dir / "compare.csv")
+    written = figure(c, out_dir / "cwnd-rtt.png")
+    err.print(f"compare.csv and {written.name} in {out_dir}/")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(emulate)
+    app.command()(compare)
