@@ -22,13 +22,13 @@ demo: build
 	rtolab demo --out demo-out
 
 test: build
-	cargo test -p rtolab-sim --release
+	cargo test -p rtolab-sim -p rtolab-emu --release
 	$(PY) -m mypy.stubtest rtolab._core --allowlist .ci/stubtest-allowlist
 	$(PY) -m mypy
 	$(PY) -m pytest -m "not slow"
 
 test-all: build
-	cargo test -p rtolab-sim --release
+	cargo test -p rtolab-sim -p rtolab-emu --release
 	$(PY) -m pytest
 
 bench: build

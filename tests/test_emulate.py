@@ -1,0 +1,174 @@
+"""`rtolab emulate`: the kernel's TCP over rtolab's links. These run real namespaces and
+TUN devices, so they need root and /dev/net/tun; elsewhere they skip and say why."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rtolab import SpecError, _core
+from rtolab.emulate import emulate
+
+from conftest import rtolab_cli
+
+
+def _missing() -> str | None:
+    if os.geteuid() != 0:
+        return "emulation needs root"
+    if not Path("/dev/net/tun").exists():
+        return "emulation needs /dev/net/tun"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def link(**kw: Any) -> dict[str, Any]:
+    return {"name": "l", "rate": "10Mbps", "delay": "20ms", "queue": {"kind": "droptail", "limit": "1000p"}, **kw}
+
+
+def scenario(size: str = "100kB", **link_kw: Any) -> dict[str, Any]:
+    return {"name": "emu", "links": [link(**link_kw)], "flows": [{"name": "f", "route": ["l"], "size": size, "tcp": {"iw": 100}}]}
+
+
+def ours() -> list[str]:
+    return sorted(p.name for p in Path("/run/netns").glob("rtolab-emu-*")) if Path("/run/netns").exists() else []
+
+
+def test_a_megabyte_arrives_whole_at_the_link_rate() -> None:
+    """1 MB in 691 packets of 1448 B payload (1500 B on the wire) at 10 Mbps: 829 ms of
+    serialisation, plus the handshake (40 ms) and the last packet's trip (20 ms) and its ACK
+    (20 ms); IW 100 keeps slow start out of it. Tolerance 2 % (the issue's)."""
+    r = emulate(scenario("1MB"))
+    f = r.flows.row(0, named=True)
+    assert f["bytes"] == 1_000_000
+    ideal = 691 * 1500 * 8 / 10e6 + 0.040 + 0.040
+    took = f["end_s"] - f["start_s"]
+    assert abs(took - ideal) / ideal < 0.02, (took, ideal)
+    emu = r.meta["emulator"]
+    forward = next(a for a in emu["accuracy"] if a["direction"] == "l.forward")
+    assert abs(forward["rate_error_pct"]) < 0.1  # the issue's target at <= 10 Mbps
+    assert emu["added_latency_median_us"] < 1000
+    assert ours() == []
+
+
+def test_a_two_second_spike_delays_delivery_by_two_seconds() -> None:
+    """A 2 s spike from t = 0 holds the first SYN (and the one retransmitted at 1 s); every
+    later event shifts by the spike: completion moves by 2 s ± 5 ms."""
+    plain = emulate(scenario()).flows.row(0, named=True)
+    spiked = emulate(scenario(spikes={"at": ["0s"], "length": "2s", "direction": "forward"})).flows.row(0, named=True)
+    assert spiked["bytes"] == plain["bytes"] == 100_000
+    shift = spiked["end_s"] - plain["end_s"]
+    assert abs(shift - 2.0) < 0.005, (plain["end_s"], spiked["end_s"])
+    assert spiked["syn_timeouts"] == 1 and spiked["spurious_syn_timeouts"] == 1
+
+
+def test_fields_the_kernel_cannot_honour_exit_2(tmp_path: Path) -> None:
+    spec = scenario()
+    spec["flows"][0]["tcp"] = {"stack": "ns2-sack1"}
+    with pytest.raises(SpecError, match=r"flows\[0\]\.tcp\.stack"):
+        emulate(spec)
+    absent = next(cc for cc in ("bic", "westwood") if cc not in Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split())
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        '[[links]]\nname = "l"\nrate = "1Mbps"\ndelay = "10ms"\n'
+        f'[[flows]]\nname = "f"\nroute = ["l"]\nsize = "10kB"\ntcp = {{ cc = "{absent}" }}\n'
+    )
+    r = rtolab_cli("emulate", str(path))
+    assert r.returncode == 2, r.stderr
+    assert "flows[0].tcp.cc" in r.stderr and absent in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def _start_long_run(tmp_path: Path) -> subprocess.Popen[str]:
+    path = tmp_path / "long.toml"
+    path.write_text('duration = "60s"\n[[links]]\nname = "l"\nrate = "1Mbps"\ndelay = "50ms"\n[[flows]]\nname = "f"\nroute = ["l"]\n')
+    exe = Path(sys.executable).with_name("rtolab")
+    proc = subprocess.Popen([str(exe), "emulate", str(path), "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not any(f"-{proc.pid}-" in n for n in ours()):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise AssertionError(f"the emulator never created its namespaces: {proc.communicate()[1]}")
+        time.sleep(0.05)
+    time.sleep(0.5)
+    return proc
+
+
+def test_ctrl_c_stops_the_run_and_removes_its_namespaces(tmp_path: Path) -> None:
+    proc = _start_long_run(tmp_path)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=10)
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - sent < 2.0
+    assert not any(f"-{proc.pid}-" in n for n in ours())
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_killed_run_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
+    proc = _start_long_run(tmp_path)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    left = [n for n in ours() if f"-{proc.pid}-" in n]
+    assert len(left) == 2  # kill -9 leaves both namespaces behind ...
+    r = emulate(scenario("10kB"))
+    assert sorted(r.meta["emulator"]["stale_namespaces_removed"]) == left  # ... the next run removes them
+    assert ours() == []
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=True).stdout
+    assert "rtolab0" not in links  # no device ever appears in the host's namespace
+
+
+def test_emulate_writes_the_same_tables_as_run(tmp_path: Path) -> None:
+    spec = scenario("200kB")
+    spec["output"] = {"series": ["cwnd", "srtt", "queue", "delay"], "pcap": ["l"]}
+    path = tmp_path / "s.toml"
+    path.write_text(_toml(spec))
+    r = rtolab_cli("emulate", str(path), "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    simulated = rtolab_cli("run", str(path), "--out", str(tmp_path / "sim"))
+    assert simulated.returncode == 0, simulated.stderr
+    import polars as pl
+
+    for table in ("flows", "links", "series"):
+        a = pl.read_parquet(tmp_path / "out" / f"{table}.parquet")
+        b = pl.read_parquet(tmp_path / "sim" / f"{table}.parquet")
+        assert a.columns == b.columns, table
+    series = pl.read_parquet(tmp_path / "out" / "series.parquet")
+    assert set(series["metric"].cast(str).unique()) == {"cwnd", "srtt", "queue", "delay"}
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["emulator"]["kernel"] == os.uname().release
+    assert (tmp_path / "out" / "pcap" / "l.forward.pcap").stat().st_size > 24
+
+
+def _toml(spec: dict[str, Any]) -> str:
+    """Minimal TOML for the flat test scenario."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return json.dumps(v)
+
+    lines = [f"name = {value(spec['name'])}"]
+    for table in ("links", "flows"):
+        for item in spec[table]:
+            lines.append(f"[[{table}]]")
+            lines += [f"{k} = {value(v)}" for k, v in item.items()]
+    if "output" in spec:
+        lines.append("[output]")
+        lines += [f"{k} = {value(v)}" for k, v in spec["output"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_unavailable_machine_is_explained() -> None:
+    assert issubclass(_core.EmulatorUnavailable, RuntimeError)
