@@ -39,10 +39,12 @@ clean:
 	rm -rf $(VENV) target demo-out
 
 # Cross-checks against independent references: tshark reads rtolab's pcaps; ns-2.35 runs
-# live beside the ns2-sack1 profile and writes docs/validation.md.
+# live beside the ns2-sack1 profile; the kernel cases of validate/kernel/ run through
+# `rtolab emulate` beside the linux profile (root); both write docs/validation.md.
 validate: build
 	command -v tshark >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark)
 	command -v ns >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2)
 	$(PY) -m pytest tests/test_pcap.py -v
 	python3 validate/ns2/run_ns2.py --selftest
 	$(PY) validate/ns2_compare.py --out docs/validation.md
+	$(PY) validate/kernel_compare.py --out docs/validation.md
