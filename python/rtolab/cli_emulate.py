@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Optional, TypeVar
 
 import typer
 from rich.table import Table
 
 from rtolab import _core
 from rtolab._console import err, fail, out
+
+T = TypeVar("T")
 
 
 def _fmt(v: object) -> str:
@@ -18,6 +20,16 @@ def _fmt(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
+
+
+def _guarded(call: Callable[[], T], failure: str) -> T:
+    """Runs ``call``; a bad spec or a machine that cannot emulate exits 2, a failed run 1."""
+    try:
+        return call()
+    except (_core.SpecError, _core.EmulatorUnavailable) as e:
+        raise fail(str(e)) from None
+    except _core.SimulationError as e:
+        raise fail(f"{failure}: {e}", code=1) from None
 
 
 def emulate(
@@ -32,14 +44,7 @@ def emulate(
 
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
-    try:
-        result = run_emulation(str(file), seed=seed, wall_limit_s=time_limit)
-    except _core.SpecError as e:
-        raise fail(str(e)) from None
-    except _core.EmulatorUnavailable as e:
-        raise fail(str(e)) from None
-    except _core.SimulationError as e:
-        raise fail(f"emulation failed: {e}", code=1) from None
+    result = _guarded(lambda: run_emulation(str(file), seed=seed, wall_limit_s=time_limit), "emulation failed")
     _print_result(result)
     emu = result.meta["emulator"]
     acc = ", ".join(f"{a['direction']} {a['rate_error_pct']:+.3f} %" for a in emu["accuracy"] if a["rate_error_pct"] is not None)
@@ -67,14 +72,7 @@ def compare(
         raise fail(f"{file}: no such scenario file")
     if reps < 1:
         raise fail(f"--reps: got {reps}, expected a positive integer")
-    try:
-        c = run_compare(str(file), stack=stack, reps=reps, wall_limit_s=time_limit)
-    except _core.SpecError as e:
-        raise fail(str(e)) from None
-    except _core.EmulatorUnavailable as e:
-        raise fail(str(e)) from None
-    except _core.SimulationError as e:
-        raise fail(f"run failed: {e}", code=1) from None
+    c = _guarded(lambda: run_compare(str(file), stack=stack, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
     table = Table(title=f"{file.name}: simulated ({stack}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):

@@ -10,7 +10,7 @@
 //! tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
 
 use crate::error::{EmuError, EmuResult};
-use rtolab_sim::spec::{DetectSpec, GeneratorSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
+use rtolab_sim::spec::{DetectSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
 use rtolab_sim::tcp::profile::Stack;
 use serde::Serialize;
 
@@ -91,19 +91,6 @@ impl NsSettings {
     }
 }
 
-/// Every TCP table of the scenario with its field path.
-pub fn tcp_tables(s: &Scenario) -> Vec<(String, &TcpSpec)> {
-    let flows = s.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
-    let gens = s.generators.iter().enumerate().map(|(i, g)| {
-        let t = match g {
-            GeneratorSpec::Burst(b) => &b.tcp,
-            GeneratorSpec::Web(w) => &w.tcp,
-        };
-        (format!("generators[{i}].tcp"), t)
-    });
-    flows.chain(gens).collect()
-}
-
 /// The kernel's congestion-control module for a flow, if the spec names one.
 pub fn congestion_control(t: &TcpSpec) -> Option<&'static str> {
     t.cc.map(|c| c.kernel_name())
@@ -112,7 +99,7 @@ pub fn congestion_control(t: &TcpSpec) -> Option<&'static str> {
 /// Namespace settings for `scenario`, or the first field the kernel cannot honour.
 pub fn settings(s: &Scenario) -> EmuResult<NsSettings> {
     let mut agreed: Option<(String, NsSettings)> = None;
-    for (path, t) in tcp_tables(s) {
+    for (path, t) in s.tcp_tables() {
         let mine = settings_of(t, &path)?;
         match &agreed {
             None => agreed = Some((path, mine)),

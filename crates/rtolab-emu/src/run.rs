@@ -49,7 +49,7 @@ fn available_congestion_controls() -> Vec<String> {
 /// privileged `TCP_CONGESTION` autoloads `tcp_NAME` where modules exist).
 fn check_congestion_controls(scenario: &Scenario) -> EmuResult<()> {
     let mut available = available_congestion_controls();
-    for (path, t) in kernel::tcp_tables(scenario) {
+    for (path, t) in scenario.tcp_tables() {
         let Some(cc) = kernel::congestion_control(t) else { continue };
         if !available.iter().any(|a| a == cc) {
             std::process::Command::new("modprobe").arg(format!("tcp_{cc}")).output().ok();

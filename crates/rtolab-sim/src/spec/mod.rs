@@ -38,6 +38,21 @@ pub struct Scenario {
     pub limits: LimitsSpec,
 }
 
+impl Scenario {
+    /// Every TCP table of the scenario (flows, then generators) with its field path.
+    pub fn tcp_tables(&self) -> Vec<(String, &TcpSpec)> {
+        let flows = self.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
+        let gens = self.generators.iter().enumerate().map(|(i, g)| {
+            let t = match g {
+                GeneratorSpec::Burst(b) => &b.tcp,
+                GeneratorSpec::Web(w) => &w.tcp,
+            };
+            (format!("generators[{i}].tcp"), t)
+        });
+        flows.chain(gens).collect()
+    }
+}
+
 fn default_name() -> String {
     "scenario".into()
 }

@@ -12,15 +12,7 @@ fn fail(path: impl Into<String>, message: impl Into<String>) -> Check {
 
 /// What the simulator cannot run yet although the schema (and the emulator) accepts it.
 pub fn simulable(s: &Scenario) -> Check {
-    let tcps = s.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
-    let gens = s.generators.iter().enumerate().map(|(i, g)| {
-        let t = match g {
-            GeneratorSpec::Burst(b) => &b.tcp,
-            GeneratorSpec::Web(w) => &w.tcp,
-        };
-        (format!("generators[{i}].tcp"), t)
-    });
-    for (p, t) in tcps.chain(gens) {
+    for (p, t) in s.tcp_tables() {
         if let Some(cc) = t.cc.filter(|c| !c.simulated()) {
             return fail(
                 format!("{p}.cc"),
