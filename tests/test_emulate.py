@@ -68,7 +68,9 @@ def test_a_two_second_spike_delays_delivery_by_two_seconds() -> None:
     assert spiked["bytes"] == plain["bytes"] == 100_000
     shift = spiked["end_s"] - plain["end_s"]
     assert abs(shift - 2.0) < 0.005, (plain["end_s"], spiked["end_s"])
-    assert spiked["syn_timeouts"] == 1 and spiked["spurious_syn_timeouts"] == 1
+    # The first SYN arrived (after the spike), so every SYN timeout during the hold is spurious.
+    assert spiked["syn_timeouts"] >= 1
+    assert spiked["spurious_syn_timeouts"] == spiked["syn_timeouts"]
 
 
 def test_fields_the_kernel_cannot_honour_exit_2(tmp_path: Path) -> None:
