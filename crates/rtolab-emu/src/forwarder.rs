@@ -115,12 +115,6 @@ impl Forwarder {
         }
     }
 
-    /// The (forward, reverse) directions of each route id.
-    pub fn with_routes(mut self, routes: Vec<(Vec<u32>, Vec<u32>)>) -> Self {
-        self.routes = routes;
-        self
-    }
-
     /// Forwards until `shared.stop` is set.
     pub fn run(mut self) -> EmuResult<ForwarderReport> {
         // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.

@@ -304,12 +304,11 @@ mod tests {
 
     #[test]
     fn namespace_settings_must_agree_across_flows() {
-        let text = "[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+        let text = "duration = \"1s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
             [[flows]]\nname = \"a\"\nroute = [\"l\"]\ntcp = { sack = true, cc = \"reno\" }\n\
             [[flows]]\nname = \"b\"\nroute = [\"l\"]\ntcp = { sack = true, cc = \"cubic\" }\n\
-            [[generators]]\nkind = \"burst\"\nflows = 2\ntotal = \"10kB\"\nroute = [\"l\"]\ntcp = { sack = false }\nduration = \"1s\"\n";
-        let text = text.replace("duration = \"1s\"\n", "");
-        let s = rtolab_sim::spec::parse_for_any_target(&format!("duration = \"1s\"\n{text}"), "toml").unwrap();
+            [[generators]]\nkind = \"burst\"\nflows = 2\ntotal = \"10kB\"\nroute = [\"l\"]\ntcp = { sack = false }\n";
+        let s = rtolab_sim::spec::parse_for_any_target(text, "toml").unwrap();
         match settings(&s) {
             Err(EmuError::Unsupported { path, message }) => {
                 assert_eq!(path, "generators[0].tcp");

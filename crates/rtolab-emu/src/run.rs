@@ -164,13 +164,12 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
         static_plans.push((k, f.start, SendPlan { connection: k, size: f.size, cc }));
     }
-    let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, Vec::new(), caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));
     let mut web_routes = Vec::new();
     for w in &webs {
         routes.push(route_dirs(scenario, w.route));
         web_routes.push(routes.len() as u32 - 1);
     }
-    let forwarder = forwarder.with_routes(routes);
+    let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, routes, caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));
     let mut threads = Threads { shared: shared.clone(), senders: Vec::new(), others: Vec::new(), forwarder: None };
     threads.forwarder = Some(std::thread::spawn(move || forwarder.run()));
     let clamp = settings.window_clamp;
@@ -211,7 +210,6 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
             }));
         }
     }
-    drop(flows);
 
     let duration = scenario.duration.map(|d| SimTime::ZERO + d.sim());
     let limit = duration.map(|d| d.as_secs_f64()).unwrap_or(0.0) + opts.wall_limit_s;
