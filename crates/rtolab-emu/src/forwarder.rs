@@ -46,6 +46,8 @@ pub struct Accuracy {
     pub lateness_ns: Vec<u64>,
     /// Packets the forwarder could not attribute to a connection (not TCP, unknown port).
     pub foreign_packets: u64,
+    /// The forwarder ran under `SCHED_FIFO`.
+    pub realtime: bool,
 }
 
 pub struct Forwarder {
@@ -119,6 +121,7 @@ impl Forwarder {
     pub fn run(mut self) -> EmuResult<ForwarderReport> {
         // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
+        self.accuracy.realtime = request_realtime();
         let mut buf = vec![0u8; 1 << 16];
         while !self.shared.stop.load(Ordering::Relaxed) {
             self.run_due();
@@ -355,4 +358,16 @@ impl Forwarder {
             peak_slots: self.slots.len() as u64,
         }
     }
+}
+
+/// Asks for `SCHED_FIFO` at a middle priority for the calling thread, so that other work on
+/// the machine cannot hold a release back (sched(7)); the forwarder sleeps in `ppoll`
+/// between releases, so it never monopolises a core. Returns whether it was granted (root
+/// without an `RLIMIT_RTPRIO` or cgroup restriction); without it the forwarder runs at normal
+/// priority and the accuracy figures say how late it was.
+fn request_realtime() -> bool {
+    let param = libc::sched_param { sched_priority: 50 };
+    // SAFETY: sched_setscheduler(0, ...) changes only the calling thread's policy; `param`
+    // outlives the call.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }

@@ -54,6 +54,8 @@ pub struct EmuMeta {
     pub added_latency_max_us: f64,
     /// Releases later than 1 ms.
     pub late_packets: u64,
+    /// The forwarder thread ran under real-time scheduling (`SCHED_FIFO`).
+    pub forwarder_realtime: bool,
     pub released_packets: u64,
     pub foreign_packets: u64,
     /// Non-zero TcpExt counters of each namespace at the end (/proc/net/netstat).

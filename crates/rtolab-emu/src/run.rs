@@ -291,6 +291,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         added_latency_p99_us: latency[1],
         added_latency_max_us: latency[2],
         late_packets,
+        forwarder_realtime: fwd.accuracy.realtime,
         released_packets: released,
         foreign_packets,
         tcpext_sender,
