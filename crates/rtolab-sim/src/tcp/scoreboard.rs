@@ -103,6 +103,9 @@ impl Scoreboard {
 
     /// SACKed bytes in [base, seq).
     pub fn sacked_bytes_below(&self, seq: u64, g: &Geometry) -> u64 {
+        if self.sacked == 0 {
+            return 0;
+        }
         let end = (seq / g.mss).saturating_sub(self.base) as usize;
         self.flags
             .iter()

@@ -26,7 +26,17 @@ pub struct AckSample {
     pub acked_bytes: u64,
     /// Bytes newly SACKed by this ACK.
     pub sacked_bytes: u64,
+    /// Bytes newly delivered: newly SACKed plus newly acknowledged that were not SACKed
+    /// before (Linux `tcp_newly_delivered`, what its controllers grow by).
+    pub delivered: u64,
+    /// SND.UNA after this ACK.
+    pub snd_una: u64,
+    /// SND.MAX after this ACK (the highest sequence sent; Linux's `snd_nxt`).
+    pub snd_max: u64,
+    /// The RTT sample this ACK gave, if any (timestamps or the timed segment).
     pub rtt: Option<SimDuration>,
+    /// The smoothed RTT after this ACK, if any sample has been taken.
+    pub srtt: Option<SimDuration>,
     /// Bytes outstanding before this ACK.
     pub flight: u64,
     /// The loss state after the sender processed the ACK.
@@ -58,6 +68,12 @@ pub trait CongestionControl {
     /// Undoes a reduction found unnecessary, given the controller as it was before it
     /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before).
     fn undo(&mut self, prior: &Self);
+    /// Fast recovery ended at its recovery point (Linux `CA_EVENT_COMPLETE_CWR`), after the
+    /// recovery algorithm set the exit window.
+    fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// Data is sent with nothing in flight (Linux `CA_EVENT_TX_START`): the sender was idle
+    /// or application-limited since it last sent data at `last_send` (Linux `lsndtime`).
+    fn on_tx_start(&mut self, _now: SimTime, _last_send: SimTime) {}
 }
 
 /// The kinds of controller the spec names.
@@ -115,6 +131,12 @@ impl CongestionControl for AnyCc {
     }
     fn shrink_window(&mut self, bytes: u64) {
         dispatch!(self, c => c.shrink_window(bytes))
+    }
+    fn on_recovery_exit(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    fn on_tx_start(&mut self, now: SimTime, last_send: SimTime) {
+        dispatch!(self, c => c.on_tx_start(now, last_send))
     }
     fn undo(&mut self, prior: &Self) {
         match (self, prior) {

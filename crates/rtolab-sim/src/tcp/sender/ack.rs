@@ -41,8 +41,11 @@ impl TcpSender {
         }
         let mut acked = 0;
         let mut rtt = None;
+        let mut delivered = news.newly_sacked;
         if ack > self.snd_una {
             acked = ack - self.snd_una;
+            // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
+            delivered += acked - self.scoreboard.sacked_bytes_below(ack, &self.geometry).min(acked);
             rtt = self.on_new_ack(now, ack, seg, news, out);
         } else if self.is_duplicate(ack, seg, news) {
             self.on_dupack(now, news, out);
@@ -51,12 +54,16 @@ impl TcpSender {
         // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6),
         // except in recoveries that say so (ns-2 NewReno).
         let state = if state_before.is_recovery() && !self.recovery.grows_on_exit() { state_before } else { self.state };
-        let acked_for_growth = if std::mem::take(&mut self.growth_done) { 0 } else { acked };
+        let growth_done = std::mem::take(&mut self.growth_done);
         self.cc.on_ack(&AckSample {
             now,
-            acked_bytes: acked_for_growth,
+            acked_bytes: if growth_done { 0 } else { acked },
             sacked_bytes: news.newly_sacked,
+            delivered: if growth_done { 0 } else { delivered },
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
             rtt,
+            srtt: self.rto.srtt(),
             flight: flight_before,
             state,
             cwnd_limited,
@@ -147,7 +154,7 @@ impl TcpSender {
         let mut restart_timer = true;
         let mut clear_backoff = false;
         match self.state {
-            LossState::Recovery { point } if ack >= point => self.exit_recovery(),
+            LossState::Recovery { point } if ack >= point => self.exit_recovery(now),
             LossState::Recovery { .. } => {
                 let w = self.window_facts();
                 let partial = self.recovery.on_partial_ack(w, acked);
@@ -190,12 +197,13 @@ impl TcpSender {
     }
 
     /// Leaves fast recovery with the window the recovery algorithm chooses.
-    fn exit_recovery(&mut self) {
+    fn exit_recovery(&mut self, now: SimTime) {
         if let Some(cwnd) = self.recovery.exit_cwnd(self.window_facts()) {
             self.cc.set_cwnd(cwnd);
         }
         self.recovery.on_exit();
         self.state = LossState::Open;
+        self.cc.on_recovery_exit(now);
         if self.cfg.ns2_dupack_action && self.recovery.as_ns2_sack1().is_some() {
             self.recover = 0; // ns-2 Sack1: `recover_ = 0` on leaving fast recovery
         }

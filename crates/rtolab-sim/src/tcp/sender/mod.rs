@@ -157,6 +157,8 @@ pub struct TcpSender {
     growth_done: bool,
     window_use: WindowUse,
     syn_sent_at: SimTime,
+    /// When data was last sent (Linux `lsndtime`).
+    last_send: SimTime,
     syn_retransmitted: bool,
     completed_at: Option<SimTime>,
     pub stats: SenderStats,
@@ -196,6 +198,7 @@ impl TcpSender {
             growth_done: false,
             window_use: WindowUse::default(),
             syn_sent_at: SimTime::ZERO,
+            last_send: SimTime::ZERO,
             syn_retransmitted: false,
             completed_at: None,
             stats: SenderStats::default(),

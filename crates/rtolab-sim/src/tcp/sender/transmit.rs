@@ -169,9 +169,15 @@ impl TcpSender {
                 ep.eifel.on_retransmit(ts_now(now));
                 ep.dsack.on_retransmit();
             }
-        } else if !self.cfg.timestamps && self.rtt_probe.is_none() {
-            self.rtt_probe = Some((end, now));
+        } else {
+            if !self.cfg.timestamps && self.rtt_probe.is_none() {
+                self.rtt_probe = Some((end, now));
+            }
+            if self.snd_max == self.snd_una {
+                self.cc.on_tx_start(now, self.last_send);
+            }
         }
+        self.last_send = now;
         self.stats.segments_sent += 1;
         self.stats.payload_bytes_sent += len;
         out.push(Segment { flags: FLAG_ACK, seq, len: len as u32, ts_val, ..Default::default() });
