@@ -1,12 +1,13 @@
 //! TCP: sans-IO sender and receiver, and the sender's parts: congestion control (`cc/`),
 //! loss recovery (`recovery/`), spurious-timeout detection (`spurious/`), the RTO (`rto.rs`,
-//! `rto_ns2.rs`), the SACK scoreboard, and the named stacks (`profile.rs`).
+//! `rto_linux.rs`, `rto_ns2.rs`), the SACK scoreboard, and the named stacks (`profile.rs`).
 
 pub mod cc;
 pub mod profile;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;
+mod rto_linux;
 mod rto_ns2;
 pub mod scoreboard;
 pub mod segment;
@@ -16,6 +17,7 @@ pub mod state;
 
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use rto::{RtoConfig, RtoEstimator, RtoFloor, SynFallback};
+pub use rto_linux::Round;
 pub use rto_ns2::Ns2Clock;
 pub use segment::Segment;
 pub use recovery::RecoveryKind;

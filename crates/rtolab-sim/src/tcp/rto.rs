@@ -10,6 +10,7 @@
 //! minimum applies to the variance term instead, so RTO ≥ SRTT + min_rto).
 //! The estimator state is kept in f64 nanoseconds; the RTO it yields is whole nanoseconds.
 
+use super::rto_linux::{LinuxRtt, Round};
 use super::rto_ns2::{Ns2Clock, Ns2Rto};
 use crate::spec::RtoPreset;
 use crate::time::{SimDuration, SimTime};
@@ -49,6 +50,9 @@ pub struct RtoConfig {
     /// ns-2's integer arithmetic and coarse clock instead of the f64 estimator above
     /// (`min_rto`, `max_rto` and `initial_rto` still apply).
     pub ns2: Option<Ns2Clock>,
+    /// Linux's estimator (`rto_linux.rs`: per-round variance decay, integer µs, whole
+    /// jiffies) instead of the f64 RFC 6298 one; `min_rto`, `max_rto` and `initial_rto` apply.
+    pub linux: bool,
 }
 
 /// When RFC 6298 (5.7)'s 3 s fallback applies after a retransmitted SYN.
@@ -66,7 +70,8 @@ impl RtoConfig {
     /// The named presets. Sources:
     /// - `rfc6298`: RFC 6298 (2.1) initial 1 s, (2.4) minimum 1 s, (2.5) maximum 60 s.
     /// - `linux`: `TCP_RTO_MIN` 200 ms applied to the variance term, `TCP_RTO_MAX` 120 s,
-    ///   `TCP_TIMEOUT_INIT` 1 s; first sample gives SRTT + 2·SRTT = 3·RTT (mdev = R/2, ×4).
+    ///   `TCP_TIMEOUT_INIT` 1 s; first sample gives SRTT + 2·SRTT = 3·RTT (mdev = R/2, ×4);
+    ///   Linux's own estimator (`rto_linux.rs`).
     /// - `freebsd`: `TCPTV_MIN` 30 ms floor, `tcp_rexmit_slop` 200 ms added to every RTO
     ///   (`TCPT_RANGESET`), `TCPTV_REXMTMAX` 64 s, initial 1 s (`TCPTV_RTOBASE`), 1 ms clock.
     /// - `ns2`: `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `tcpTick_` 10 ms, with
@@ -89,6 +94,7 @@ impl RtoConfig {
             tick: None,
             syn_fallback: SynFallback::Always,
             ns2: None,
+            linux: false,
         };
         match p {
             RtoPreset::Rfc6298 => base,
@@ -99,6 +105,7 @@ impl RtoConfig {
                 granularity: SimDuration::ZERO,
                 floor: RtoFloor::Variance,
                 syn_fallback: SynFallback::WithoutSample,
+                linux: true,
                 ..base
             },
             RtoPreset::Freebsd => RtoConfig {
@@ -129,13 +136,15 @@ pub struct RtoEstimator {
     base: SimDuration,
     backoff: u32,
     ns2: Option<Ns2Rto>,
+    linux: Option<LinuxRtt>,
 }
 
 impl RtoEstimator {
     pub fn new(cfg: RtoConfig) -> Self {
         let base = cfg.initial_rto;
         let ns2 = cfg.ns2.map(|c| Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto));
-        RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0, ns2 }
+        let linux = cfg.linux.then(|| LinuxRtt::new(cfg.min_rto));
+        RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0, ns2, linux }
     }
 
     pub fn config(&self) -> &RtoConfig {
@@ -144,9 +153,15 @@ impl RtoEstimator {
 
     /// Feeds one RTT measurement `rtt` taken at `now` (RFC 6298 (2.2)/(2.3)) and clears the
     /// back-off.
-    pub fn on_sample(&mut self, now: SimTime, rtt: SimDuration) {
+    pub fn on_sample(&mut self, now: SimTime, rtt: SimDuration, round: Round) {
         if let Some(n) = &mut self.ns2 {
             return n.on_sample(now, rtt);
+        }
+        if let Some(l) = &mut self.linux {
+            l.on_sample(rtt, round);
+            self.base = l.rto().min(self.cfg.max_rto);
+            self.backoff = 0;
+            return;
         }
         let r = match self.cfg.tick {
             Some(t) if t.as_nanos() > 0 => {
@@ -237,6 +252,12 @@ impl RtoEstimator {
         if self.ns2.is_some() {
             return;
         }
+        if let Some(l) = &mut self.linux {
+            l.reinitialise(srtt, rttvar);
+            self.base = l.rto().min(self.cfg.max_rto);
+            self.backoff = 0;
+            return;
+        }
         self.srtt = Some(srtt.as_nanos() as f64);
         self.rttvar = rttvar.as_nanos() as f64;
         self.base = self.compute();
@@ -244,16 +265,18 @@ impl RtoEstimator {
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
-        match &self.ns2 {
-            Some(n) => n.srtt(),
-            None => self.srtt.map(|s| SimDuration(s.round() as u64)),
+        match (&self.ns2, &self.linux) {
+            (Some(n), _) => n.srtt(),
+            (None, Some(l)) => l.srtt(),
+            (None, None) => self.srtt.map(|s| SimDuration(s.round() as u64)),
         }
     }
 
     pub fn rttvar(&self) -> SimDuration {
-        match &self.ns2 {
-            Some(n) => n.rttvar(),
-            None => SimDuration(self.rttvar.round() as u64),
+        match (&self.ns2, &self.linux) {
+            (Some(n), _) => n.rttvar(),
+            (None, Some(l)) => l.rttvar(),
+            (None, None) => SimDuration(self.rttvar.round() as u64),
         }
     }
 }

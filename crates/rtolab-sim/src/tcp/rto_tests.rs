@@ -18,7 +18,7 @@ const SAMPLES: [u64; 3] = [100, 140, 60];
 
 fn run(p: RtoPreset) -> Vec<SimDuration> {
     let mut e = estimator(p);
-    SAMPLES.iter().map(|&s| { e.on_sample(SimTime::ZERO, ms(s)); e.current() }).collect()
+    SAMPLES.iter().map(|&s| { e.on_sample(SimTime::ZERO, ms(s), Round::default()); e.current() }).collect()
 }
 
 #[test]
@@ -36,7 +36,7 @@ fn rfc6298_without_floor_matches_hand_table() {
     let mut e = RtoEstimator::new(cfg);
     let mut got = vec![];
     for s in SAMPLES {
-        e.on_sample(SimTime::ZERO, ms(s));
+        e.on_sample(SimTime::ZERO, ms(s), Round::default());
         got.push(e.current());
     }
     assert_eq!(got, vec![ms(300), ms(295), SimDuration::from_micros(286_875)]);
@@ -47,10 +47,10 @@ fn rfc6298_without_floor_matches_hand_table() {
 #[test]
 fn linux_floors_the_variance_term_and_first_rto_is_three_rtt() {
     // 1) SRTT 100 + max(200, 200) = 300 (= 3·RTT). 2) 105 + max(190, 200) = 305.
-    // 3) 99.375 + max(187.5, 200) = 299.375.
-    assert_eq!(run(RtoPreset::Linux), vec![ms(300), ms(305), SimDuration::from_micros(299_375)]);
+    // 3) 99.375 + max(187.5, 200) = 299.375, rounded up to a whole jiffy (HZ 1000): 300.
+    assert_eq!(run(RtoPreset::Linux), vec![ms(300), ms(305), ms(300)]);
     let mut e = estimator(RtoPreset::Linux);
-    e.on_sample(SimTime::ZERO, ms(500));
+    e.on_sample(SimTime::ZERO, ms(500), Round::default());
     assert_eq!(e.current(), ms(1500)); // 3·RTT when 2·RTT exceeds the 200 ms floor
 }
 
@@ -59,7 +59,7 @@ fn freebsd_floors_at_30ms_and_adds_the_200ms_slop() {
     // The RFC 6298 values of the hand table (300, 295, 286.875 ms) plus the slop.
     assert_eq!(run(RtoPreset::Freebsd), vec![ms(500), ms(495), SimDuration::from_micros(486_875)]);
     let mut e = estimator(RtoPreset::Freebsd);
-    e.on_sample(SimTime::ZERO, SimDuration::from_micros(1000)); // 1 + 2 = 3 ms → floor 30 ms
+    e.on_sample(SimTime::ZERO, SimDuration::from_micros(1000), Round::default()); // 1 + 2 = 3 ms → floor 30 ms
     assert_eq!(e.current(), ms(230));
 }
 
@@ -73,7 +73,7 @@ fn ns2_is_tick_based_with_3s_initial() {
     // 3) delta −4 → t_srtt 80; 4 − 4 = 0 → t_rttvar 19 → (152 + 80) >> 3 = 29
     assert_eq!(run(RtoPreset::Ns2), vec![ms(300), ms(290), ms(290)]);
     let mut e = estimator(RtoPreset::Ns2);
-    e.on_sample(SimTime::ZERO, SimDuration::from_millis(2)); // below one tick: counted as one tick
+    e.on_sample(SimTime::ZERO, SimDuration::from_millis(2), Round::default()); // below one tick: counted as one tick
     // t_srtt 8, t_rttvar 2 → 3 ticks = 30 ms, below the 200 ms floor
     assert_eq!(e.current(), ms(200));
 }
@@ -81,13 +81,13 @@ fn ns2_is_tick_based_with_3s_initial() {
 #[test]
 fn ns3_matches_rfc_with_1ms_granularity() {
     let mut e = estimator(RtoPreset::Ns3);
-    e.on_sample(SimTime::ZERO, ms(2000));
+    e.on_sample(SimTime::ZERO, ms(2000), Round::default());
     assert_eq!(e.current(), ms(6000)); // 2000 + 4·1000
     let mut cfg = RtoConfig::preset(RtoPreset::Ns3);
     cfg.min_rto = SimDuration::ZERO;
     let mut e = RtoEstimator::new(cfg);
-    e.on_sample(SimTime::ZERO, SimDuration::from_micros(100));
-    e.on_sample(SimTime::ZERO, SimDuration::from_micros(100)); // RTTVAR 37.5 us: K·RTTVAR < G = 1 ms
+    e.on_sample(SimTime::ZERO, SimDuration::from_micros(100), Round::default());
+    e.on_sample(SimTime::ZERO, SimDuration::from_micros(100), Round::default()); // RTTVAR 37.5 us: K·RTTVAR < G = 1 ms
     assert_eq!(e.current(), SimDuration::from_micros(1100));
 }
 
@@ -100,7 +100,7 @@ fn back_off_doubles_up_to_the_maximum_and_a_sample_clears_it() {
         e.back_off();
     }
     assert_eq!(seen, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]);
-    e.on_sample(SimTime::ZERO, ms(100));
+    e.on_sample(SimTime::ZERO, ms(100), Round::default());
     assert_eq!(e.current(), ms(1000));
     assert_eq!(e.backoff(), 0);
 }
@@ -116,11 +116,11 @@ fn syn_fallback_sets_three_seconds_where_the_preset_follows_5_7() {
     assert_eq!(e.current(), ms(3000));
     // Linux keeps a measured RTO when the (timestamped) SYN-ACK gave a sample.
     let mut e = estimator(RtoPreset::Linux);
-    e.on_sample(SimTime::ZERO, ms(100));
+    e.on_sample(SimTime::ZERO, ms(100), Round::default());
     e.apply_syn_fallback(true);
     assert_eq!(e.current(), ms(300));
     let mut e = estimator(RtoPreset::Ns2); // ns-2 has no such rule and starts at 3 s anyway
-    e.on_sample(SimTime::ZERO, ms(100));
+    e.on_sample(SimTime::ZERO, ms(100), Round::default());
     e.apply_syn_fallback(false);
     assert_eq!(e.current(), ms(300));
 }

@@ -20,6 +20,7 @@ mod transmit;
 use super::cc::{AnyCc, ControllerKind, CongestionControl, WindowArith, WindowCore};
 use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
+use super::rto_linux::Round;
 use super::scoreboard::{Geometry, Scoreboard};
 use super::segment::{ts_now, Segment, FLAG_SYN};
 use super::spurious::{Detectors, Episode, Frto, FrtoVariant, Response};
@@ -324,7 +325,7 @@ impl TcpSender {
     }
 
     fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration) {
-        self.rto.on_sample(now, rtt);
+        self.rto.on_sample(now, rtt, Round { snd_una: self.snd_una, snd_max: self.snd_max });
         self.stats.rtt_sum_s += rtt.as_secs_f64();
         self.stats.rtt_samples += 1;
         self.stats.rto_sum_s += self.rto.current().as_secs_f64();
