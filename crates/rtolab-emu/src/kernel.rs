@@ -131,7 +131,7 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
         return refuse(p, "response", "the kernel's response to a spurious timeout is \"undo\"");
     }
     if t.iw_after_syn_loss.is_some_and(|n| n != 1) {
-        return refuse(p, "iw_after_syn_loss", "the kernel restarts with one segment after a retransmitted SYN; expected 1");
+        return refuse(p, "iw_after_syn_loss", "the kernel restarts with one segment after more than one retransmitted SYN; expected 1");
     }
     let checks: [(bool, &str, &str); 6] = [
         (t.limited_transmit == Some(false), "limited_transmit", "the kernel always sends new data on the first duplicate ACKs (RFC 3042)"),

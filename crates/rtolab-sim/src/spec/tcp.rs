@@ -398,6 +398,8 @@ impl TcpSpec {
             initial_window: self.iw.unwrap_or(p.iw).bytes(mss),
             syn_loss_window: self.iw_after_syn_loss.or(p.iw_after_syn_loss).map(segments),
             syn_loss_ssthresh: p.ssthresh_after_syn_loss.map(segments),
+            syn_losses_for_window: p.syn_losses_for_window,
+            syn_undo_by_timestamp: p.syn_undo_by_timestamp,
             handshake: self.handshake.unwrap_or(p.handshake),
             controller: ControllerKind::Reno,
             window_arith: if p.ns2_window { WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) } } else { WindowArith::Bytes },

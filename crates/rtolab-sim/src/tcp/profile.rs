@@ -11,7 +11,8 @@
 //! - `linux`: Linux 6.x defaults where rtolab has the mechanism: IW 10, timestamps, SACK
 //!   and DSACK, delayed ACKs, `rto = "linux"`, `tcp_frto = 2` (SACK-enhanced F-RTO), undo on
 //!   timestamps (`tcp_packet_delayed`) and DSACK (`undo_retrans`), cwnd grown only while
-//!   cwnd-limited (`tcp_is_cwnd_limited`), IW 1 after a retransmitted SYN. Not yet: RACK-TLP,
+//!   cwnd-limited (`tcp_is_cwnd_limited`), IW 1 after two retransmitted SYNs unless the SYN-ACK
+//!   answers the first (`tcp_init_transfer`, `tcp_try_undo_spurious_syn`). Not yet: RACK-TLP,
 //!   PRR, CUBIC, the quick-ACK mode — see the stack-profiles II issue.
 //! - `freebsd`: IW 10, SACK, timestamps, delayed ACKs, `rto = "freebsd"` (30 ms floor,
 //!   200 ms slop), the timestamp-based "bad retransmit" undo (Eifel detection, undo).
@@ -66,6 +67,10 @@ pub struct Profile {
     /// ssthresh after a retransmitted SYN, in segments (ns-2 halves the SYN's window of 1 to
     /// its floor of 2).
     pub ssthresh_after_syn_loss: Option<u32>,
+    /// SYN retransmissions before those two apply (`SenderConfig::syn_losses_for_window`).
+    pub syn_losses_for_window: u32,
+    /// Linux `tcp_try_undo_spurious_syn` (`SenderConfig::syn_undo_by_timestamp`).
+    pub syn_undo_by_timestamp: bool,
     pub handshake: bool,
     pub timestamps: bool,
     pub limited_transmit: bool,
@@ -104,6 +109,8 @@ impl Stack {
             iw: InitialWindow::Rule(IwRule::Rfc6928),
             iw_after_syn_loss: None,
             ssthresh_after_syn_loss: None,
+            syn_losses_for_window: 1,
+            syn_undo_by_timestamp: false,
             handshake: true,
             timestamps: true,
             limited_transmit: true,
@@ -139,6 +146,8 @@ impl Stack {
                 dsack: true,
                 iw: InitialWindow::Segments(10),
                 iw_after_syn_loss: Some(1),
+                syn_losses_for_window: 2,
+                syn_undo_by_timestamp: true,
                 rto: RtoPreset::Linux,
                 detect: all,
                 response: Response::Undo,

@@ -46,6 +46,13 @@ pub struct SenderConfig {
     pub syn_loss_window: Option<u64>,
     /// ssthresh when the SYN had to be retransmitted (ns-2: its floor of 2 segments).
     pub syn_loss_ssthresh: Option<u64>,
+    /// SYN retransmissions it takes for `syn_loss_window` and `syn_loss_ssthresh` to apply
+    /// (RFC 5681 3.1: one; Linux `tcp_init_transfer`: more than one, given the 1 s initial
+    /// RTO of RFC 6298).
+    pub syn_losses_for_window: u32,
+    /// No window reduction when the SYN-ACK echoes the first SYN's timestamp (Linux
+    /// `tcp_try_undo_spurious_syn`).
+    pub syn_undo_by_timestamp: bool,
     /// A three-way handshake before data (ns-2's one-way agents send data at once).
     pub handshake: bool,
     pub controller: ControllerKind,
@@ -291,11 +298,16 @@ impl TcpSender {
         if self.syn_retransmitted {
             // RFC 6298 (5.7); RFC 5681 3.1: IW of one segment after a lost SYN or SYN-ACK.
             self.rto.apply_syn_fallback(sample.is_some());
-            if let Some(w) = self.cfg.syn_loss_window {
-                self.cc.set_cwnd(w);
-            }
-            if let Some(t) = self.cfg.syn_loss_ssthresh {
-                self.cc.set_ssthresh(t);
+            // Linux `tcp_try_undo_spurious_syn`: a SYN-ACK echoing the first SYN's timestamp
+            // shows the retransmission was not needed.
+            let first_syn_answered = self.cfg.syn_undo_by_timestamp && self.cfg.timestamps && seg.ts_ecr == ts_now(self.syn_sent_at);
+            if self.stats.syn_timeouts >= self.cfg.syn_losses_for_window as u64 && !first_syn_answered {
+                if let Some(w) = self.cfg.syn_loss_window {
+                    self.cc.set_cwnd(w);
+                }
+                if let Some(t) = self.cfg.syn_loss_ssthresh {
+                    self.cc.set_ssthresh(t);
+                }
             }
         } else {
             self.rto.clear_backoff();

@@ -305,3 +305,26 @@ fn test_recovery_timeout_is_not_frto() {
     assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![1000, 2000]);
     assert_eq!(s.stats.spurious_detected, 0);
 }
+
+/// Linux `tcp_init_transfer`: IW 10 survives one SYN retransmission; after two it is one
+/// segment, unless the SYN-ACK echoes the first SYN's timestamp (`tcp_try_undo_spurious_syn`).
+#[test]
+fn test_syn_sent_linux_cuts_iw_only_after_two_syn_retransmissions() {
+    let linux = TcpSpec { stack: Some(crate::tcp::profile::Stack::Linux), ..TcpSpec::default() };
+    let window_after = |timeouts: &[f64], echo_first: bool| {
+        let mut s = TcpSender::new(linux.resolve(Some(100_000)).sender);
+        let mut out = vec![];
+        s.open(SimTime::ZERO, &mut out);
+        for &t in timeouts {
+            s.on_timer(secs(t), &mut out);
+        }
+        let last = timeouts.last().map_or(SimTime::ZERO, |&t| secs(t));
+        let echoed = if echo_first { SimTime::ZERO } else { last };
+        s.on_segment(last + SimDuration::from_millis(100), &syn_ack(ts_now(echoed)), &mut out);
+        s.cwnd() / 1448
+    };
+    assert_eq!(window_after(&[], false), 10);
+    assert_eq!(window_after(&[1.0], false), 10);
+    assert_eq!(window_after(&[1.0, 3.0], false), 1);
+    assert_eq!(window_after(&[1.0, 3.0], true), 10);
+}
