@@ -6,8 +6,8 @@
 //! congestion control is per socket (`TCP_CONGESTION`) and may differ.
 //!
 //! Sources: Documentation/networking/ip-sysctl.rst (tcp_sack, tcp_dsack, tcp_timestamps,
-//! tcp_frto, tcp_reordering, tcp_rto_max_ms), ip-route(8) (initcwnd, rto_min, quickack),
-//! tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
+//! tcp_frto, tcp_reordering, tcp_rto_max_ms, tcp_recovery, tcp_early_retrans), ip-route(8)
+//! (initcwnd, rto_min, quickack), tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
 
 use crate::error::{EmuError, EmuResult};
 use rtolab_sim::spec::{DetectSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
@@ -31,6 +31,10 @@ pub struct NsSettings {
     pub reordering: Option<u32>,
     /// `tcp_rto_max_ms` (Linux ≥ 6.15).
     pub rto_max_ms: Option<u32>,
+    /// `tcp_recovery`: 1 turns RACK on, 0 off.
+    pub rack: Option<bool>,
+    /// `tcp_early_retrans`: 3 sends tail loss probes, 0 does not.
+    pub tlp: Option<bool>,
     /// Route `initcwnd`, in segments.
     pub initcwnd: Option<u32>,
     /// Route `rto_min`, in ms.
@@ -85,6 +89,12 @@ impl NsSettings {
             }
             if let Some(ms) = self.rto_max_ms {
                 out.push(("tcp_rto_max_ms", ms.to_string(), "max_rto"));
+            }
+            if let Some(b) = self.rack {
+                out.push(("tcp_recovery", flag(b), "rack"));
+            }
+            if let Some(b) = self.tlp {
+                out.push(("tcp_early_retrans", if b { "3" } else { "0" }.to_string(), "tlp"));
             }
         }
         out
@@ -186,6 +196,8 @@ fn settings_of(t: &TcpSpec, p: &str) -> EmuResult<NsSettings> {
         detectors(detect, t, &mut ns, p)?;
     }
     ns.reordering = t.dupthresh;
+    ns.rack = t.rack;
+    ns.tlp = t.tlp;
     if let Some(d) = t.max_rto {
         let ms = d.sim().as_nanos() / 1_000_000;
         if !(1_000..=120_000).contains(&ms) {

@@ -55,6 +55,8 @@ pub enum RecoverySpec {
     Newreno,
     /// RFC 6675 (needs `sack = true`).
     Sack,
+    /// RFC 6937 PRR with RFC 6675's choice of segments, as Linux (needs `sack = true`).
+    Prr,
 }
 
 /// A spurious-timeout detector.
@@ -234,6 +236,10 @@ pub struct TcpSpec {
     pub sack_after_timeout: Option<bool>,
     /// At most this many segments sent per ACK (ns-2 `maxburst_`).
     pub max_burst: Option<u32>,
+    /// RACK time-based loss detection (RFC 8985 6; Linux `tcp_recovery` 1); needs SACK.
+    pub rack: Option<bool>,
+    /// Tail loss probes (RFC 8985 7; Linux `tcp_early_retrans` 3); needs SACK.
+    pub tlp: Option<bool>,
     /// A SYN handshake before data.
     pub handshake: Option<bool>,
     /// RTO preset of the timer alone; the fields below override it one by one.
@@ -286,7 +292,7 @@ impl TcpSpec {
     pub fn recovery_kind(&self) -> RecoveryKind {
         // Without SACK, a stack's SACK recovery becomes its NewReno (ns-2: the other agent).
         match self.recovery_named() {
-            RecoveryKind::Sack if !self.sack_enabled() => RecoveryKind::NewReno,
+            RecoveryKind::Sack | RecoveryKind::Prr if !self.sack_enabled() => RecoveryKind::NewReno,
             RecoveryKind::Ns2Sack1 if !self.sack_enabled() => RecoveryKind::Ns2NewReno,
             kind => kind,
         }
@@ -298,12 +304,13 @@ impl TcpSpec {
             (Some(RecoverySpec::Reno), _, _) => RecoveryKind::Reno,
             (Some(RecoverySpec::Newreno), _, _) => RecoveryKind::NewReno,
             (Some(RecoverySpec::Sack), _, _) => RecoveryKind::Sack,
-            (None, Some(true), _) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Ns2Sack1) => profile.recovery,
+            (Some(RecoverySpec::Prr), _, _) => RecoveryKind::Prr,
+            (None, Some(true), _) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Prr | RecoveryKind::Ns2Sack1) => profile.recovery,
             (None, Some(true), _) => RecoveryKind::Sack,
             (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() && profile.recovery == RecoveryKind::Ns2NewReno => profile.recovery,
             (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() => RecoveryKind::NewReno,
             (None, _, Some(CcKind::Reno)) if !self.sack_enabled() => RecoveryKind::Reno,
-            (None, Some(false), None) if profile.recovery == RecoveryKind::Sack => RecoveryKind::NewReno,
+            (None, Some(false), None) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Prr) => RecoveryKind::NewReno,
             _ => profile.recovery,
         }
     }
@@ -421,6 +428,8 @@ impl TcpSpec {
             sack_after_timeout: self.sack_after_timeout.unwrap_or(p.sack_after_timeout),
             max_burst: self.max_burst.or(p.max_burst),
             ns2_dupack_action: p.ns2_dupack_action,
+            rack: sack && self.rack.unwrap_or(p.rack),
+            tlp: sack && self.tlp.unwrap_or(p.tlp),
         };
         let receiver = ReceiverConfig {
             mss,
@@ -432,6 +441,7 @@ impl TcpSpec {
             ack_every: self.ack_every(),
             delack_timeout: self.delack_timeout.map(|d| d.sim()).unwrap_or(p.delack_timeout),
             window: window.map(|w| w as u64 * mss as u64).unwrap_or(u64::MAX / 4),
+            linux_acks: p.linux_acks && self.ack_every.is_none() && self.delack_timeout.is_none(),
         };
         ResolvedTcp { sender, receiver }
     }

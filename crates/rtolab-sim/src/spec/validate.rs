@@ -168,8 +168,13 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     if t.ack_every() == 0 {
         return fail(format!("{p}.ack_every"), "got 0, expected at least 1");
     }
-    if t.recovery == Some(super::tcp::RecoverySpec::Sack) && !t.sack_enabled() {
-        return fail(format!("{p}.recovery"), "got \"sack\" with sack = false; expected sack = true for SACK recovery");
+    if matches!(t.recovery, Some(super::tcp::RecoverySpec::Sack | super::tcp::RecoverySpec::Prr)) && !t.sack_enabled() {
+        return fail(format!("{p}.recovery"), "got a SACK-based recovery (\"sack\" or \"prr\") with sack = false; expected sack = true");
+    }
+    for (field, on) in [("rack", t.rack), ("tlp", t.tlp)] {
+        if on == Some(true) && !t.sack_enabled() {
+            return fail(format!("{p}.{field}"), "got true with sack = false; expected sack = true (RFC 8985 needs SACK)");
+        }
     }
     // A stack's own detectors quietly need what they need; a list the user wrote must fit.
     let detect = if t.detect.is_some() { t.detectors() } else { Default::default() };

@@ -4,6 +4,8 @@
 
 pub mod cc;
 pub mod profile;
+pub mod quickack;
+pub mod rack;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;

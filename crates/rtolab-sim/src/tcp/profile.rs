@@ -12,8 +12,9 @@
 //!   and DSACK, delayed ACKs, `rto = "linux"`, `tcp_frto = 2` (SACK-enhanced F-RTO), undo on
 //!   timestamps (`tcp_packet_delayed`) and DSACK (`undo_retrans`), cwnd grown only while
 //!   cwnd-limited (`tcp_is_cwnd_limited`), IW 1 after two retransmitted SYNs unless the SYN-ACK
-//!   answers the first (`tcp_init_transfer`, `tcp_try_undo_spurious_syn`). Not yet: RACK-TLP,
-//!   PRR, CUBIC, the quick-ACK mode — see the stack-profiles II issue.
+//!   answers the first (`tcp_init_transfer`, `tcp_try_undo_spurious_syn`), RACK-TLP
+//!   (`tcp_recovery` 1, `tcp_early_retrans` 3), PRR (`tcp_cwnd_reduction`), and the receiver's
+//!   quick ACKs and adaptive delayed-ACK timeout (`quickack.rs`).
 //! - `freebsd`: IW 10, SACK, timestamps, delayed ACKs, `rto = "freebsd"` (30 ms floor,
 //!   200 ms slop), the timestamp-based "bad retransmit" undo (Eifel detection, undo).
 //! - `ns3`: ns-3.44's defaults, read from the library's attributes: `SegmentSize` 536,
@@ -91,6 +92,12 @@ pub struct Profile {
     pub max_burst: Option<u32>,
     /// ns-2's fast-retransmit rules (`SenderConfig::ns2_dupack_action`).
     pub ns2_dupack_action: bool,
+    /// RACK loss detection (RFC 8985 6).
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 7).
+    pub tlp: bool,
+    /// Linux's ACK policy at the receiver (`quickack.rs`).
+    pub linux_acks: bool,
     /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
     pub ns2_window: bool,
     /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
@@ -128,6 +135,9 @@ impl Stack {
             sack_after_timeout: false,
             max_burst: None,
             ns2_dupack_action: false,
+            rack: false,
+            tlp: false,
+            linux_acks: false,
             ns2_window: false,
             default_window: None,
             default_mss: 1448,
@@ -148,6 +158,10 @@ impl Stack {
                 iw_after_syn_loss: Some(1),
                 syn_losses_for_window: 2,
                 syn_undo_by_timestamp: true,
+                recovery: RecoveryKind::Prr,
+                rack: true,
+                tlp: true,
+                linux_acks: true,
                 rto: RtoPreset::Linux,
                 detect: all,
                 response: Response::Undo,

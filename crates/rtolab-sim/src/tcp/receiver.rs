@@ -9,6 +9,7 @@
 //! triggers (RFC 2883, 4): below the cumulative ACK, or followed by the out-of-order block
 //! that contains it.
 
+use super::quickack::QuickAck;
 use super::segment::{ts_now, SackBlocks, Segment, FLAG_ACK, FLAG_SYN};
 use crate::time::{SimDuration, SimTime};
 
@@ -26,6 +27,10 @@ pub struct ReceiverConfig {
     pub delack_timeout: SimDuration,
     /// Advertised window in bytes.
     pub window: u64,
+    /// Linux's ACK policy (`quickack.rs`: quick-ACK mode, adaptive delayed-ACK timeout, an
+    /// ACK once more than one full segment is unacknowledged) instead of `ack_every` and
+    /// `delack_timeout`.
+    pub linux_acks: bool,
 }
 
 /// Counters the flow table reports.
@@ -50,13 +55,14 @@ pub struct TcpReceiver {
     delack_at: Option<SimTime>,
     ts_recent: u64,
     last_ack_sent: u64,
+    quickack: Option<QuickAck>,
+    syn_at: Option<SimTime>,
     pub stats: ReceiverStats,
 }
 
 impl TcpReceiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
         TcpReceiver {
-            cfg,
             established: false,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -65,7 +71,10 @@ impl TcpReceiver {
             delack_at: None,
             ts_recent: 0,
             last_ack_sent: 0,
+            quickack: cfg.linux_acks.then(|| QuickAck::new(cfg.window, cfg.mss)),
+            syn_at: None,
             stats: ReceiverStats::default(),
+            cfg,
         }
     }
 
@@ -83,6 +92,7 @@ impl TcpReceiver {
     pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) -> Option<(u64, u64)> {
         if seg.is_syn() {
             self.established = true;
+            self.syn_at.get_or_insert(now);
             self.ts_recent = seg.ts_val;
             out.push(Segment {
                 flags: FLAG_SYN | FLAG_ACK,
@@ -104,6 +114,9 @@ impl TcpReceiver {
         let had_holes = !self.ooo.is_empty();
         if end <= self.rcv_nxt {
             self.stats.duplicate_bytes += seg.len as u64;
+            if let Some(q) = &mut self.quickack {
+                q.enter_quickack_mode();
+            }
             self.send_ack(now, None, Some((start, end)), out);
             return None;
         }
@@ -133,10 +146,17 @@ impl TcpReceiver {
         self.recent.retain(|&s| s >= rcv_nxt);
         self.unacked_segments += 1;
         let full = seg.len >= self.cfg.mss;
-        if had_holes || dsack.is_some() || !self.cfg.delayed_ack || (full && self.unacked_segments >= self.cfg.ack_every) {
+        let (ack_now, delay) = match &mut self.quickack {
+            Some(q) => {
+                q.on_data(now, self.syn_at);
+                (q.in_quickack_mode() || self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64, q.delay())
+            }
+            None => (full && self.unacked_segments >= self.cfg.ack_every, self.cfg.delack_timeout),
+        };
+        if had_holes || dsack.is_some() || !self.cfg.delayed_ack || ack_now {
             self.send_ack(now, None, dsack, out);
         } else if self.delack_at.is_none() {
-            self.delack_at = Some(now + self.cfg.delack_timeout);
+            self.delack_at = Some(now + delay);
         }
         Some((before, self.rcv_nxt))
     }
@@ -144,6 +164,9 @@ impl TcpReceiver {
     /// The delayed-ACK timer.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.delack_at.is_some_and(|t| t <= now) {
+            if let Some(q) = &mut self.quickack {
+                q.on_timer();
+            }
             self.send_ack(now, None, None, out);
         }
     }
@@ -198,6 +221,9 @@ impl TcpReceiver {
             ..Default::default()
         });
         self.stats.acks_sent += 1;
+        if let Some(q) = &mut self.quickack {
+            q.on_ack_sent();
+        }
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_at = None;
@@ -219,6 +245,7 @@ mod tests {
             ack_every: 2,
             delack_timeout: SimDuration::from_millis(200),
             window: 1 << 20,
+            linux_acks: false,
         })
     }
 

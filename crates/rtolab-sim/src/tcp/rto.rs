@@ -50,6 +50,9 @@ pub struct RtoConfig {
     /// ns-2's integer arithmetic and coarse clock instead of the f64 estimator above
     /// (`min_rto`, `max_rto` and `initial_rto` still apply).
     pub ns2: Option<Ns2Clock>,
+    /// SYN timeouts that do not back off the timer (Linux `tcp_syn_linear_timeouts`: the
+    /// first four SYN retransmissions follow the initial RTO, one second apart).
+    pub syn_linear_timeouts: u32,
     /// Linux's estimator (`rto_linux.rs`: per-round variance decay, integer µs, whole
     /// jiffies) instead of the f64 RFC 6298 one; `min_rto`, `max_rto` and `initial_rto` apply.
     pub linux: bool,
@@ -71,7 +74,8 @@ impl RtoConfig {
     /// - `rfc6298`: RFC 6298 (2.1) initial 1 s, (2.4) minimum 1 s, (2.5) maximum 60 s.
     /// - `linux`: `TCP_RTO_MIN` 200 ms applied to the variance term, `TCP_RTO_MAX` 120 s,
     ///   `TCP_TIMEOUT_INIT` 1 s; first sample gives SRTT + 2·SRTT = 3·RTT (mdev = R/2, ×4);
-    ///   Linux's own estimator (`rto_linux.rs`).
+    ///   Linux's own estimator (`rto_linux.rs`); SYNs at 0, 1, 2, 3, 4, 5, 7, 11 s
+    ///   (`tcp_syn_linear_timeouts` 4).
     /// - `freebsd`: `TCPTV_MIN` 30 ms floor, `tcp_rexmit_slop` 200 ms added to every RTO
     ///   (`TCPT_RANGESET`), `TCPTV_REXMTMAX` 64 s, initial 1 s (`TCPTV_RTOBASE`), 1 ms clock.
     /// - `ns2`: `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `tcpTick_` 10 ms, with
@@ -95,6 +99,7 @@ impl RtoConfig {
             syn_fallback: SynFallback::Always,
             ns2: None,
             linux: false,
+            syn_linear_timeouts: 0,
         };
         match p {
             RtoPreset::Rfc6298 => base,
@@ -106,6 +111,7 @@ impl RtoConfig {
                 floor: RtoFloor::Variance,
                 syn_fallback: SynFallback::WithoutSample,
                 linux: true,
+                syn_linear_timeouts: 4,
                 ..base
             },
             RtoPreset::Freebsd => RtoConfig {

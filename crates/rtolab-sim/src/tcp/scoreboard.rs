@@ -9,6 +9,19 @@ use std::collections::VecDeque;
 
 const SACKED: u8 = 1;
 const RETRANSMITTED: u8 = 2;
+/// Marked lost by an explicit detector (RACK); used by `LossMarking::Marked`.
+const LOST: u8 = 4;
+
+/// How `plan` decides that a segment is lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossMarking {
+    /// RFC 6675 IsLost(): DupThresh SACKed segments (or bytes) above it; rule 3 of NextSeg
+    /// applies.
+    Rfc6675,
+    /// Only what a detector marked (`mark_lost`, Linux `TCPCB_LOST`); no rule 3, as Linux's
+    /// `tcp_xmit_retransmit_queue` resends only lost segments before new data.
+    Marked,
+}
 
 /// What RFC 6675 NextSeg() chose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +129,43 @@ impl Scoreboard {
             .sum()
     }
 
+    /// The flags of segment `k` (0 when nothing is recorded).
+    fn flags_of(&self, k: u64) -> u8 {
+        k.checked_sub(self.base).and_then(|j| self.flags.get(j as usize)).copied().unwrap_or(0)
+    }
+
+    pub fn is_lost(&self, k: u64) -> bool {
+        self.flags_of(k) & LOST != 0
+    }
+
+    pub fn is_retransmitted(&self, k: u64) -> bool {
+        self.flags_of(k) & RETRANSMITTED != 0
+    }
+
+    pub fn is_sacked_segment(&self, k: u64) -> bool {
+        self.flags_of(k) & SACKED != 0
+    }
+
+    /// Linux `tcp_mark_skb_lost`: segment `k` is lost; if it was retransmitted, that
+    /// retransmission is lost too, so it may be sent again. Returns whether it is newly lost.
+    pub fn mark_lost(&mut self, k: u64) -> bool {
+        match self.slot(k) {
+            Some(f) if *f & SACKED == 0 => {
+                let newly = *f & LOST == 0 || *f & RETRANSMITTED != 0;
+                *f = (*f | LOST) & !RETRANSMITTED;
+                newly
+            }
+            _ => false,
+        }
+    }
+
+    /// Forgets every loss mark (a new episode, or an undo).
+    pub fn clear_lost(&mut self) {
+        for f in self.flags.iter_mut() {
+            *f &= !LOST;
+        }
+    }
+
     pub fn mark_retransmitted(&mut self, seq: u64, g: &Geometry) {
         if let Some(f) = self.slot(seq / g.mss) {
             *f |= RETRANSMITTED;
@@ -166,7 +216,7 @@ impl Scoreboard {
 
     /// One pass over [SND.UNA, SND.MAX): RFC 6675 SetPipe() and NextSeg() together.
     /// `new_data_ok` says whether rule 2 may send new data (data left and window open).
-    pub fn plan(&self, snd_una: u64, snd_max: u64, new_data_ok: bool, g: &Geometry) -> (u64, NextSeg) {
+    pub fn plan(&self, snd_una: u64, snd_max: u64, new_data_ok: bool, marking: LossMarking, g: &Geometry) -> (u64, NextSeg) {
         let first = snd_una / g.mss;
         let last = snd_max.div_ceil(g.mss); // exclusive
         let n = last.saturating_sub(first) as usize;
@@ -185,7 +235,10 @@ impl Scoreboard {
                 sacked_bytes += len;
                 continue;
             }
-            let lost = sacked_segs >= g.dupthresh || sacked_bytes > (g.dupthresh - 1) * g.mss;
+            let lost = match marking {
+                LossMarking::Rfc6675 => sacked_segs >= g.dupthresh || sacked_bytes > (g.dupthresh - 1) * g.mss,
+                LossMarking::Marked => f & LOST != 0,
+            };
             if !lost {
                 pipe += len;
             }
@@ -193,7 +246,7 @@ impl Scoreboard {
                 pipe += len;
             } else if lost {
                 rule1 = Some(k * g.mss);
-            } else if sacked_segs > 0 {
+            } else if sacked_segs > 0 && marking == LossMarking::Rfc6675 {
                 rule3 = Some(k * g.mss);
             }
         }
@@ -221,10 +274,10 @@ mod tests {
         sb.advance(200, &G);
         sb.mark_sacked(300, 1000, 1000, &G);
         assert!(sb.is_lost_first(&G));
-        assert_eq!(sb.plan(200, 1000, true, &G), (0, NextSeg::Retransmit(200)));
+        assert_eq!(sb.plan(200, 1000, true, LossMarking::Rfc6675, &G), (0, NextSeg::Retransmit(200)));
         sb.mark_retransmitted(200, &G);
         // retransmitted and lost: counts once in pipe; now new data is next
-        assert_eq!(sb.plan(200, 1000, true, &G), (100, NextSeg::NewData));
+        assert_eq!(sb.plan(200, 1000, true, LossMarking::Rfc6675, &G), (100, NextSeg::NewData));
     }
 
     /// Holes at 1 and 5 with SACKed 2,3,4 and 6,7: segment 1 has 5 SACKed above → lost;
@@ -236,10 +289,29 @@ mod tests {
         sb.advance(100, &G);
         sb.mark_sacked(200, 500, 900, &G);
         sb.mark_sacked(600, 800, 900, &G);
-        assert_eq!(sb.plan(100, 900, false, &G), (200, NextSeg::Retransmit(100)));
+        assert_eq!(sb.plan(100, 900, false, LossMarking::Rfc6675, &G), (200, NextSeg::Retransmit(100)));
         sb.mark_retransmitted(100, &G);
         // rule 3: segment 5 is below SACKed data and not yet retransmitted
-        assert_eq!(sb.plan(100, 900, false, &G), (300, NextSeg::Retransmit(500)));
+        assert_eq!(sb.plan(100, 900, false, LossMarking::Rfc6675, &G), (300, NextSeg::Retransmit(500)));
+    }
+
+    /// Marked loss: same holes as above, but only segment 5 is marked lost (as RACK would
+    /// after segment 6 was delivered): segment 1, not marked, stays in pipe; segment 5 is
+    /// chosen. Pipe = 100 (1) + 100 (8). Once resent it counts again (300); a lost
+    /// retransmission (marked again) leaves pipe and is chosen again.
+    #[test]
+    fn marked_mode_resends_only_marked_segments() {
+        let mut sb = Scoreboard::default();
+        sb.advance(100, &G);
+        sb.mark_sacked(200, 500, 900, &G);
+        sb.mark_sacked(600, 800, 900, &G);
+        assert!(sb.mark_lost(5));
+        assert_eq!(sb.plan(100, 900, false, LossMarking::Marked, &G), (200, NextSeg::Retransmit(500)));
+        sb.mark_retransmitted(500, &G);
+        assert_eq!(sb.plan(100, 900, false, LossMarking::Marked, &G), (300, NextSeg::Nothing));
+        assert!(sb.mark_lost(5));
+        assert_eq!(sb.plan(100, 900, false, LossMarking::Marked, &G), (200, NextSeg::Retransmit(500)));
+        assert!(!sb.mark_lost(3), "a SACKed segment is never lost");
     }
 
     #[test]

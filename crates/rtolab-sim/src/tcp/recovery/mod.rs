@@ -7,12 +7,14 @@
 mod newreno;
 mod ns2_newreno;
 mod ns2_sack1;
+mod prr;
 mod reno;
 mod sack;
 
 pub use newreno::NewReno;
 pub use ns2_newreno::Ns2NewReno;
 pub use ns2_sack1::Ns2Sack1;
+pub use prr::Prr;
 pub use reno::Reno;
 pub use sack::Sack;
 
@@ -64,6 +66,19 @@ pub struct Window {
     pub flight: u64,
 }
 
+/// What one ACK in fast recovery told a window-reducing algorithm (PRR).
+#[derive(Clone, Copy, Debug)]
+pub struct Reduction {
+    /// Bytes newly delivered (cumulatively acknowledged or SACKed) by the ACK.
+    pub delivered: u64,
+    /// The data in flight after the ACK (RFC 6675 pipe, Linux `tcp_packets_in_flight`).
+    pub pipe: u64,
+    /// SND.UNA advanced.
+    pub una_advanced: bool,
+    /// The ACK revealed new losses.
+    pub newly_lost: bool,
+}
+
 pub trait LossRecovery {
     /// Starts an episode; returns the window on entry.
     fn enter(&mut self, w: Window, dupthresh: u64) -> Entry;
@@ -95,6 +110,16 @@ pub trait LossRecovery {
     fn grows_on_exit(&self) -> bool {
         false
     }
+    /// Sets the window from what each ACK delivered (PRR); `None` for algorithms that do not.
+    fn reduce(&mut self, _w: Window, _r: Reduction) -> Option<u64> {
+        None
+    }
+    /// Whether `reduce` is used (the sender computes the pipe only then).
+    fn reduces_by_delivery(&self) -> bool {
+        false
+    }
+    /// Bytes sent (new or again) during fast recovery.
+    fn sent_in_recovery(&mut self, _bytes: u64, _mss: u64) {}
 }
 
 /// Which algorithm.
@@ -106,6 +131,8 @@ pub enum RecoveryKind {
     NewReno,
     /// RFC 6675: scoreboard-driven recovery.
     Sack,
+    /// RFC 6937 PRR over RFC 6675's NextSeg (Linux).
+    Prr,
     /// ns-2.35's `Agent/TCP/Sack1`.
     Ns2Sack1,
     /// ns-2.35's `Agent/TCP/Newreno`.
@@ -117,6 +144,7 @@ pub enum AnyRecovery {
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
+    Prr(Prr),
     Ns2Sack1(Ns2Sack1),
     Ns2NewReno(Ns2NewReno),
 }
@@ -127,6 +155,7 @@ impl AnyRecovery {
             RecoveryKind::Reno => AnyRecovery::Reno(Reno),
             RecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::default()),
             RecoveryKind::Sack => AnyRecovery::Sack(Sack),
+            RecoveryKind::Prr => AnyRecovery::Prr(Prr::default()),
             RecoveryKind::Ns2Sack1 => AnyRecovery::Ns2Sack1(Ns2Sack1::default()),
             RecoveryKind::Ns2NewReno => AnyRecovery::Ns2NewReno(Ns2NewReno::default()),
         }
@@ -139,6 +168,7 @@ macro_rules! dispatch {
             AnyRecovery::Reno($r) => $e,
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
+            AnyRecovery::Prr($r) => $e,
             AnyRecovery::Ns2Sack1($r) => $e,
             AnyRecovery::Ns2NewReno($r) => $e,
         }
@@ -181,5 +211,14 @@ impl LossRecovery for AnyRecovery {
     }
     fn grows_on_exit(&self) -> bool {
         dispatch!(self, r => r.grows_on_exit())
+    }
+    fn reduce(&mut self, w: Window, r: Reduction) -> Option<u64> {
+        dispatch!(self, x => x.reduce(w, r))
+    }
+    fn reduces_by_delivery(&self) -> bool {
+        matches!(self, AnyRecovery::Prr(_))
+    }
+    fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
+        dispatch!(self, r => r.sent_in_recovery(bytes, mss))
     }
 }

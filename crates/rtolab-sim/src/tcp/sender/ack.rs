@@ -17,6 +17,8 @@ struct SackNews {
     newly_sacked: u64,
     /// Of those, bytes below the recovery point (sent before the episode began).
     newly_sacked_below_point: u64,
+    /// The DSACK block, if the ACK carried one.
+    dsack: Option<(u64, u64)>,
 }
 
 impl SackNews {
@@ -35,7 +37,8 @@ impl TcpSender {
         // ns-2 Sack1 reads no SACK blocks after a timeout until an ACK of new data
         // (`timeout_`).
         let ns2_after_timeout = self.cfg.ns2_dupack_action && self.state.is_loss() && ack <= self.snd_una;
-        let news = if self.cfg.sack && !ns2_after_timeout { self.read_sack(ack, seg) } else { SackNews::default() };
+        let una_before = self.snd_una;
+        let news = if self.cfg.sack && !ns2_after_timeout { self.read_sack(now, ack, seg) } else { SackNews::default() };
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
         }
@@ -50,6 +53,17 @@ impl TcpSender {
         } else if self.is_duplicate(ack, seg, news) {
             self.on_dupack(now, news, out);
         }
+        if self.cfg.tlp {
+            let dsack_of_probe = news.dsack.is_some_and(|(_, end)| Some(end) == self.tlp_high_seq);
+            self.process_probe_ack(now, ack, dsack_of_probe, ack > una_before || news.newly_sacked > 0);
+        }
+        let dubious = self.state != LossState::Open || news.newly_sacked > 0 || (ack == una_before && self.snd_max > ack);
+        let (newly_lost, recheck_armed) =
+            if self.cfg.rack && self.phase == Phase::Established && dubious && self.rack.take_advanced() { self.rack_detect(now, out) } else { (false, false) };
+        if std::mem::take(&mut self.xmit_timer_due) && !recheck_armed {
+            self.set_xmit_timer(now);
+        }
+        self.reduce_window(delivered, ack > una_before, newly_lost);
         let cwnd_limited = !self.cfg.cwnd_validation || self.cwnd_limited();
         // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6),
         // except in recoveries that say so (ns-2 NewReno).
@@ -76,18 +90,22 @@ impl TcpSender {
     /// Marks SACK blocks on the scoreboard and feeds DSACK blocks to the detector (RFC 2883
     /// 4: the first block is a DSACK when it lies below the cumulative ACK or inside the
     /// second block).
-    fn read_sack(&mut self, ack: u64, seg: &Segment) -> SackNews {
+    fn read_sack(&mut self, now: SimTime, ack: u64, seg: &Segment) -> SackNews {
         let blocks = seg.sack.as_slice();
         let mut news = SackNews::default();
         let dsack = blocks.first().filter(|&&(s, e)| e <= ack || blocks.get(1).is_some_and(|&(s2, e2)| s2 <= s && e <= e2));
         if let Some(&(start, end)) = dsack {
             self.stats.dsacks_received += 1;
+            news.dsack = Some((start, end));
             self.on_dsack(start, end);
         }
         let skip = dsack.is_some() as usize;
         let point = self.state.point().unwrap_or(u64::MAX);
         for &(s, e) in &blocks[skip..] {
             let s = s.max(ack).max(self.snd_una);
+            if e > s && self.cfg.rack {
+                self.rack_delivered(now, s, e.min(self.snd_max));
+            }
             if e > s {
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
                 let above = if e > point { self.scoreboard.mark_sacked(s.max(point), e, self.snd_max, &self.geometry) } else { 0 };
@@ -131,6 +149,10 @@ impl TcpSender {
             self.take_rtt_sample(now, rtt);
         }
         let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
+        if self.cfg.rack {
+            self.rack_delivered(now, self.snd_una, ack);
+            self.rack.advance(ack, &self.geometry);
+        }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack, &self.geometry);
@@ -188,7 +210,7 @@ impl TcpSender {
         } else if self.snd_una >= self.snd_max {
             self.timer = None; // RFC 6298 (5.2)
         } else if restart_timer {
-            self.timer = Some(now + self.rto.current()); // RFC 6298 (5.3)
+            self.xmit_timer_due = true; // RFC 6298 (5.3), or a probe (RFC 8985 7.2)
         }
         if clear_backoff {
             self.rto.clear_backoff();
@@ -240,8 +262,10 @@ impl TcpSender {
                     // RFC 6675 IsLost(SND.UNA) also triggers; RFC 6582 3.2 step 1: no new
                     // recovery for duplicates of data sent before `recover`.
                     let lost = self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
+                    // With RACK, losses are marked by time alone (`rack_detect`).
+                    let trigger = !self.cfg.rack && (self.dupacks >= self.cfg.dupthresh || lost);
                     // No fast retransmit while go-back-N is still resending.
-                    (self.dupacks >= self.cfg.dupthresh || lost, self.snd_una >= self.recover && self.snd_nxt == self.snd_max)
+                    (trigger, self.snd_una >= self.recover && self.snd_nxt == self.snd_max)
                 };
                 if trigger && allowed {
                     self.enter_recovery(now, out);
@@ -317,6 +341,33 @@ impl TcpSender {
         let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else { return };
         if ep.dsack.on_dsack(start, segments) {
             self.on_spurious_dsack();
+        }
+    }
+
+    /// RACK learns of each segment in [start, end) delivered now for the first time (not
+    /// SACKed before); only whole segments count, as on the scoreboard.
+    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64) {
+        let mss = self.geometry.mss;
+        let mut k = start.div_ceil(mss);
+        while k * mss < end {
+            let seg_end = (k * mss + mss).min(self.geometry.data_end);
+            if seg_end > end {
+                break;
+            }
+            if !self.scoreboard.is_sacked_segment(k) {
+                self.rack.on_delivered(k, seg_end, self.scoreboard.is_retransmitted(k), now);
+            }
+            k += 1;
+        }
+    }
+
+    /// Linux `tcp_set_xmit_timer`: a tail loss probe if one may be armed, else the RTO.
+    fn set_xmit_timer(&mut self, now: SimTime) {
+        if self.snd_una >= self.snd_max || self.phase != Phase::Established {
+            return;
+        }
+        if !self.schedule_probe(now, true) {
+            self.arm_rto(now);
         }
     }
 }

@@ -49,7 +49,7 @@ impl TcpSender {
             // ns-2 `dupack_action` → `reset_rtx_timer(1, 0)`: the timer restarts from the
             // fast retransmit and the timed segment is abandoned (`rtt_active_ = 0`).
             self.rtt_probe = None;
-            self.timer = Some(now + self.rto.current());
+            self.arm_rto(now);
         }
     }
 
@@ -76,6 +76,8 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.dupacks = 0;
         self.limited_bytes = 0;
+        self.tlp_high_seq = None;
+        self.scoreboard.clear_lost();
         let frto = self.cfg.detect.frto && self.frto.on_timeout(repeated);
         // F-RTO judges SACK blocks against what was SACKed before the timeout, so it keeps
         // the marks as RFC 6675 5.1 does.
@@ -95,7 +97,7 @@ impl TcpSender {
             self.snd_nxt = self.snd_una + self.segment_len(self.snd_una);
             self.send_allowed(now, out);
         }
-        self.timer = Some(now + self.rto.current());
+        self.arm_rto(now);
     }
 
     /// Conventional RTO recovery: resend from SND.UNA (F-RTO's revert, RFC 5682 2a/3a).
@@ -149,6 +151,7 @@ impl TcpSender {
         self.snd_nxt = self.snd_max;
         self.recover = self.snd_una;
         self.scoreboard.clear_retransmitted();
+        self.scoreboard.clear_lost();
     }
 
     /// Linux: `tcp_undo_cwnd_reduction` restores cwnd and ssthresh to no less than before

@@ -9,15 +9,18 @@
 //! saves what an undo needs before every reduction (`Episode`).
 //!
 //! Files: `ack.rs` (ACK processing), `loss.rs` (fast retransmit, timeouts, spurious
-//! verdicts), `transmit.rs` (what is sent and when).
+//! verdicts), `rack_tlp.rs` (RACK loss marking, tail loss probes, PRR's per-ACK window, the
+//! timer's kinds), `transmit.rs` (what is sent and when).
 //!
 //! Sequence numbers count payload bytes from 0; segments are MSS-aligned.
 
 mod ack;
 mod loss;
+mod rack_tlp;
 mod transmit;
 
 use super::cc::{AnyCc, ControllerKind, CongestionControl, WindowArith, WindowCore};
+use super::rack::Rack;
 use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
 use super::rto_linux::Round;
@@ -76,11 +79,26 @@ pub struct SenderConfig {
     pub sack_after_timeout: bool,
     /// At most this many segments sent in response to one ACK (ns-2 `maxburst_`).
     pub max_burst: Option<u32>,
+    /// RACK time-based loss detection (RFC 8985 6) instead of DupThresh and IsLost().
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 7); needs `sack`.
+    pub tlp: bool,
     /// ns-2's `dupack_action` rules instead of RFC 6582's: fast retransmit on exactly the
     /// `numdupacks_`-th counted duplicate (no SACK-based IsLost trigger), allowed only when
     /// `highest_ack_ > recover_` in packet numbers (one segment past the recovery point),
     /// and Sack1 clears `recover_` when recovery ends.
     pub ns2_dupack_action: bool,
+}
+
+/// What the sender's one timer is armed for (Linux `icsk_pending`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerKind {
+    /// Retransmission timeout (also the SYN's).
+    Rto,
+    /// Tail loss probe (RFC 8985 7.2).
+    Probe,
+    /// RACK's re-check of segments inside the reordering window (RFC 8985 6.3).
+    Reorder,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +125,10 @@ pub struct SenderStats {
     /// retransmits.
     pub undos: u64,
     pub dsacks_received: u64,
+    /// Tail loss probes sent (Linux `TCPLossProbes`).
+    pub loss_probes: u64,
+    /// Probes that repaired a loss and reduced the window (Linux `TCPLossProbeRecovery`).
+    pub probe_recoveries: u64,
     pub rto_sum_s: f64,
     pub rto_samples: u64,
     pub rtt_sum_s: f64,
@@ -145,6 +167,15 @@ pub struct TcpSender {
     state: LossState,
     rto: RtoEstimator,
     timer: Option<SimTime>,
+    timer_kind: TimerKind,
+    rack: Rack,
+    /// SND.MAX when the outstanding tail loss probe was sent.
+    tlp_high_seq: Option<u64>,
+    /// That probe resent data (rather than sending new data).
+    tlp_retransmitted: bool,
+    /// An ACK of new data asked for the timer to restart (RFC 6298 (5.3)); done after RACK,
+    /// which may arm its re-check instead (Linux `FLAG_SET_XMIT_TIMER`).
+    xmit_timer_due: bool,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -192,6 +223,11 @@ impl TcpSender {
             cfg,
             phase: Phase::Closed,
             timer: None,
+            timer_kind: TimerKind::Rto,
+            rack: Rack::default(),
+            tlp_high_seq: None,
+            tlp_retransmitted: false,
+            xmit_timer_due: false,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -269,7 +305,7 @@ impl TcpSender {
             ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 },
             ..Default::default()
         });
-        self.timer = Some(now + self.rto.current());
+        self.arm_rto(now);
     }
 
     /// Handles a segment from the receiver.
@@ -322,22 +358,27 @@ impl TcpSender {
             return;
         }
         self.timer = None;
-        match self.phase {
-            Phase::SynSent => {
+        match (self.phase, self.timer_kind) {
+            (Phase::Established, TimerKind::Probe) if self.snd_una < self.snd_max => self.send_loss_probe(now, out),
+            (Phase::Established, TimerKind::Reorder) if self.snd_una < self.snd_max => self.on_reorder_timeout(now, out),
+            (Phase::SynSent, _) => {
                 // RFC 6298 (5.5)-(5.6) apply to the SYN as well.
                 self.stats.syn_timeouts += 1;
                 self.notes.push(SenderNote::SynTimeout);
                 self.syn_retransmitted = true;
-                self.rto.back_off();
+                if self.stats.syn_timeouts > self.rto.config().syn_linear_timeouts as u64 {
+                    self.rto.back_off();
+                }
                 self.send_syn(now, out);
             }
-            Phase::Established if self.snd_una < self.snd_max => self.on_rto(now, out),
+            (Phase::Established, _) if self.snd_una < self.snd_max => self.on_rto(now, out),
             _ => {}
         }
     }
 
     fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration) {
         self.rto.on_sample(now, rtt, Round { snd_una: self.snd_una, snd_max: self.snd_max });
+        self.rack.on_rtt_sample(rtt);
         self.stats.rtt_sum_s += rtt.as_secs_f64();
         self.stats.rtt_samples += 1;
         self.stats.rto_sum_s += self.rto.current().as_secs_f64();

@@ -61,7 +61,7 @@ fn syn_times(preset: RtoPreset) -> Vec<f64> {
 #[test]
 fn test_syn_sent_timeout_retransmits_at_initial_rto_with_backoff() {
     assert_eq!(syn_times(RtoPreset::Rfc6298), vec![0.0, 1.0, 3.0, 7.0]);
-    assert_eq!(syn_times(RtoPreset::Linux), vec![0.0, 1.0, 3.0, 7.0]);
+    assert_eq!(syn_times(RtoPreset::Linux), vec![0.0, 1.0, 2.0, 3.0]); // tcp_syn_linear_timeouts 4
     assert_eq!(syn_times(RtoPreset::Ns2), vec![0.0, 3.0, 9.0, 21.0]);
 }
 

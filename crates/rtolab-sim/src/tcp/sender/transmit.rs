@@ -53,6 +53,9 @@ impl TcpSender {
             burst += 1;
         }
         self.note_window_use(cwnd_stopped);
+        if burst > 0 {
+            self.schedule_probe(now, false);
+        }
     }
 
     /// RFC 6675 5 step (C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
@@ -61,7 +64,7 @@ impl TcpSender {
         loop {
             let len = self.segment_len(self.snd_max);
             let new_ok = len > 0 && self.snd_max + len - self.snd_una <= self.rwnd;
-            let (pipe, next) = self.scoreboard.plan(self.snd_una, self.snd_max, new_ok, &self.geometry);
+            let (pipe, next) = self.scoreboard.plan(self.snd_una, self.snd_max, new_ok, self.loss_marking(), &self.geometry);
             if self.cc.cwnd() < pipe + self.geometry.mss {
                 cwnd_stopped = true;
                 break;
@@ -156,6 +159,12 @@ impl TcpSender {
 
     fn transmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) -> u64 {
         let len = self.segment_len(seq);
+        if self.cfg.rack {
+            self.rack.on_send(seq, now, &self.geometry);
+        }
+        if self.state.is_recovery() {
+            self.recovery.sent_in_recovery(len, self.geometry.mss);
+        }
         let end = seq + len;
         let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };
         if seq < self.snd_max {
@@ -182,7 +191,7 @@ impl TcpSender {
         self.stats.payload_bytes_sent += len;
         out.push(Segment { flags: FLAG_ACK, seq, len: len as u32, ts_val, ..Default::default() });
         if self.timer.is_none() {
-            self.timer = Some(now + self.rto.current()); // RFC 6298 (5.1)
+            self.arm_rto(now); // RFC 6298 (5.1)
         }
         len
     }

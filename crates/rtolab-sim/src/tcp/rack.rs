@@ -1,0 +1,229 @@
+//! RACK, time-based loss detection (RFC 8985 6.1–6.2 and Linux `net/ipv4/tcp_recovery.c`):
+//! a segment is lost once a segment sent after it has been delivered and more than the
+//! delivered one's RTT plus a reordering window has passed since it was sent. This also finds
+//! lost retransmissions, which duplicate-ACK counting cannot.
+//!
+//! Kept here: the send time of every outstanding segment (segment k covers
+//! [k·MSS, (k+1)·MSS), as on the scoreboard), and RACK's state: the send time and end of the
+//! most recently sent segment known delivered (`RACK.xmit_ts`, `RACK.end_seq`), its RTT
+//! (`RACK.rtt`), and the minimum RTT seen.
+//!
+//! Reordering window (Linux `tcp_rack_reo_wnd`): rtolab's links never reorder, so no
+//! reordering is ever seen (`reord_seen` stays 0) and the window is min(min_RTT/4, SRTT),
+//! or 0 once in Recovery or Loss or once DupThresh segments are SACKed (RFC 8985 6.2 step 4:
+//! the DupThresh rule stays in force until reordering is observed).
+//!
+//! Invariant: `xmit[i]` is the latest send time of segment `base + i`; segments below `base`
+//! are cumulatively acknowledged.
+
+use super::scoreboard::{Geometry, Scoreboard};
+use crate::time::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Default)]
+pub struct Rack {
+    base: u64,
+    xmit: VecDeque<u64>,
+    /// Send time (ns) and end of the most recently sent segment known delivered.
+    delivered: Option<(u64, u64)>,
+    /// RTT of that segment's delivery, in ns.
+    rtt: u64,
+    min_rtt: Option<u64>,
+    /// A delivery moved RACK's state since the last pass (Linux `rack.advanced`): ACKs that
+    /// deliver nothing new run no pass.
+    advanced: bool,
+}
+
+/// What one loss-detection pass found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RackVerdict {
+    /// Segments newly marked lost (including lost retransmissions).
+    pub newly_lost: u64,
+    /// Segments sent before the delivered one but still within the reordering window: check
+    /// again after this long (Linux arms `ICSK_TIME_REO_TIMEOUT`).
+    pub recheck_after: Option<SimDuration>,
+}
+
+impl Rack {
+    /// A transmission (first or repeated) of the segment at `seq`.
+    pub fn on_send(&mut self, seq: u64, now: SimTime, g: &Geometry) {
+        let k = seq / g.mss;
+        if self.xmit.is_empty() && k >= self.base {
+            self.base = k;
+        }
+        let Some(i) = k.checked_sub(self.base).map(|i| i as usize) else { return };
+        if i >= self.xmit.len() {
+            self.xmit.resize(i + 1, now.0);
+        }
+        self.xmit[i] = now.0;
+    }
+
+    /// Forgets segments below the new cumulative ACK.
+    pub fn advance(&mut self, snd_una: u64, g: &Geometry) {
+        let k = snd_una / g.mss;
+        while self.base < k && !self.xmit.is_empty() {
+            self.xmit.pop_front();
+            self.base += 1;
+        }
+        if self.xmit.is_empty() {
+            self.base = self.base.max(k);
+        }
+    }
+
+    /// Every RTT sample the sender takes (Linux `tcp_update_rtt_min`; rtolab keeps the
+    /// minimum over the whole connection, where Linux windows it over 5 minutes).
+    pub fn on_rtt_sample(&mut self, rtt: SimDuration) {
+        let r = rtt.as_nanos();
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    }
+
+    fn xmit_of(&self, k: u64) -> Option<u64> {
+        k.checked_sub(self.base).and_then(|i| self.xmit.get(i as usize)).copied()
+    }
+
+    /// RFC 8985 6.2 step 2 (Linux `tcp_rack_advance`): segment `k`, ending at `end`, was
+    /// delivered (SACKed or cumulatively acknowledged) at `now`. A retransmitted segment
+    /// whose RTT would be below the minimum RTT was delivered by an earlier transmission,
+    /// so its send time says nothing.
+    pub fn on_delivered(&mut self, k: u64, end: u64, retransmitted: bool, now: SimTime) {
+        let Some(sent) = self.xmit_of(k) else { return };
+        let rtt = now.0.saturating_sub(sent);
+        if retransmitted && self.min_rtt.is_some_and(|m| rtt < m) {
+            return;
+        }
+        self.advanced = true;
+        if self.delivered.is_none_or(|(xmit, last_end)| sent > xmit || (sent == xmit && end > last_end)) {
+            self.delivered = Some((sent, end));
+            self.rtt = rtt;
+        }
+    }
+
+    /// Linux `tcp_rack_reo_wnd`, without observed reordering (see the module doc).
+    pub fn reordering_window(&self, in_recovery_or_loss: bool, sacked_segments: u64, dupthresh: u64, srtt: Option<SimDuration>) -> SimDuration {
+        if in_recovery_or_loss || sacked_segments >= dupthresh {
+            return SimDuration::ZERO;
+        }
+        let quarter = self.min_rtt.unwrap_or(0) / 4;
+        SimDuration(quarter.min(srtt.map_or(u64::MAX, |s| s.as_nanos())))
+    }
+
+    /// Whether a delivery moved RACK's state since the last call (and clears the flag).
+    pub fn take_advanced(&mut self) -> bool {
+        std::mem::take(&mut self.advanced)
+    }
+
+    /// RFC 8985 6.2 step 5 (Linux `tcp_rack_detect_loss`): marks lost, on the scoreboard,
+    /// every segment in [`snd_una`, `snd_max`) that is neither SACKed nor already lost and
+    /// unresent, was sent before the most recently delivered one, and has waited RACK.rtt +
+    /// `reo_wnd` since it was sent.
+    pub fn detect_loss(&self, now: SimTime, reo_wnd: SimDuration, snd_una: u64, snd_max: u64, sb: &mut Scoreboard, g: &Geometry) -> RackVerdict {
+        let mut verdict = RackVerdict::default();
+        let Some((delivered_xmit, delivered_end)) = self.delivered else { return verdict };
+        let mut wait = 0u64;
+        let first = snd_una / g.mss;
+        for (i, &sent) in self.xmit.iter().enumerate().skip(first.saturating_sub(self.base) as usize) {
+            let k = self.base + i as u64;
+            let start = k * g.mss;
+            if start >= snd_max {
+                break;
+            }
+            let end = (start + g.mss).min(g.data_end);
+            let sent_before = sent < delivered_xmit || (sent == delivered_xmit && end < delivered_end);
+            if !sent_before || sb.is_sacked_segment(k) || (sb.is_lost(k) && !sb.is_retransmitted(k)) {
+                continue;
+            }
+            let deadline = sent + self.rtt + reo_wnd.as_nanos();
+            if deadline <= now.0 {
+                verdict.newly_lost += sb.mark_lost(k) as u64;
+            } else {
+                wait = wait.max(deadline - now.0);
+            }
+        }
+        verdict.recheck_after = (wait > 0).then_some(SimDuration(wait));
+        verdict
+    }
+
+    /// The send time of the oldest outstanding segment (Linux's RTO and probe timers count
+    /// from it, `tcp_rto_delta_us`).
+    pub fn head_sent_at(&self) -> Option<SimTime> {
+        self.xmit.front().map(|&t| SimTime(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::scoreboard::Geometry;
+
+    const G: Geometry = Geometry { mss: 100, data_end: u64::MAX, dupthresh: 3 };
+
+    fn ms(v: u64) -> SimTime {
+        SimTime(v * 1_000_000)
+    }
+
+    /// Segments 0..5 sent 1 ms apart from t = 0; RTT 50 ms. Segment 1 is lost; segment 2's
+    /// SACK arrives at 52 ms: RACK.rtt = 50 ms, RACK.xmit_ts = 2 ms. Segment 1 (sent at
+    /// 1 ms) is lost once 1 + 50 + reo_wnd ms have passed: with min_rtt/4 = 12.5 ms, not at
+    /// 52 ms (recheck after 11.5 ms), but at 63.5 ms. Segment 0 was acked; 3 and 4 were sent
+    /// after segment 2 and are not judged.
+    #[test]
+    fn a_hole_is_lost_after_rtt_plus_reordering_window() {
+        let mut rack = Rack::default();
+        let mut sb = Scoreboard::default();
+        for k in 0..5 {
+            rack.on_send(k * 100, ms(k), &G);
+        }
+        rack.on_rtt_sample(SimDuration::from_millis(50));
+        rack.on_delivered(0, 100, false, ms(50));
+        rack.advance(100, &G);
+        sb.advance(100, &G);
+        sb.mark_sacked(200, 300, 500, &G);
+        rack.on_delivered(2, 300, false, ms(52));
+        let reo = rack.reordering_window(false, 1, 3, Some(SimDuration::from_millis(50)));
+        assert_eq!(reo, SimDuration::from_micros(12_500));
+        let v = rack.detect_loss(ms(52), reo, 100, 500, &mut sb, &G);
+        assert_eq!(v, RackVerdict { newly_lost: 0, recheck_after: Some(SimDuration::from_micros(11_500)) });
+        let v = rack.detect_loss(SimTime(63_500_000), reo, 100, 500, &mut sb, &G);
+        assert_eq!(v, RackVerdict { newly_lost: 1, recheck_after: None });
+        assert!(sb.is_lost(1) && !sb.is_lost(3));
+    }
+
+    /// A lost retransmission: segment 1 resent at 70 ms and lost again; segment 5, sent at
+    /// 80 ms, is SACKed at 130 ms (RACK.rtt 50 ms). In recovery the window is 0, so the
+    /// retransmission (sent 70 ms) is lost at 70 + 50 = 120 ≤ 130 ms: marked again.
+    #[test]
+    fn a_lost_retransmission_is_found() {
+        let mut rack = Rack::default();
+        let mut sb = Scoreboard::default();
+        for k in 0..5 {
+            rack.on_send(k * 100, ms(k), &G);
+        }
+        rack.on_rtt_sample(SimDuration::from_millis(50));
+        sb.advance(100, &G);
+        rack.advance(100, &G);
+        assert!(sb.mark_lost(1));
+        rack.on_send(100, ms(70), &G);
+        sb.mark_retransmitted(100, &G);
+        rack.on_send(500, ms(80), &G);
+        sb.mark_sacked(500, 600, 600, &G);
+        rack.on_delivered(5, 600, false, ms(130));
+        let reo = rack.reordering_window(true, 1, 3, None);
+        let v = rack.detect_loss(ms(130), reo, 100, 600, &mut sb, &G);
+        assert_eq!(v.newly_lost, 4); // the retransmission of 1, and 2, 3, 4 (sent 2–4 ms)
+        assert!(sb.is_lost(1) && !sb.is_retransmitted(1));
+    }
+
+    /// An ACK for a retransmitted segment that comes back faster than the minimum RTT was
+    /// for the original: RACK's state does not move.
+    #[test]
+    fn an_ambiguous_fast_ack_of_a_retransmission_is_ignored() {
+        let mut rack = Rack::default();
+        rack.on_send(0, ms(0), &G);
+        rack.on_rtt_sample(SimDuration::from_millis(50));
+        rack.on_send(0, ms(60), &G);
+        rack.on_delivered(0, 100, true, ms(65));
+        assert_eq!(rack.delivered, None);
+        rack.on_delivered(0, 100, true, ms(111));
+        assert_eq!((rack.delivered, rack.rtt), (Some((ms(60).0, 100)), 51_000_000));
+    }
+}
