@@ -12,7 +12,7 @@
 //!
 //! At the end of recovery cwnd = ssthresh (`tcp_end_cwnd_reduction`).
 
-use super::{Entry, LossRecovery, PartialAck, Reduction, Transmit, Window};
+use super::{Entry, LossRecovery, PartialAck, Reduction, Sack, Transmit, Window};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Prr {
@@ -27,17 +27,19 @@ impl LossRecovery for Prr {
         *self = Prr { prior_cwnd: (w.cwnd / w.mss).max(1), delivered: 0, out: 0 };
         Entry::Cwnd(w.cwnd)
     }
-    fn on_dupack(&mut self, _w: Window) -> Option<u64> {
-        None
+    /// Duplicate ACKs, partial ACKs, the exit window and the choice of segments are RFC
+    /// 6675's (`sack.rs`); only the window per ACK differs.
+    fn on_dupack(&mut self, w: Window) -> Option<u64> {
+        Sack.on_dupack(w)
     }
-    fn on_partial_ack(&mut self, _w: Window, _acked: u64) -> PartialAck {
-        PartialAck { exit: false, retransmit_una: false, cwnd: None, shrink: 0, restart_timer: true, clear_backoff: false }
+    fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck {
+        Sack.on_partial_ack(w, acked)
     }
     fn exit_cwnd(&self, w: Window) -> Option<u64> {
-        Some(w.ssthresh)
+        Sack.exit_cwnd(w)
     }
     fn transmit(&self) -> Transmit {
-        Transmit::Rfc6675Pipe
+        Sack.transmit()
     }
     fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
         self.out += bytes.div_ceil(mss);
