@@ -18,13 +18,15 @@ use serde::Deserialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CcKind {
+    /// RFC 5681 Reno (Linux `reno` under `rtolab emulate`).
     Reno,
+    /// Reno growth; the name selects NewReno loss recovery.
     Newreno,
-    /// RFC 9438 as Linux runs it. Emulation only until rtolab simulates it.
+    /// CUBIC with HyStart as Linux 6.x runs it (RFC 9438).
     Cubic,
-    /// Linux's BIC. Emulation only until rtolab simulates it.
+    /// Linux's BIC.
     Bic,
-    /// Westwood+. Emulation only until rtolab simulates it.
+    /// Linux's Westwood+.
     Westwood,
 }
 
@@ -39,9 +41,21 @@ impl CcKind {
         }
     }
 
-    /// Whether the simulator implements it (the emulator runs whatever the kernel has).
+    /// Whether the simulator implements it: every kind (the emulator runs whatever the
+    /// kernel has).
     pub fn simulated(self) -> bool {
-        matches!(self, CcKind::Reno | CcKind::Newreno)
+        true
+    }
+
+    /// The simulator's controller: "reno" and "newreno" both grow as Reno (they differ in
+    /// loss recovery only).
+    pub fn controller(self) -> ControllerKind {
+        match self {
+            CcKind::Reno | CcKind::Newreno => ControllerKind::Reno,
+            CcKind::Cubic => ControllerKind::Cubic,
+            CcKind::Bic => ControllerKind::Bic,
+            CcKind::Westwood => ControllerKind::Westwood,
+        }
     }
 }
 
@@ -408,8 +422,8 @@ impl TcpSpec {
             syn_losses_for_window: p.syn_losses_for_window,
             syn_undo_by_timestamp: p.syn_undo_by_timestamp,
             handshake: self.handshake.unwrap_or(p.handshake),
-            controller: ControllerKind::Reno,
-            window_arith: if p.ns2_window { WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) } } else { WindowArith::Bytes },
+            controller: self.cc.map_or(ControllerKind::Reno, CcKind::controller),
+            window_arith: if p.ns2_window { WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) } } else if self.cc.is_some_and(|c| c.controller() != ControllerKind::Reno) { WindowArith::Linux } else { WindowArith::Bytes },
             recovery: self.recovery_kind(),
             sack,
             dupack_rule: match self.dupack {

@@ -1,9 +1,11 @@
-//! The window arithmetic every loss-based algorithm shares (RFC 5681), in one of two
-//! arithmetics: bytes (RFC 5681 with appropriate byte counting, as real stacks) or ns-2's
-//! fractional packet window (`cwnd_` a double, `window()` its integer part).
+//! The window arithmetic every loss-based algorithm shares (RFC 5681), in one of three
+//! arithmetics: bytes (RFC 5681 with appropriate byte counting), ns-2's fractional packet
+//! window (`cwnd_` a double, `window()` its integer part) or Linux's whole-packet window
+//! (`net/ipv4/tcp_cong.c`).
 //!
-//! Invariant: `cwnd >= mss` at all times (RFC 5681 never goes below one segment), and in the
-//! ns-2 arithmetic `cwnd == floor(packets)·mss`.
+//! Invariant: `cwnd >= mss` at all times (RFC 5681 never goes below one segment); in the
+//! ns-2 arithmetic `cwnd == floor(packets)·mss`; in the Linux arithmetic cwnd is a whole
+//! number of segments and ssthresh is too, or infinite.
 
 /// How cwnd is counted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -15,7 +17,19 @@ pub enum WindowArith {
     /// min(cwnd, `window_`) = `cap` packets and truncates to an integer, at least 2
     /// (`slowdown` with `CLOSE_SSTHRESH_HALF`).
     Ns2 { cap: u32 },
+    /// Linux's packet-counted window (`tcp_cong.c`): cwnd and ssthresh in whole segments;
+    /// slow start adds the segments an ACK delivered up to ssthresh and passes the rest on
+    /// (`tcp_slow_start`); congestion avoidance adds one segment per `w` segments delivered,
+    /// counted in `snd_cwnd_cnt` (`tcp_cong_avoid_ai`); Reno's ssthresh is half of cwnd, at
+    /// least 2 (`tcp_reno_ssthresh`); an undo keeps the larger window
+    /// (`tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`).
+    Linux,
 }
+
+/// Linux `TCP_INFINITE_SSTHRESH`, in segments.
+const INFINITE_SSTHRESH_PACKETS: u32 = 0x7fff_ffff;
+/// ssthresh before any reduction ("arbitrarily high", RFC 5681 3.1), in bytes.
+const INFINITE_SSTHRESH: u64 = u64::MAX / 4;
 
 /// Congestion window and slow-start threshold, in bytes.
 #[derive(Clone, Debug)]
@@ -28,35 +42,58 @@ pub struct WindowCore {
     ca_credit: u64,
     /// The window in packets (ns-2 arithmetic).
     packets: f64,
+    /// Segments delivered in congestion avoidance not yet turned into growth (Linux
+    /// `snd_cwnd_cnt`).
+    cwnd_cnt: u32,
 }
 
 impl WindowCore {
     /// RFC 5681 (3.1): ssthresh starts arbitrarily high.
     pub fn new(mss: u32, initial_window: u64, arith: WindowArith) -> Self {
         let mss = mss as u64;
-        let cwnd = initial_window.max(mss);
+        let mut cwnd = initial_window.max(mss);
+        if arith == WindowArith::Linux {
+            cwnd = cwnd / mss * mss;
+        }
         // ns-2 `reset()`: ssthresh_ = int(window_).
         let ssthresh = match arith {
             WindowArith::Ns2 { cap } if cap < u32::MAX => cap as u64 * mss,
-            _ => u64::MAX / 4,
+            _ => INFINITE_SSTHRESH,
         };
-        WindowCore { cwnd, ssthresh, mss, arith, ca_credit: 0, packets: (cwnd / mss) as f64 }
+        WindowCore { cwnd, ssthresh, mss, arith, ca_credit: 0, packets: (cwnd / mss) as f64, cwnd_cnt: 0 }
+    }
+
+    /// The same window in the Linux arithmetic, whatever it was built with: cwnd rounded down
+    /// to whole segments, ssthresh infinite (Linux's controllers start from
+    /// `TCP_INFINITE_SSTHRESH`, CUBIC's `initial_ssthresh` being 0).
+    pub fn into_linux(self) -> Self {
+        WindowCore::new(self.mss as u32, self.cwnd, WindowArith::Linux)
+    }
+
+    pub fn is_linux(&self) -> bool {
+        self.arith == WindowArith::Linux
     }
 
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
 
-    /// RFC 5681 (2): cwnd += min(N, SMSS) per ACK in slow start; ns-2: one packet per ACK.
+    /// RFC 5681 (2): cwnd += min(N, SMSS) per ACK in slow start; ns-2: one packet per ACK;
+    /// Linux: the segments acknowledged, up to ssthresh (`reno_cong_avoid` also passes the
+    /// leftover on to congestion avoidance, as the kernel does).
     pub fn slow_start(&mut self, acked: u64) {
         match self.arith {
             WindowArith::Bytes => self.cwnd += acked.min(self.mss),
             WindowArith::Ns2 { .. } => self.set_packets(self.packets + 1.0),
+            WindowArith::Linux => {
+                self.slow_start_packets(acked.div_ceil(self.mss) as u32);
+            }
         }
     }
 
     /// Congestion avoidance: one SMSS of growth per cwnd of acknowledged bytes (RFC 5681
-    /// 3.1, byte counting per RFC 3465); ns-2: cwnd += 1/cwnd per new ACK.
+    /// 3.1, byte counting per RFC 3465); ns-2: cwnd += 1/cwnd per new ACK; Linux:
+    /// `tcp_cong_avoid_ai` with w = cwnd.
     pub fn congestion_avoidance(&mut self, acked: u64) {
         match self.arith {
             WindowArith::Bytes => {
@@ -67,16 +104,37 @@ impl WindowCore {
                 }
             }
             WindowArith::Ns2 { .. } => self.set_packets(self.packets + 1.0 / self.packets),
+            WindowArith::Linux => {
+                let w = self.cwnd_packets();
+                self.cong_avoid_ai(w, acked.div_ceil(self.mss) as u32);
+            }
         }
     }
 
     /// The multiplicative decrease: RFC 5681 (4) ssthresh = max(FlightSize / 2, 2·SMSS);
-    /// ns-2 `slowdown`: ssthresh = max(int(min(cwnd, window_) / 2), 2) packets.
+    /// ns-2 `slowdown`: ssthresh = max(int(min(cwnd, window_) / 2), 2) packets; Linux
+    /// `tcp_reno_ssthresh`: max(cwnd / 2, 2) segments, from cwnd whatever is in flight.
     pub fn halve(&mut self, flight: u64) {
         self.ssthresh = match self.arith {
             WindowArith::Bytes => (flight / 2).max(2 * self.mss),
             WindowArith::Ns2 { cap } => ((self.packets.min(cap as f64) / 2.0) as u64).max(2) * self.mss,
+            WindowArith::Linux => (self.cwnd_packets() / 2).max(2) as u64 * self.mss,
         };
+    }
+
+    /// A reduction begins (Linux `tcp_init_cwnd_reduction`): the congestion-avoidance count
+    /// restarts. Only the Linux arithmetic keeps one.
+    pub fn begin_reduction(&mut self) {
+        self.cwnd_cnt = 0;
+    }
+
+    /// cwnd after a retransmission timeout: the loss window of one segment (RFC 5681 3.1;
+    /// Linux `tcp_enter_loss`: packets in flight + 1 = 1 once everything is marked lost,
+    /// `snd_cwnd_cnt` = 0).
+    pub fn loss_window(&mut self) {
+        let mss = self.mss;
+        self.set_cwnd(mss);
+        self.cwnd_cnt = 0;
     }
 
     /// ns-2 halves on every timeout (`slowdown` with `CLOSE_SSTHRESH_HALF` in `timeout()`),
@@ -100,18 +158,28 @@ impl WindowCore {
     pub fn shrink(&mut self, bytes: u64) {
         match self.arith {
             WindowArith::Ns2 { .. } => self.set_packets(self.packets - (bytes / self.mss) as f64),
-            WindowArith::Bytes => self.set_cwnd(self.cwnd.saturating_sub(bytes)),
+            WindowArith::Bytes | WindowArith::Linux => self.set_cwnd(self.cwnd.saturating_sub(bytes)),
         }
     }
 
+    /// Sets cwnd, at least one segment; Linux: whole segments (rounded down), and
+    /// `snd_cwnd_cnt` is left alone as the kernel's window changes in recovery leave it.
     pub fn set_cwnd(&mut self, bytes: u64) {
+        if self.arith == WindowArith::Linux {
+            self.cwnd = (bytes / self.mss).max(1) * self.mss;
+            return;
+        }
         self.cwnd = bytes.max(self.mss);
         self.ca_credit = 0;
         self.packets = (self.cwnd / self.mss) as f64;
     }
 
+    /// Sets ssthresh; Linux: whole segments (rounded down), or infinite.
     pub fn set_ssthresh(&mut self, bytes: u64) {
-        self.ssthresh = bytes;
+        self.ssthresh = match self.arith {
+            WindowArith::Linux if bytes < INFINITE_SSTHRESH => bytes / self.mss * self.mss,
+            _ => bytes,
+        };
     }
 
     fn set_packets(&mut self, packets: f64) {
@@ -120,14 +188,99 @@ impl WindowCore {
     }
 
     /// Restores cwnd and ssthresh to no less than `prior`'s (Linux `tcp_undo_cwnd_reduction`
-    /// with `tcp_reno_undo_cwnd`).
+    /// with `tcp_reno_undo_cwnd`). In the Linux arithmetic the ssthresh restored is the one
+    /// the kernel saved before the reduction, `prior_ssthresh = tcp_current_ssthresh()` =
+    /// max(ssthresh, ¾·cwnd) of `prior` (taken in Open or Disorder), and `snd_cwnd_cnt`
+    /// stays as it is.
     pub fn undo(&mut self, prior: &WindowCore) {
+        if self.arith == WindowArith::Linux {
+            let cwnd = self.cwnd_packets().max(prior.cwnd_packets());
+            self.set_cwnd_packets(cwnd);
+            let c = prior.cwnd_packets();
+            let prior_ssthresh = prior.ssthresh_packets().max((c >> 1) + (c >> 2));
+            if prior_ssthresh > self.ssthresh_packets() {
+                self.set_ssthresh_packets(prior_ssthresh);
+            }
+            return;
+        }
         if prior.cwnd > self.cwnd {
             self.cwnd = prior.cwnd;
             self.packets = prior.packets;
             self.ca_credit = prior.ca_credit;
         }
         self.ssthresh = self.ssthresh.max(prior.ssthresh);
+    }
+}
+
+/// Linux's packet arithmetic (`net/ipv4/tcp_cong.c`), for the Linux arithmetic and for the
+/// controllers that always use it.
+impl WindowCore {
+    /// `tcp_snd_cwnd`: cwnd in segments.
+    pub fn cwnd_packets(&self) -> u32 {
+        (self.cwnd / self.mss).min(u32::MAX as u64) as u32
+    }
+
+    /// `snd_ssthresh` in segments (`TCP_INFINITE_SSTHRESH` before any reduction).
+    pub fn ssthresh_packets(&self) -> u32 {
+        if self.ssthresh >= INFINITE_SSTHRESH {
+            return INFINITE_SSTHRESH_PACKETS;
+        }
+        (self.ssthresh / self.mss).min(INFINITE_SSTHRESH_PACKETS as u64) as u32
+    }
+
+    /// `tcp_snd_cwnd_set`: at least one segment.
+    pub fn set_cwnd_packets(&mut self, packets: u32) {
+        self.cwnd = packets.max(1) as u64 * self.mss;
+        self.packets = packets.max(1) as f64;
+    }
+
+    pub fn set_ssthresh_packets(&mut self, packets: u32) {
+        self.ssthresh = if packets >= INFINITE_SSTHRESH_PACKETS { INFINITE_SSTHRESH } else { packets as u64 * self.mss };
+    }
+
+    /// `tcp_slow_start`: cwnd = min(cwnd + acked, ssthresh); returns the segments left over
+    /// for congestion avoidance (those beyond ssthresh). Outside slow start everything is
+    /// left over (the kernel calls it only when cwnd < ssthresh).
+    pub fn slow_start_packets(&mut self, acked: u32) -> u32 {
+        let cwnd = self.cwnd_packets();
+        if cwnd >= self.ssthresh_packets() {
+            return acked;
+        }
+        let grown = cwnd.saturating_add(acked).min(self.ssthresh_packets());
+        self.set_cwnd_packets(grown);
+        acked - (grown - cwnd)
+    }
+
+    /// `tcp_cong_avoid_ai`: one segment per `w` segments delivered. Credit gathered under a
+    /// smaller `w` than now is paid out first, one segment at once.
+    pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        let mut cwnd = self.cwnd_packets();
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            cwnd += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            cwnd += delta;
+        }
+        self.set_cwnd_packets(cwnd);
+    }
+
+    /// `tcp_reno_cong_avoid` once the caller has checked `tcp_is_cwnd_limited`: slow start
+    /// by the segments delivered, the leftover into congestion avoidance with w = cwnd.
+    pub fn reno_cong_avoid(&mut self, acked: u32) {
+        let mut acked = acked;
+        if self.in_slow_start() {
+            acked = self.slow_start_packets(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let w = self.cwnd_packets();
+        self.cong_avoid_ai(w, acked);
     }
 }
 
@@ -172,5 +325,61 @@ mod tests {
         // halving uses min(cwnd, window_ = 3) = 3 → int(1.5) = 1 → floor of 2 packets
         w.halve(0);
         assert_eq!(w.ssthresh, 2000);
+    }
+
+    /// `tcp_cong_avoid_ai`: one segment per w delivered, several at once for a stretch ACK;
+    /// credit gathered under a larger window (w 10, 9 counted) is paid out first when w has
+    /// shrunk to 5: +1 and the count restarts, then the new segment counts.
+    #[test]
+    fn linux_congestion_avoidance_counts_segments() {
+        let mut w = WindowCore::new(1000, 10_000, WindowArith::Linux);
+        w.set_ssthresh(10_000);
+        w.cong_avoid_ai(10, 9);
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (10, 9));
+        w.cong_avoid_ai(10, 23);
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (13, 2));
+        w.cwnd_cnt = 9;
+        w.set_cwnd(5000);
+        w.cong_avoid_ai(5, 1);
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (6, 1));
+    }
+
+    /// `tcp_slow_start`: min(cwnd + acked, ssthresh), the rest returned: 9 + 3 with
+    /// ssthresh 10 gives 10 and 2 left over.
+    #[test]
+    fn linux_slow_start_stops_at_ssthresh() {
+        let mut w = WindowCore::new(1000, 9000, WindowArith::Linux);
+        w.set_ssthresh(10_000);
+        assert_eq!(w.slow_start_packets(3), 2);
+        assert_eq!(w.cwnd, 10_000);
+        assert_eq!(w.slow_start_packets(3), 3);
+    }
+
+    /// `tcp_reno_ssthresh` from cwnd, not flight: cwnd 20 with 8 in flight → 10; cwnd 3 → 2.
+    /// Window and ssthresh stay whole segments.
+    #[test]
+    fn linux_halves_cwnd_in_whole_segments() {
+        let mut w = WindowCore::new(1000, 20_500, WindowArith::Linux);
+        assert_eq!(w.cwnd, 20_000);
+        w.halve(8000);
+        assert_eq!(w.ssthresh, 10_000);
+        w.set_cwnd(3999);
+        w.halve(3000);
+        assert_eq!((w.cwnd, w.ssthresh), (3000, 2000));
+        w.set_ssthresh(4500);
+        assert_eq!(w.ssthresh, 4000);
+    }
+
+    /// `tcp_undo_cwnd_reduction`: cwnd max(10, 20) = 20; ssthresh max(10, prior_ssthresh)
+    /// with prior_ssthresh = `tcp_current_ssthresh` = max(12, ⌊20/2⌋ + ⌊20/4⌋ = 15) = 15.
+    #[test]
+    fn linux_undo_restores_prior_window_and_current_ssthresh() {
+        let mut w = WindowCore::new(1000, 20_000, WindowArith::Linux);
+        w.set_ssthresh(12_000);
+        let prior = w.clone();
+        w.halve(0);
+        w.set_cwnd(10_000);
+        w.undo(&prior);
+        assert_eq!((w.cwnd, w.ssthresh), (20_000, 15_000));
     }
 }

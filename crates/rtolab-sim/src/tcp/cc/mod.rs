@@ -4,16 +4,33 @@
 //! The controller owns cwnd and ssthresh. It is called on every ACK (new, duplicate, in
 //! recovery) with the bytes newly acknowledged and newly SACKed and the RTT sample, so
 //! bandwidth estimators and CUBIC's clock can be written without touching the sender. Loss
-//! recovery changes the window only through `set_cwnd`; an undo restores a snapshot taken
-//! before the reduction (the controller is `Clone`, so its own state comes back too).
+//! recovery changes the window only through `set_cwnd`; an undo is given a snapshot taken
+//! before the reduction (the controller is `Clone`) and takes back what its algorithm says:
+//! Reno its window; Linux's controllers cwnd and ssthresh only (`tcp_undo_cwnd_reduction`),
+//! their own state staying as the reduction left it.
 //! Adding an algorithm: a file with a type implementing `CongestionControl`, a variant in
 //! `AnyCc` and in `CcKind`.
+//!
+//! Files: `core.rs` (the window arithmetics), `reno.rs`, and Linux's controllers as Linux
+//! 6.x runs them: `cubic.rs` with `hystart.rs` and `cube_root.rs`, `bic.rs`, `westwood.rs`;
+//! `jiffies.rs` holds the kernel clocks they read.
 
+mod bic;
 mod core;
+mod cube_root;
+mod cubic;
+mod hystart;
+mod jiffies;
 mod reno;
+mod westwood;
+#[cfg(test)]
+mod test_acks;
 
 pub use self::core::{WindowArith, WindowCore};
+pub use bic::Bic;
+pub use cubic::Cubic;
 pub use reno::Reno;
+pub use westwood::Westwood;
 
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
@@ -43,6 +60,25 @@ pub struct AckSample {
     pub state: LossState,
     /// The window limited the sender recently (RFC 7661; Linux `tcp_is_cwnd_limited`).
     pub cwnd_limited: bool,
+}
+
+impl AckSample {
+    /// `delivered` in segments, a partial segment counting as one (Linux counts whole
+    /// segments: `tcp_newly_delivered`).
+    pub fn delivered_packets(&self, mss: u64) -> u32 {
+        self.delivered.div_ceil(mss) as u32
+    }
+
+    /// `acked_bytes` in segments (Linux `pkts_acked`: the segments this ACK acknowledged
+    /// cumulatively, SACKed before or not).
+    pub fn acked_packets(&self, mss: u64) -> u32 {
+        self.acked_bytes.div_ceil(mss) as u32
+    }
+
+    /// The RTT sample in µs as Linux's `ack_sample.rtt_us` (`None` stands for its −1).
+    pub fn rtt_us(&self) -> Option<u32> {
+        self.rtt.map(|r| (r.as_nanos() / 1000).min(u32::MAX as u64) as u32)
+    }
 }
 
 /// What a congestion controller answers to.
@@ -79,19 +115,32 @@ pub trait CongestionControl {
 /// The kinds of controller the spec names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ControllerKind {
+    /// RFC 5681 Reno in the `WindowCore`'s arithmetic.
     Reno,
+    /// Linux `cubic` with HyStart (always the Linux arithmetic).
+    Cubic,
+    /// Linux `bic` (always the Linux arithmetic).
+    Bic,
+    /// Linux `westwood`, Westwood+ (always the Linux arithmetic).
+    Westwood,
 }
 
 /// The algorithms rtolab has, as one enum so the hot path needs no dynamic dispatch.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
     Reno(Reno),
+    Cubic(Cubic),
+    Bic(Bic),
+    Westwood(Westwood),
 }
 
 impl AnyCc {
     pub fn new(kind: ControllerKind, core: WindowCore) -> Self {
         match kind {
             ControllerKind::Reno => AnyCc::Reno(Reno::new(core)),
+            ControllerKind::Cubic => AnyCc::Cubic(Cubic::new(core)),
+            ControllerKind::Bic => AnyCc::Bic(Bic::new(core)),
+            ControllerKind::Westwood => AnyCc::Westwood(Westwood::new(core)),
         }
     }
 }
@@ -100,6 +149,9 @@ macro_rules! dispatch {
     ($self:ident, $cc:ident => $e:expr) => {
         match $self {
             AnyCc::Reno($cc) => $e,
+            AnyCc::Cubic($cc) => $e,
+            AnyCc::Bic($cc) => $e,
+            AnyCc::Westwood($cc) => $e,
         }
     };
 }
@@ -138,9 +190,14 @@ impl CongestionControl for AnyCc {
     fn on_tx_start(&mut self, now: SimTime, last_send: SimTime) {
         dispatch!(self, c => c.on_tx_start(now, last_send))
     }
+    /// `prior` is a snapshot of this same controller (`Episode::prior`), so the kinds match.
     fn undo(&mut self, prior: &Self) {
         match (self, prior) {
             (AnyCc::Reno(c), AnyCc::Reno(p)) => c.undo(p),
+            (AnyCc::Cubic(c), AnyCc::Cubic(p)) => c.undo(p),
+            (AnyCc::Bic(c), AnyCc::Bic(p)) => c.undo(p),
+            (AnyCc::Westwood(c), AnyCc::Westwood(p)) => c.undo(p),
+            _ => unreachable!("an undo restores a snapshot of the same controller"),
         }
     }
 }

@@ -1,5 +1,7 @@
-//! Reno window growth and reduction (RFC 5681, 3.1–3.2). How fast recovery treats partial
-//! ACKs (Reno, NewReno, SACK) is loss recovery's business, not this file's.
+//! Reno window growth and reduction (RFC 5681, 3.1–3.2), in the arithmetic its `WindowCore`
+//! was built with; in the Linux arithmetic it is `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`
+//! and `tcp_reno_undo_cwnd` (`net/ipv4/tcp_cong.c`). How fast recovery treats partial ACKs
+//! (Reno, NewReno, SACK) is loss recovery's business, not this file's.
 
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::time::SimTime;
@@ -24,8 +26,15 @@ impl CongestionControl for Reno {
     }
     /// Grows only on new data acknowledged outside fast recovery, and only while the window
     /// limits the sender (RFC 7661; stacks without that rule pass `cwnd_limited = true`).
+    /// Linux (`tcp_cong_control` → `tcp_may_raise_cwnd` → `tcp_reno_cong_avoid`): the same
+    /// conditions (`FLAG_DATA_ACKED`, not in CWR or Recovery, `tcp_is_cwnd_limited`), then
+    /// growth by the segments newly delivered, SACKed or acknowledged.
     fn on_ack(&mut self, ack: &AckSample) {
         if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
+            return;
+        }
+        if self.core.is_linux() {
+            self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
             return;
         }
         if self.core.in_slow_start() {
@@ -35,6 +44,7 @@ impl CongestionControl for Reno {
         }
     }
     fn on_congestion_event(&mut self, _now: SimTime, flight: u64) {
+        self.core.begin_reduction();
         self.core.halve(flight);
     }
     /// RFC 5681 (4) and 3.1: "ssthresh is held constant" on a repeated timeout of the same
@@ -43,8 +53,7 @@ impl CongestionControl for Reno {
         if first_timeout || self.core.halves_every_timeout() {
             self.core.halve(flight);
         }
-        let mss = self.core.mss;
-        self.core.set_cwnd(mss);
+        self.core.loss_window();
     }
     fn set_cwnd(&mut self, bytes: u64) {
         self.core.set_cwnd(bytes);
@@ -60,5 +69,70 @@ impl CongestionControl for Reno {
     }
     fn undo(&mut self, prior: &Self) {
         self.core.undo(&prior.core);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_acks::{at_ms, ms, Stream, MSS};
+    use super::super::WindowArith;
+    use super::*;
+    use crate::tcp::state::LossState;
+
+    fn linux_reno(iw: u64) -> (Reno, Stream) {
+        let mut cc = Reno::new(WindowCore::new(MSS as u32, iw * MSS, WindowArith::Linux));
+        let s = Stream::start(&mut cc, SimTime::ZERO);
+        (cc, s)
+    }
+
+    /// Slow start grows by the segments delivered (`tcp_newly_delivered`), not per ACK: a
+    /// delayed ACK of 2 segments 10 → 12; an ACK of 1 segment that also SACKs 2 new ones
+    /// (3 delivered) 12 → 15. A duplicate that SACKs a segment acknowledges no new data
+    /// (no `FLAG_DATA_ACKED`): no growth; nor when not cwnd-limited or in Recovery.
+    #[test]
+    fn linux_slow_start_by_delivered_segments() {
+        let (mut cc, mut s) = linux_reno(10);
+        s.ack(&mut cc, at_ms(1), 2, Some(ms(100)));
+        assert_eq!(cc.cwnd(), 12 * MSS);
+        let mut a = s.sample(at_ms(2), 1, Some(ms(100)));
+        a.sacked_bytes = 2 * MSS;
+        a.delivered = 3 * MSS;
+        s.deliver(&mut cc, &a);
+        assert_eq!(cc.cwnd(), 15 * MSS);
+        let mut dup = s.sample(at_ms(3), 0, None);
+        dup.sacked_bytes = MSS;
+        dup.delivered = MSS;
+        s.deliver(&mut cc, &dup);
+        let mut idle = s.sample(at_ms(4), 1, None);
+        idle.cwnd_limited = false;
+        s.deliver(&mut cc, &idle);
+        let mut recovery = s.sample(at_ms(5), 1, None);
+        recovery.state = LossState::Recovery { point: u64::MAX };
+        s.deliver(&mut cc, &recovery);
+        assert_eq!(cc.cwnd(), 15 * MSS);
+    }
+
+    /// cwnd 9, ssthresh 10: an ACK delivering 3 takes cwnd to 10 and puts the 2 left over
+    /// into congestion avoidance (w = 10); four more 2-segment ACKs make 10 counted: 11.
+    #[test]
+    fn linux_slow_start_leftover_goes_to_congestion_avoidance() {
+        let (mut cc, mut s) = linux_reno(9);
+        cc.set_ssthresh(10 * MSS);
+        s.ack(&mut cc, at_ms(1), 3, None);
+        assert_eq!(cc.cwnd(), 10 * MSS);
+        for i in 0..4 {
+            assert_eq!(cc.cwnd(), 10 * MSS);
+            s.ack(&mut cc, at_ms(2 + i), 2, None);
+        }
+        assert_eq!(cc.cwnd(), 11 * MSS);
+    }
+
+    /// Entering recovery with cwnd 20 and 8 segments in flight: ssthresh = 20/2 = 10
+    /// (`tcp_reno_ssthresh` reads cwnd), where RFC 5681 would give FlightSize/2 = 4.
+    #[test]
+    fn linux_ssthresh_from_cwnd() {
+        let (mut cc, _) = linux_reno(20);
+        cc.on_congestion_event(SimTime::ZERO, 8 * MSS);
+        assert_eq!(cc.ssthresh(), 10 * MSS);
     }
 }

@@ -1,0 +1,210 @@
+//! BIC as Linux 6.x runs it (`net/ipv4/tcp_bic.c`): binary search towards the window of the
+//! last loss, W_max, then probing beyond it.
+//!
+//! In congestion avoidance `bictcp_update` sets `cnt`, the segments to acknowledge per
+//! segment of growth (`tcp_cong_avoid_ai` applies it):
+//! - cwnd ≤ `low_window` (14): Reno, cnt = cwnd.
+//! - below W_max: the distance d = (W_max − cwnd)/`BICTCP_B` (B = 4, the search's midpoint
+//!   step); d > `max_increment` (16): linear, cnt = cwnd/16 (at most 16 segments per RTT);
+//!   d ≤ 1: cnt = cwnd·`smooth_part`/B = 5·cwnd (creep); else cnt = cwnd/d (d per RTT).
+//! - from W_max on (max probing): below W_max + B, cnt = 5·cwnd; below W_max + 16·(B − 1),
+//!   cnt = cwnd·(B − 1)/(cwnd − W_max) (slow start away from W_max); then cwnd/16.
+//! - before any loss (W_max = 0), cnt ≤ 20 (5 % per RTT).
+//! - then cnt is scaled by 2/(segments per ACK): cnt·16/`delayed_ack`, where `delayed_ack`
+//!   is 16 × the moving average (1/16 gain) of segments per ACK, taken in Open only
+//!   (`bictcp_acked`), starting at 2.
+//!
+//! On a loss W_max = cwnd, or with fast convergence, when cwnd fell short of the previous
+//! W_max, cwnd·(1 + β)/2 with β = 819/1024; ssthresh = β·cwnd, or cwnd/2 at or below
+//! `low_window`, at least 2. A timeout resets everything (`bictcp_state`); an undo restores
+//! cwnd and ssthresh only (`tcp_reno_undo_cwnd`). Integer arithmetic as the kernel's, on the
+//! Linux packet window whatever the stack's `window_arith` says. The kernel's `epoch_start`
+//! is kept but never read by BIC, so it is left out.
+
+use super::jiffies::{self, HZ};
+use super::{AckSample, CongestionControl, WindowCore};
+use crate::tcp::state::LossState;
+use crate::time::SimTime;
+
+/// `BICTCP_BETA_SCALE` and `beta`: β = 819/1024 ≈ 0.8.
+const BETA_SCALE: u32 = 1024;
+const BETA: u32 = 819;
+/// `BICTCP_B`: the binary search goes to (max + min)/B.
+const B: u32 = 4;
+/// `max_increment`: at most 16 segments of growth per RTT.
+const MAX_INCREMENT: u32 = 16;
+/// `low_window`: Reno at or below 14 segments.
+const LOW_WINDOW: u32 = 14;
+/// `smooth_part`: RTTs from W_max − B to W_max.
+const SMOOTH_PART: u32 = 20;
+/// The cap on `cnt` before any loss.
+const CNT_BEFORE_LOSS: u32 = 20;
+/// `fast_convergence`.
+const FAST_CONVERGENCE: bool = true;
+/// `ACK_RATIO_SHIFT`: `delayed_ack` holds segments per ACK × 16.
+const ACK_RATIO_SHIFT: u32 = 4;
+/// `delayed_ack` at the start: two segments per ACK.
+const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
+
+/// BIC's state (`struct bictcp`) and its window.
+#[derive(Clone, Debug)]
+pub struct Bic {
+    core: WindowCore,
+    /// Segments to acknowledge per segment of growth (`cnt`).
+    cnt: u32,
+    /// W_max, segments; 0 before the first loss (`last_max_cwnd`).
+    last_max_cwnd: u32,
+    /// cwnd and jiffies when `cnt` was last computed (`last_cwnd`, `last_time`).
+    last_cwnd: u32,
+    last_time: u32,
+    /// Segments per ACK × 16, averaged (`delayed_ack`).
+    delayed_ack: u32,
+    /// The loss state when the next ACK arrives (the kernel's `icsk_ca_state` as
+    /// `bictcp_acked` sees it, before that ACK moves it).
+    ca_state: LossState,
+    /// Fast recovery ended during the current ACK: the state after it is Open.
+    recovery_ended: bool,
+}
+
+impl Bic {
+    pub fn new(core: WindowCore) -> Self {
+        Bic {
+            core: core.into_linux(),
+            cnt: 0,
+            last_max_cwnd: 0,
+            last_cwnd: 0,
+            last_time: 0,
+            delayed_ack: INITIAL_DELAYED_ACK,
+            ca_state: LossState::Open,
+            recovery_ended: false,
+        }
+    }
+
+    /// `bictcp_reset`.
+    fn reset(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.delayed_ack = INITIAL_DELAYED_ACK;
+    }
+
+    /// `bictcp_update`: `cnt` for `cwnd`, at most every HZ/32 jiffies while cwnd stays.
+    fn update(&mut self, now_j: u32, cwnd: u32) {
+        if self.last_cwnd == cwnd && jiffies::elapsed(now_j, self.last_time) <= (HZ / 32) as i32 {
+            return;
+        }
+        self.last_cwnd = cwnd;
+        self.last_time = now_j;
+        if cwnd <= LOW_WINDOW {
+            self.cnt = cwnd;
+            return;
+        }
+        let w_max = self.last_max_cwnd;
+        self.cnt = if cwnd < w_max {
+            let dist = (w_max - cwnd) / B;
+            if dist > MAX_INCREMENT {
+                cwnd / MAX_INCREMENT
+            } else if dist <= 1 {
+                cwnd.wrapping_mul(SMOOTH_PART) / B
+            } else {
+                cwnd / dist
+            }
+        } else if cwnd < w_max + B {
+            cwnd.wrapping_mul(SMOOTH_PART) / B
+        } else if cwnd < w_max + MAX_INCREMENT * (B - 1) {
+            cwnd.wrapping_mul(B - 1) / (cwnd - w_max)
+        } else {
+            cwnd / MAX_INCREMENT
+        };
+        if w_max == 0 && self.cnt > CNT_BEFORE_LOSS {
+            self.cnt = CNT_BEFORE_LOSS;
+        }
+        self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
+    }
+
+    /// `bictcp_recalc_ssthresh`.
+    fn recalc_ssthresh(&mut self) -> u32 {
+        let cwnd = self.core.cwnd_packets();
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && FAST_CONVERGENCE {
+            cwnd.wrapping_mul(BETA_SCALE + BETA) / (2 * BETA_SCALE)
+        } else {
+            cwnd
+        };
+        if cwnd <= LOW_WINDOW {
+            (cwnd >> 1).max(2)
+        } else {
+            (cwnd.wrapping_mul(BETA) / BETA_SCALE).max(2)
+        }
+    }
+}
+
+impl CongestionControl for Bic {
+    fn cwnd(&self) -> u64 {
+        self.core.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.core.ssthresh
+    }
+    /// `bictcp_acked` with the segments this ACK acknowledged cumulatively, in the state it
+    /// arrived in; then `bictcp_cong_avoid` when `tcp_may_raise_cwnd` and
+    /// `tcp_is_cwnd_limited` allow.
+    fn on_ack(&mut self, ack: &AckSample) {
+        let mss = self.core.mss;
+        if self.ca_state == LossState::Open {
+            self.delayed_ack = self.delayed_ack.wrapping_add(ack.acked_packets(mss)).wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
+        }
+        self.ca_state = if std::mem::take(&mut self.recovery_ended) { LossState::Open } else { ack.state };
+        if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
+            return;
+        }
+        let mut acked = ack.delivered_packets(mss);
+        if self.core.in_slow_start() {
+            acked = self.core.slow_start_packets(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.update(jiffies::jiffies(ack.now), self.core.cwnd_packets());
+        self.core.cong_avoid_ai(self.cnt, acked);
+    }
+    /// `tcp_init_cwnd_reduction` with `bictcp_recalc_ssthresh`.
+    fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {
+        self.core.begin_reduction();
+        let ssthresh = self.recalc_ssthresh();
+        self.core.set_ssthresh_packets(ssthresh);
+    }
+    /// `tcp_enter_loss`: ssthresh when the sender reduces (`first_timeout`), cwnd one
+    /// segment, then `bictcp_state(TCP_CA_Loss)` resets BIC.
+    fn on_rto(&mut self, _now: SimTime, _flight: u64, first_timeout: bool) {
+        if first_timeout {
+            let ssthresh = self.recalc_ssthresh();
+            self.core.set_ssthresh_packets(ssthresh);
+        }
+        self.core.loss_window();
+        self.reset();
+        self.ca_state = LossState::Loss { point: 0 };
+    }
+    fn set_cwnd(&mut self, bytes: u64) {
+        self.core.set_cwnd(bytes);
+    }
+    fn set_ssthresh(&mut self, bytes: u64) {
+        self.core.set_ssthresh(bytes);
+    }
+    fn halve_window(&mut self) {
+        self.core.halve_window();
+    }
+    fn shrink_window(&mut self, bytes: u64) {
+        self.core.shrink(bytes);
+    }
+    fn undo(&mut self, prior: &Self) {
+        self.core.undo(&prior.core);
+    }
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.recovery_ended = true;
+    }
+}
+
+#[cfg(test)]
+#[path = "bic_tests.rs"]
+mod tests;

@@ -1,0 +1,114 @@
+//! BIC's `cnt` against hand computations from `tcp_bic.c`'s rules. The ACKs each acknowledge
+//! two segments (a delayed-ACK receiver), so `delayed_ack` stays at its initial 32
+//! (32 + 2 − 32/16) and `cnt` = ⌊raw·16/32⌋ = ⌊raw/2⌋, raw being the rule's value.
+
+use super::super::test_acks::{ms, Stream, MSS};
+use super::super::{CongestionControl, WindowArith, WindowCore};
+use super::*;
+
+/// A loss at `w_max` segments (the first, so W_max = cwnd), recovery to ssthresh.
+fn after_a_loss(w_max: u64) -> (Bic, Stream) {
+    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes));
+    let mut s = Stream::start(&mut cc, SimTime::ZERO);
+    cc.set_cwnd(w_max * MSS);
+    cc.on_congestion_event(s.now, 0);
+    let ssthresh = cc.ssthresh();
+    cc.set_cwnd(ssthresh);
+    cc.on_recovery_exit(s.now);
+    s.snd_max = s.snd_una + cc.cwnd();
+    (cc, s)
+}
+
+/// `cnt` after one 2-segment ACK at window `cwnd` segments, 100 ms after the last.
+fn cnt_at(cc: &mut Bic, s: &mut Stream, cwnd: u64) -> u32 {
+    cc.set_cwnd(cwnd * MSS);
+    s.ack(cc, s.now + ms(100), 2, Some(ms(100)));
+    cc.cnt
+}
+
+/// W_max = 100: ssthresh = ⌊100·819/1024⌋ = ⌊79.98⌋ = 79. Binary search below W_max, with
+/// d = ⌊(100 − cwnd)/4⌋: cwnd 79: d = 5, raw ⌊79/5⌋ = 15, cnt 7; cwnd 90: d = 2, raw 45,
+/// cnt 22; cwnd 97: d = 0 ≤ 1, raw = ⌊97·20/4⌋ = 485, cnt 242. In segments per RTT
+/// (cwnd/cnt) that is 11, 4 and 0.4: about twice the search's d per RTT, since `delayed_ack`
+/// halves cnt while `tcp_cong_avoid_ai` counts both segments of every ACK.
+#[test]
+fn binary_search_after_a_loss_at_one_hundred_segments() {
+    let (mut cc, mut s) = after_a_loss(100);
+    assert_eq!((cc.ssthresh(), cc.last_max_cwnd), (79 * MSS, 100));
+    // cnt 7 at cwnd 79: three 2-segment ACKs count 6 segments, the fourth makes 8 ≥ 7 and
+    // one segment of growth.
+    for (i, cwnd) in [(1, 79), (2, 79), (3, 79), (4, 80)] {
+        s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
+        assert_eq!((cc.cnt, cc.cwnd() / MSS), (7, cwnd), "ACK {i}");
+    }
+    assert_eq!(cc.delayed_ack, 32);
+    assert_eq!(cnt_at(&mut cc, &mut s, 90), 22);
+    assert_eq!(cnt_at(&mut cc, &mut s, 97), 242);
+}
+
+/// Far below W_max the increment is capped: W_max = 1000, ssthresh = ⌊1000·819/1024⌋ = 799,
+/// d = ⌊201/4⌋ = 50 > 16, so raw = ⌊799/16⌋ = 49 and cnt = 24.
+#[test]
+fn max_increment_caps_the_search() {
+    let (mut cc, mut s) = after_a_loss(1000);
+    assert_eq!(cc.ssthresh(), 799 * MSS);
+    assert_eq!(cnt_at(&mut cc, &mut s, 799), 24);
+}
+
+/// Beyond W_max = 100 (max probing): cwnd 102 < 100 + B: raw ⌊102·20/4⌋ = 510, cnt 255;
+/// cwnd 110 < 100 + 16·3: raw ⌊110·3/10⌋ = 33, cnt 16 (slow start away from W_max);
+/// cwnd 150 ≥ 148: raw ⌊150/16⌋ = 9, cnt 4 (linear, the max_increment rate).
+#[test]
+fn slow_start_beyond_w_max() {
+    let (mut cc, mut s) = after_a_loss(100);
+    assert_eq!(cnt_at(&mut cc, &mut s, 102), 255);
+    assert_eq!(cnt_at(&mut cc, &mut s, 110), 16);
+    assert_eq!(cnt_at(&mut cc, &mut s, 150), 4);
+}
+
+/// At or below `low_window` BIC is Reno: cnt = cwnd (unscaled), ssthresh = cwnd/2.
+#[test]
+fn reno_below_low_window() {
+    let (mut cc, mut s) = after_a_loss(12);
+    assert_eq!(cc.ssthresh(), 6 * MSS);
+    assert_eq!(cnt_at(&mut cc, &mut s, 12), 12);
+}
+
+/// `bictcp_acked` averages only ACKs that arrive in Open. The duplicate that starts fast
+/// recovery arrives in Open: 32 + 0 − 32/16 = 30. The ACKs of fast recovery do not count,
+/// nor the one that ends it (the sender reports Recovery for it); the next ACK, 10 segments
+/// in Open, moves 30 by 10 − 30/16 = 9 to 39.
+#[test]
+fn delayed_ack_ratio_counts_open_acks_only() {
+    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes));
+    let mut s = Stream::start(&mut cc, SimTime::ZERO);
+    let recovery = LossState::Recovery { point: u64::MAX };
+    let mut dup = s.sample(s.now + ms(1), 0, None);
+    dup.state = recovery;
+    cc.on_ack(&dup);
+    assert_eq!(cc.delayed_ack, 30);
+    let mut partial = s.sample(s.now + ms(2), 10, Some(ms(100)));
+    partial.state = recovery;
+    cc.on_ack(&partial);
+    cc.on_recovery_exit(partial.now);
+    cc.on_ack(&partial);
+    assert_eq!(cc.delayed_ack, 30);
+    s.ack(&mut cc, s.now + ms(3), 10, Some(ms(100)));
+    assert_eq!(cc.delayed_ack, 39);
+}
+
+/// A timeout at cwnd 90 takes ssthresh = ⌊90·819/1024⌋ = ⌊71.98⌋ = 71, then resets BIC
+/// (W_max 0, delayed_ack 32). An undo restores cwnd 90 and ssthresh
+/// max(71, prior 79, ⌊¾·90⌋ = 67) = 79, and nothing of BIC's own state.
+#[test]
+fn timeout_resets_and_undo_restores_the_window() {
+    let (mut cc, s) = after_a_loss(100);
+    cc.set_cwnd(90 * MSS);
+    let prior = cc.clone();
+    cc.on_rto(s.now, 0, true);
+    assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 71 * MSS));
+    assert_eq!((cc.last_max_cwnd, cc.delayed_ack), (0, 32));
+    cc.undo(&prior);
+    assert_eq!((cc.cwnd(), cc.ssthresh()), (90 * MSS, 79 * MSS));
+    assert_eq!(cc.last_max_cwnd, 0);
+}

@@ -1,0 +1,312 @@
+//! CUBIC as Linux 6.x runs it (`net/ipv4/tcp_cubic.c`, module version 2.3), HyStart
+//! included (`hystart.rs`).
+//!
+//! The window follows W(t) = C·(t − K)³ + W_max from the start of an epoch (the first
+//! congestion-avoidance ACK after a reduction), with C = `bic_scale`/1024·10 = 0.4,
+//! K = ∛(W_max·(1 − β)/C) and β = 717/1024 (RFC 9438 4.1–4.6). Per ACK, `bictcp_update`
+//! aims one RTT ahead — t includes `delay_min` — and sets `cnt`, the segments to acknowledge
+//! per segment of growth; `tcp_cong_avoid_ai` applies it. Where Reno (AIMD with
+//! α = 3(1 − β)/(1 + β)) would have a larger window, CUBIC grows at least as fast (the
+//! TCP-friendly region); `cnt` is never below 2 (at most 1.5× per RTT), and at most 20 until
+//! a first reduction (`last_max_cwnd == 0`, 5 % per RTT).
+//!
+//! All in the kernel's integer arithmetic: segments and u32 counts, jiffies at HZ = 1000
+//! (`jiffies.rs`), time in 1/1024 s for the curve (`BICTCP_HZ`), the kernel's cube root
+//! (`cube_root.rs`). The window is always in the Linux packet arithmetic
+//! (`WindowArith::Linux`), whatever the stack's `window_arith` says: CUBIC's increments are
+//! whole segments by construction.
+//!
+//! Hooks: `on_ack` is `cubictcp_acked` (RTT sample, HyStart) then, when `tcp_may_raise_cwnd`
+//! and `tcp_is_cwnd_limited` allow, `cubictcp_cong_avoid`; `on_congestion_event` and the
+//! first `on_rto` of an episode call `cubictcp_recalc_ssthresh`; `on_rto` is also
+//! `cubictcp_state(TCP_CA_Loss)`, which resets everything; `on_tx_start` is
+//! `cubictcp_cwnd_event(CA_EVENT_TX_START)`; `undo` is `tcp_reno_undo_cwnd`, which restores
+//! cwnd and ssthresh only: the epoch and W_max stay as the reduction left them.
+
+use super::cube_root::cubic_root;
+use super::hystart::{self, HyStart};
+use super::jiffies::{self, HZ};
+use super::{AckSample, CongestionControl, WindowCore};
+use crate::time::SimTime;
+
+/// `BICTCP_BETA_SCALE`.
+const BETA_SCALE: u32 = 1024;
+/// `beta`: the window after a reduction is 717/1024 ≈ 0.7 of the window before.
+const BETA: u32 = 717;
+/// `bic_scale`: C = 41·10/1024 ≈ 0.4 segments/s³.
+const BIC_SCALE: u64 = 41;
+/// `BICTCP_HZ`: the curve's time unit is 2^-10 s.
+const BICTCP_HZ: u32 = 10;
+/// `cube_rtt_scale` = `bic_scale`·10 (C in 1/1024 segment per (2^-10 s)³, scaled by 2^40).
+const CUBE_RTT_SCALE: u64 = BIC_SCALE * 10;
+/// `cube_factor` = 2^40 / (`bic_scale`·10) = 2 681 735 677: K = ∛(`cube_factor`·(W_max − cwnd))
+/// in 1/1024 s.
+const CUBE_FACTOR: u64 = (1 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE * 10);
+/// `beta_scale` = 8·(1024 + β)/3/(1024 − β) = 15 (integer steps): Reno's estimate grows by
+/// one segment per 15/8 windows acknowledged, α = 3(1 − β)/(1 + β) ≈ 0.53 per RTT.
+const FRIENDLY_SCALE: u32 = 8 * (BETA_SCALE + BETA) / 3 / (BETA_SCALE - BETA);
+/// The cap on `cnt` before any reduction (5 % per RTT).
+const CNT_BEFORE_LOSS: u32 = 20;
+/// `fast_convergence`.
+const FAST_CONVERGENCE: bool = true;
+
+/// CUBIC's state (`struct bictcp`) and its window.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    core: WindowCore,
+    /// Segments to acknowledge per segment of growth (`cnt`).
+    cnt: u32,
+    /// W_max, segments (`last_max_cwnd`); 0 before the first reduction.
+    last_max_cwnd: u32,
+    /// cwnd and jiffies when `cnt` was last computed (`last_cwnd`, `last_time`).
+    last_cwnd: u32,
+    last_time: u32,
+    /// W_max of the curve (`bic_origin_point`).
+    origin_point: u32,
+    /// K, 1/1024 s (`bic_K`).
+    k: u32,
+    /// Smallest RTT sample, µs; 0 before any (`delay_min`).
+    delay_min: u32,
+    /// Jiffies when the epoch began; `None` between a reduction and the next congestion
+    /// avoidance (the kernel's `epoch_start == 0`).
+    epoch_start: Option<u32>,
+    /// Segments acknowledged towards Reno's estimate (`ack_cnt`).
+    ack_cnt: u32,
+    /// Reno's estimate of its window, segments (`tcp_cwnd`).
+    tcp_cwnd: u32,
+    hystart: HyStart,
+    /// The pacing rate the last ACK left (`sk_pacing_rate`, B/s); `u64::MAX` before any.
+    pacing_rate: u64,
+    /// SND.UNA after the last ACK (SND.MAX at a timeout is SND.UNA + flight).
+    snd_una: u64,
+    /// The connection has sent data (CUBIC's `init` ran).
+    started: bool,
+}
+
+impl Cubic {
+    pub fn new(core: WindowCore) -> Self {
+        Cubic {
+            core: core.into_linux(),
+            cnt: 0,
+            last_max_cwnd: 0,
+            last_cwnd: 0,
+            last_time: 0,
+            origin_point: 0,
+            k: 0,
+            delay_min: 0,
+            epoch_start: None,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            hystart: HyStart::new(),
+            pacing_rate: u64::MAX,
+            snd_una: 0,
+            started: false,
+        }
+    }
+
+    /// `bictcp_reset`: everything but the HyStart round (which the caller resets).
+    fn reset(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.origin_point = 0;
+        self.k = 0;
+        self.delay_min = 0;
+        self.epoch_start = None;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
+        self.hystart.clear_found();
+    }
+
+    /// `cubictcp_acked`: the RTT sample of an ACK. Samples within 1 s of an epoch's start
+    /// are ignored (right after a reduction the queue is still draining); HyStart looks at
+    /// the rest while in slow start with cwnd ≥ 16.
+    fn on_rtt_sample(&mut self, ack: &AckSample, now_j: u32, rtt_us: u32) {
+        if self.epoch_start.is_some_and(|e| jiffies::elapsed(now_j, e) < HZ as i32) {
+            return;
+        }
+        let delay = rtt_us.max(1);
+        if self.delay_min == 0 || self.delay_min > delay {
+            self.delay_min = delay;
+        }
+        let cwnd = self.core.cwnd_packets();
+        if !self.hystart.found() && self.core.in_slow_start() && cwnd >= hystart::LOW_WINDOW {
+            let ack_delay = hystart::ack_delay_us(self.pacing_rate);
+            let now_us = jiffies::micros(ack.now);
+            if self.hystart.update(now_us, ack.snd_una, ack.snd_max, delay, self.delay_min, ack_delay) {
+                self.core.set_ssthresh_packets(cwnd);
+            }
+        }
+    }
+
+    /// `cubictcp_cong_avoid` past `tcp_is_cwnd_limited`.
+    fn cong_avoid(&mut self, now_j: u32, acked: u32) {
+        let mut acked = acked;
+        if self.core.in_slow_start() {
+            acked = self.core.slow_start_packets(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.update(now_j, self.core.cwnd_packets(), acked);
+        self.core.cong_avoid_ai(self.cnt, acked);
+    }
+
+    /// `bictcp_update`: `cnt` for the window `cwnd`, at most once per jiffy, and when cwnd
+    /// has not changed at most every HZ/32 jiffies.
+    fn update(&mut self, now_j: u32, cwnd: u32, acked: u32) {
+        self.ack_cnt = self.ack_cnt.wrapping_add(acked);
+        if self.last_cwnd == cwnd && jiffies::elapsed(now_j, self.last_time) <= (HZ / 32) as i32 {
+            return;
+        }
+        if self.epoch_start.is_some() && now_j == self.last_time {
+            self.tcp_friendliness(cwnd);
+            return;
+        }
+        self.last_cwnd = cwnd;
+        self.last_time = now_j;
+        let epoch_start = match self.epoch_start {
+            Some(e) => e,
+            None => self.start_epoch(now_j, cwnd, acked),
+        };
+        // t: time since the epoch began plus delay_min, in 1/1024 s (sign-extended as the
+        // kernel's s32 → u64).
+        let mut t = jiffies::elapsed(now_j, epoch_start) as i64 as u64;
+        t = t.wrapping_add(jiffies::usecs_to_jiffies(self.delay_min) as u64);
+        t = (t << BICTCP_HZ) / HZ as u64;
+        let k = self.k as u64;
+        let offs = t.abs_diff(k);
+        let delta = (CUBE_RTT_SCALE.wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs) >> (10 + 3 * BICTCP_HZ)) as u32;
+        let target = if t < k { self.origin_point.wrapping_sub(delta) } else { self.origin_point.wrapping_add(delta) };
+        self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { cwnd.wrapping_mul(100) };
+        if self.last_max_cwnd == 0 && self.cnt > CNT_BEFORE_LOSS {
+            self.cnt = CNT_BEFORE_LOSS;
+        }
+        self.tcp_friendliness(cwnd);
+    }
+
+    /// A new epoch at `now_j`: Reno's estimate starts from cwnd; the curve passes through
+    /// cwnd and has its plateau at W_max, K seconds on (or starts there if cwnd ≥ W_max).
+    fn start_epoch(&mut self, now_j: u32, cwnd: u32, acked: u32) -> u32 {
+        self.epoch_start = Some(now_j);
+        self.ack_cnt = acked;
+        self.tcp_cwnd = cwnd;
+        if self.last_max_cwnd <= cwnd {
+            self.k = 0;
+            self.origin_point = cwnd;
+        } else {
+            self.k = cubic_root(CUBE_FACTOR * (self.last_max_cwnd - cwnd) as u64);
+            self.origin_point = self.last_max_cwnd;
+        }
+        now_j
+    }
+
+    /// The TCP-friendly region: Reno's estimate `tcp_cwnd` gains a segment per
+    /// cwnd·15/8 segments acknowledged; if it is ahead of cwnd, `cnt` is at most
+    /// cwnd / (tcp_cwnd − cwnd). Then `cnt` ≥ 2.
+    fn tcp_friendliness(&mut self, cwnd: u32) {
+        let per_segment = cwnd.wrapping_mul(FRIENDLY_SCALE) >> 3;
+        if per_segment > 0 && self.ack_cnt > per_segment {
+            // The kernel subtracts in a loop while ack_cnt > per_segment.
+            let n = (self.ack_cnt - 1) / per_segment;
+            self.ack_cnt -= n * per_segment;
+            self.tcp_cwnd = self.tcp_cwnd.wrapping_add(n);
+        }
+        if self.tcp_cwnd > cwnd {
+            let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+            self.cnt = self.cnt.min(max_cnt);
+        }
+        self.cnt = self.cnt.max(2);
+    }
+
+    /// `cubictcp_recalc_ssthresh`: the epoch ends; W_max becomes cwnd, or with fast
+    /// convergence, when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; ssthresh is
+    /// β·cwnd, at least 2.
+    fn recalc_ssthresh(&mut self) -> u32 {
+        self.epoch_start = None;
+        let cwnd = self.core.cwnd_packets();
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && FAST_CONVERGENCE {
+            cwnd.wrapping_mul(BETA_SCALE + BETA) / (2 * BETA_SCALE)
+        } else {
+            cwnd
+        };
+        (cwnd.wrapping_mul(BETA) / BETA_SCALE).max(2)
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn cwnd(&self) -> u64 {
+        self.core.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.core.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckSample) {
+        let now_j = jiffies::jiffies(ack.now);
+        self.snd_una = ack.snd_una;
+        if let Some(rtt_us) = ack.rtt_us() {
+            self.on_rtt_sample(ack, now_j, rtt_us);
+        }
+        if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
+            self.cong_avoid(now_j, ack.delivered_packets(self.core.mss));
+        }
+        let mss = self.core.mss;
+        let packets_out = ack.snd_max.saturating_sub(ack.snd_una).div_ceil(mss) as u32;
+        self.pacing_rate = hystart::pacing_rate(mss, self.core.cwnd_packets(), self.core.ssthresh_packets(), packets_out, ack.srtt);
+    }
+    /// `tcp_init_cwnd_reduction` with `cubictcp_recalc_ssthresh`.
+    fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {
+        self.core.begin_reduction();
+        let ssthresh = self.recalc_ssthresh();
+        self.core.set_ssthresh_packets(ssthresh);
+    }
+    /// `tcp_enter_loss`: ssthresh from `cubictcp_recalc_ssthresh` when the sender reduces
+    /// (`first_timeout`), cwnd one segment, then `cubictcp_state(TCP_CA_Loss)`: the whole
+    /// state reset (W_max, delay_min and HyStart's exit included) and a new HyStart round
+    /// ending at SND.MAX.
+    fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool) {
+        if first_timeout {
+            let ssthresh = self.recalc_ssthresh();
+            self.core.set_ssthresh_packets(ssthresh);
+        }
+        self.core.loss_window();
+        self.reset();
+        self.hystart.reset_round(jiffies::micros(now), self.snd_una + flight);
+    }
+    fn set_cwnd(&mut self, bytes: u64) {
+        self.core.set_cwnd(bytes);
+    }
+    fn set_ssthresh(&mut self, bytes: u64) {
+        self.core.set_ssthresh(bytes);
+    }
+    fn halve_window(&mut self) {
+        self.core.halve_window();
+    }
+    fn shrink_window(&mut self, bytes: u64) {
+        self.core.shrink(bytes);
+    }
+    fn undo(&mut self, prior: &Self) {
+        self.core.undo(&prior.core);
+    }
+    /// `CA_EVENT_TX_START`: after an idle or application-limited spell the epoch moves on by
+    /// its length (not past now), so the curve resumes where it stopped. The first call, at
+    /// the connection's first data, is where CUBIC's `init` takes its clocks: HyStart's first
+    /// round starts.
+    fn on_tx_start(&mut self, now: SimTime, last_send: SimTime) {
+        if !self.started {
+            self.started = true;
+            self.hystart.reset_round(jiffies::micros(now), self.snd_una);
+        }
+        let now_j = jiffies::jiffies(now);
+        let idle = jiffies::elapsed(now_j, jiffies::jiffies(last_send));
+        if let Some(epoch) = self.epoch_start.filter(|_| idle > 0) {
+            let shifted = epoch.wrapping_add(idle as u32);
+            self.epoch_start = Some(if jiffies::after(shifted, now_j) { now_j } else { shifted });
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "cubic_tests.rs"]
+mod tests;
