@@ -83,7 +83,8 @@ fn spike_without_detection_goes_back_n() {
 #[test]
 fn spike_linux_detects_by_timestamps_and_undoes_once() {
     let f = spike_case("stack = \"linux\"");
-    assert_eq!(counts(&f), (2, 2, 1, 2));
+    // Three retransmissions with RACK-TLP on (two before it).
+    assert_eq!(counts(&f), (2, 2, 1, 3));
 }
 
 #[test]
@@ -116,11 +117,12 @@ fn spike_each_detector_with_and_without_timestamps() {
 
 /// Genuine timeouts must not be called spurious: the last three data segments of a
 /// 20-segment transfer are dropped, so no duplicate ACK can trigger fast retransmit and the
-/// timer must fire; nothing of the lost segments reached the receiver.
+/// timer must fire; nothing of the lost segments reached the receiver. (Linux's tail loss
+/// probe would repair the tail without a timeout, so it is off here.)
 #[test]
 fn tail_loss_timeout_is_genuine_for_every_detector() {
     for tcp in [
-        "stack = \"linux\"",
+        "stack = \"linux\", tlp = false",
         "stack = \"rfc\", detect = [\"frto\"], response = \"rfc4015\"",
         "stack = \"rfc\", timestamps = true, detect = [\"eifel\", \"frto\", \"dsack\"], response = \"undo\"",
     ] {
@@ -209,8 +211,8 @@ fn syn_fallback_only_without_a_sample_in_linux() {
         s.value[i]
     };
     // Linux: the SYN-ACK sample (100 ms plus 10 µs of transmission) gives
-    // 100 + max(2·50, 200) = 300 ms, kept.
-    assert!((rto_after_handshake("stack = \"linux\"") - 0.3).abs() < 1e-3);
+    // 100.01 + max(2·50, 200) = 300.01 ms, rounded up to a whole jiffy: 301 ms, kept.
+    assert!((rto_after_handshake("stack = \"linux\"") - 0.301).abs() < 1e-6);
     // RFC 6298 (5.7): 3 s when data transmission begins, sample or not.
     assert!((rto_after_handshake("stack = \"rfc\"") - 3.0).abs() < 1e-3);
 }
