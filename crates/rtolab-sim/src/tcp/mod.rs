@@ -3,6 +3,7 @@
 //! `rto_linux.rs`, `rto_ns2.rs`), the SACK scoreboard, and the named stacks (`profile.rs`).
 
 pub mod cc;
+pub(crate) mod jiffies;
 pub mod profile;
 pub mod quickack;
 pub mod rack;

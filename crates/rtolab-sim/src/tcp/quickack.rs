@@ -41,7 +41,7 @@ pub struct QuickAck {
 
 impl QuickAck {
     pub fn new(window: u64, mss: u32) -> Self {
-        let grant = (window / (2 * mss as u64)).max(2).min(MAX_QUICKACKS);
+        let grant = (window / (2 * mss as u64)).clamp(2, MAX_QUICKACKS);
         QuickAck { grant, quick: 0, ato: None, last_arrival: SimTime::ZERO, srtt: None }
     }
 

@@ -11,16 +11,14 @@
 //!   `rttvar_us` at once; at the end of each round trip (SND.UNA past `rtt_seq`) `rttvar_us`
 //!   moves a quarter of the way down to that round's maximum, and the maximum restarts at
 //!   rto_min.
-//! - RTO = SRTT + `rttvar_us`, rounded up to whole jiffies (HZ = 1000), at most `max_rto`.
+//! - RTO = SRTT + `rttvar_us`, rounded up to whole jiffies (`jiffies.rs`), at most `max_rto`.
 //!   So RTO ≥ SRTT + rto_min always, and the variance term decays once per round trip, not
 //!   per sample.
 //!
 //! Invariant: `rttvar_us ≥ rto_min` once a sample was taken.
 
+use super::jiffies;
 use crate::time::SimDuration;
-
-/// One jiffy at HZ = 1000, in µs.
-const JIFFY_US: u64 = 1000;
 
 /// Where the connection stands when a sample is taken (the round-trip boundary).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,8 +80,7 @@ impl LinuxRtt {
 
     /// `__tcp_set_rto`: SRTT + `rttvar_us`, rounded up to a jiffy (`usecs_to_jiffies`).
     pub fn rto(&self) -> SimDuration {
-        let us = ((self.srtt_us >> 3) + self.rttvar_us) as u64;
-        SimDuration::from_micros(us.div_ceil(JIFFY_US) * JIFFY_US)
+        jiffies::round_up(SimDuration::from_micros(((self.srtt_us >> 3) + self.rttvar_us) as u64))
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {

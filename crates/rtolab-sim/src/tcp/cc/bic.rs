@@ -21,7 +21,7 @@
 //! Linux packet window whatever the stack's `window_arith` says. The kernel's `epoch_start`
 //! is kept but never read by BIC, so it is left out.
 
-use super::jiffies::{self, HZ};
+use crate::tcp::jiffies::{self, HZ};
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::state::LossState;
 use crate::time::SimTime;
@@ -140,11 +140,11 @@ impl Bic {
 }
 
 impl CongestionControl for Bic {
-    fn cwnd(&self) -> u64 {
-        self.core.cwnd
+    fn core(&self) -> &WindowCore {
+        &self.core
     }
-    fn ssthresh(&self) -> u64 {
-        self.core.ssthresh
+    fn core_mut(&mut self) -> &mut WindowCore {
+        &mut self.core
     }
     /// `bictcp_acked` with the segments this ACK acknowledged cumulatively, in the state it
     /// arrived in; then `bictcp_cong_avoid` when `tcp_may_raise_cwnd` and
@@ -184,21 +184,6 @@ impl CongestionControl for Bic {
         self.core.loss_window();
         self.reset();
         self.ca_state = LossState::Loss { point: 0 };
-    }
-    fn set_cwnd(&mut self, bytes: u64) {
-        self.core.set_cwnd(bytes);
-    }
-    fn set_ssthresh(&mut self, bytes: u64) {
-        self.core.set_ssthresh(bytes);
-    }
-    fn halve_window(&mut self) {
-        self.core.halve_window();
-    }
-    fn shrink_window(&mut self, bytes: u64) {
-        self.core.shrink(bytes);
-    }
-    fn undo(&mut self, prior: &Self) {
-        self.core.undo(&prior.core);
     }
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.recovery_ended = true;

@@ -25,7 +25,7 @@
 
 use super::cube_root::cubic_root;
 use super::hystart::{self, HyStart};
-use super::jiffies::{self, HZ};
+use crate::tcp::jiffies::{self, HZ};
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::time::SimTime;
 
@@ -236,11 +236,11 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn cwnd(&self) -> u64 {
-        self.core.cwnd
+    fn core(&self) -> &WindowCore {
+        &self.core
     }
-    fn ssthresh(&self) -> u64 {
-        self.core.ssthresh
+    fn core_mut(&mut self) -> &mut WindowCore {
+        &mut self.core
     }
     fn on_ack(&mut self, ack: &AckSample) {
         let now_j = jiffies::jiffies(ack.now);
@@ -273,21 +273,6 @@ impl CongestionControl for Cubic {
         self.core.loss_window();
         self.reset();
         self.hystart.reset_round(jiffies::micros(now), self.snd_una + flight);
-    }
-    fn set_cwnd(&mut self, bytes: u64) {
-        self.core.set_cwnd(bytes);
-    }
-    fn set_ssthresh(&mut self, bytes: u64) {
-        self.core.set_ssthresh(bytes);
-    }
-    fn halve_window(&mut self) {
-        self.core.halve_window();
-    }
-    fn shrink_window(&mut self, bytes: u64) {
-        self.core.shrink(bytes);
-    }
-    fn undo(&mut self, prior: &Self) {
-        self.core.undo(&prior.core);
     }
     /// `CA_EVENT_TX_START`: after an idle or application-limited spell the epoch moves on by
     /// its length (not past now), so the curve resumes where it stopped. The first call, at

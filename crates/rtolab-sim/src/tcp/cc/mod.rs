@@ -13,14 +13,13 @@
 //!
 //! Files: `core.rs` (the window arithmetics), `reno.rs`, and Linux's controllers as Linux
 //! 6.x runs them: `cubic.rs` with `hystart.rs` and `cube_root.rs`, `bic.rs`, `westwood.rs`;
-//! `jiffies.rs` holds the kernel clocks they read.
+//! `tcp/jiffies.rs` holds the kernel clocks they read.
 
 mod bic;
 mod core;
 mod cube_root;
 mod cubic;
 mod hystart;
-mod jiffies;
 mod reno;
 mod westwood;
 #[cfg(test)]
@@ -83,8 +82,16 @@ impl AckSample {
 
 /// What a congestion controller answers to.
 pub trait CongestionControl {
-    fn cwnd(&self) -> u64;
-    fn ssthresh(&self) -> u64;
+    /// The window every algorithm keeps (cwnd, ssthresh and their arithmetic); the window
+    /// changes loss recovery makes go to it unchanged.
+    fn core(&self) -> &WindowCore;
+    fn core_mut(&mut self) -> &mut WindowCore;
+    fn cwnd(&self) -> u64 {
+        self.core().cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.core().ssthresh
+    }
     /// Every ACK; grows the window when the state and `cwnd_limited` allow it.
     fn on_ack(&mut self, ack: &AckSample);
     /// Loss detected by duplicate ACKs or SACK: sets ssthresh (RFC 5681 (4)).
@@ -94,16 +101,31 @@ pub trait CongestionControl {
     fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool);
     /// Loss recovery's window changes (inflation, deflation, exit, spurious-timeout
     /// responses). Never below one segment.
-    fn set_cwnd(&mut self, bytes: u64);
-    fn set_ssthresh(&mut self, bytes: u64);
+    fn set_cwnd(&mut self, bytes: u64) {
+        self.core_mut().set_cwnd(bytes);
+    }
+    fn set_ssthresh(&mut self, bytes: u64) {
+        self.core_mut().set_ssthresh(bytes);
+    }
     /// Halves the window itself on entering fast recovery, where the stack does that
     /// instead of cwnd = ssthresh (ns-2 `slowdown(CLOSE_CWND_HALF)`).
-    fn halve_window(&mut self);
+    fn halve_window(&mut self) {
+        self.core_mut().halve_window();
+    }
     /// Takes `bytes` off the window, keeping its fraction (ns-2 NewReno's deflation).
-    fn shrink_window(&mut self, bytes: u64);
+    fn shrink_window(&mut self, bytes: u64) {
+        self.core_mut().shrink(bytes);
+    }
     /// Undoes a reduction found unnecessary, given the controller as it was before it
-    /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before).
-    fn undo(&mut self, prior: &Self);
+    /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before). The
+    /// algorithm's own state stays as after the reduction, as in the kernel, whose
+    /// controllers restore only the window (`tcp_reno_undo_cwnd`).
+    fn undo(&mut self, prior: &Self)
+    where
+        Self: Sized,
+    {
+        self.core_mut().undo(prior.core());
+    }
     /// Fast recovery ended at its recovery point (Linux `CA_EVENT_COMPLETE_CWR`), after the
     /// recovery algorithm set the exit window.
     fn on_recovery_exit(&mut self, _now: SimTime) {}
@@ -157,11 +179,11 @@ macro_rules! dispatch {
 }
 
 impl CongestionControl for AnyCc {
-    fn cwnd(&self) -> u64 {
-        dispatch!(self, c => c.cwnd())
+    fn core(&self) -> &WindowCore {
+        dispatch!(self, c => c.core())
     }
-    fn ssthresh(&self) -> u64 {
-        dispatch!(self, c => c.ssthresh())
+    fn core_mut(&mut self) -> &mut WindowCore {
+        dispatch!(self, c => c.core_mut())
     }
     fn on_ack(&mut self, ack: &AckSample) {
         dispatch!(self, c => c.on_ack(ack))
@@ -171,18 +193,6 @@ impl CongestionControl for AnyCc {
     }
     fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool) {
         dispatch!(self, c => c.on_rto(now, flight, first_timeout))
-    }
-    fn set_cwnd(&mut self, bytes: u64) {
-        dispatch!(self, c => c.set_cwnd(bytes))
-    }
-    fn set_ssthresh(&mut self, bytes: u64) {
-        dispatch!(self, c => c.set_ssthresh(bytes))
-    }
-    fn halve_window(&mut self) {
-        dispatch!(self, c => c.halve_window())
-    }
-    fn shrink_window(&mut self, bytes: u64) {
-        dispatch!(self, c => c.shrink_window(bytes))
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))

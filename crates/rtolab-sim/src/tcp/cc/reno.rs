@@ -18,11 +18,11 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
-    fn cwnd(&self) -> u64 {
-        self.core.cwnd
+    fn core(&self) -> &WindowCore {
+        &self.core
     }
-    fn ssthresh(&self) -> u64 {
-        self.core.ssthresh
+    fn core_mut(&mut self) -> &mut WindowCore {
+        &mut self.core
     }
     /// Grows only on new data acknowledged outside fast recovery, and only while the window
     /// limits the sender (RFC 7661; stacks without that rule pass `cwnd_limited = true`).
@@ -54,21 +54,6 @@ impl CongestionControl for Reno {
             self.core.halve(flight);
         }
         self.core.loss_window();
-    }
-    fn set_cwnd(&mut self, bytes: u64) {
-        self.core.set_cwnd(bytes);
-    }
-    fn set_ssthresh(&mut self, bytes: u64) {
-        self.core.set_ssthresh(bytes);
-    }
-    fn halve_window(&mut self) {
-        self.core.halve_window();
-    }
-    fn shrink_window(&mut self, bytes: u64) {
-        self.core.shrink(bytes);
-    }
-    fn undo(&mut self, prior: &Self) {
-        self.core.undo(&prior.core);
     }
 }
 

@@ -18,7 +18,7 @@
 //! arithmetic as the kernel's: BWE in bytes per jiffy (HZ = 1000: bytes/ms), on the Linux
 //! packet window whatever the stack's `window_arith` says.
 
-use super::jiffies::{self, HZ};
+use crate::tcp::jiffies::{self, HZ};
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::time::SimTime;
 
@@ -152,11 +152,11 @@ fn smooth(a: u32, b: u32) -> u32 {
 }
 
 impl CongestionControl for Westwood {
-    fn cwnd(&self) -> u64 {
-        self.core.cwnd
+    fn core(&self) -> &WindowCore {
+        &self.core
     }
-    fn ssthresh(&self) -> u64 {
-        self.core.ssthresh
+    fn core_mut(&mut self) -> &mut WindowCore {
+        &mut self.core
     }
     /// In the kernel's order: `tcp_westwood_pkts_acked` (the RTT sample), then
     /// `tcp_westwood_ack` (the count, slow path when SACK information is on the ACK), then
@@ -194,21 +194,6 @@ impl CongestionControl for Westwood {
             self.reset_rtt_min = true;
         }
         self.core.loss_window();
-    }
-    fn set_cwnd(&mut self, bytes: u64) {
-        self.core.set_cwnd(bytes);
-    }
-    fn set_ssthresh(&mut self, bytes: u64) {
-        self.core.set_ssthresh(bytes);
-    }
-    fn halve_window(&mut self) {
-        self.core.halve_window();
-    }
-    fn shrink_window(&mut self, bytes: u64) {
-        self.core.shrink(bytes);
-    }
-    fn undo(&mut self, prior: &Self) {
-        self.core.undo(&prior.core);
     }
     /// `CA_EVENT_COMPLETE_CWR`: ssthresh = cwnd = BWE·RTT_min.
     fn on_recovery_exit(&mut self, _now: SimTime) {

@@ -5,6 +5,7 @@
 
 use super::{TcpSender, TimerKind};
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::jiffies;
 use crate::tcp::recovery::{LossRecovery, Reduction};
 use crate::tcp::scoreboard::LossMarking;
 use crate::tcp::segment::Segment;
@@ -44,7 +45,7 @@ impl TcpSender {
         let one_out = self.snd_max - self.snd_una <= self.geometry.mss;
         let extra = if one_out { self.rto.config().min_rto } else { PROBE_SLACK };
         let mut pto = SimDuration(2 * srtt.as_nanos()) + extra;
-        pto = SimDuration::from_micros(pto.as_nanos().div_ceil(1_000_000) * 1000); // whole jiffies
+        pto = jiffies::round_up(pto);
         let rto_left = if advancing_rto { Some(self.rto.current()) } else { self.rto_remaining(now) };
         if let Some(left) = rto_left.filter(|l| l.as_nanos() > 0) {
             pto = pto.min(left);
@@ -134,7 +135,7 @@ impl TcpSender {
         }
         if let Some(wait) = verdict.recheck_after {
             // `usecs_to_jiffies(timeout + TCP_TIMEOUT_MIN_US)`, at most the RTO.
-            let wait = SimDuration::from_micros((wait + REORDER_SLACK).as_nanos().div_ceil(1_000_000) * 1000);
+            let wait = jiffies::round_up(wait + REORDER_SLACK);
             self.timer = Some(now + wait.min(self.rto.current()));
             self.timer_kind = TimerKind::Reorder;
         }
