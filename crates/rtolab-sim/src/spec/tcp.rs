@@ -41,12 +41,6 @@ impl CcKind {
         }
     }
 
-    /// Whether the simulator implements it: every kind (the emulator runs whatever the
-    /// kernel has).
-    pub fn simulated(self) -> bool {
-        true
-    }
-
     /// The simulator's controller: "reno" and "newreno" both grow as Reno (they differ in
     /// loss recovery only).
     pub fn controller(self) -> ControllerKind {
@@ -209,8 +203,8 @@ pub struct TcpSpec {
     /// A named stack: "rfc", "linux", "freebsd", "ns3", "ns2-sack1", "ns2-newreno"; none
     /// means rtolab's defaults.
     pub stack: Option<Stack>,
-    /// Congestion control ("reno"; "newreno" = Reno with NewReno recovery; "cubic", "bic",
-    /// "westwood" under `rtolab emulate` only, for now).
+    /// Congestion control: "reno"; "newreno" = Reno with NewReno recovery; "cubic", "bic",
+    /// "westwood" as Linux runs them (`tcp/cc/`).
     pub cc: Option<CcKind>,
     /// Loss recovery ("reno", "newreno", "sack"); by default SACK recovery when `sack`.
     pub recovery: Option<RecoverySpec>,

@@ -10,13 +10,6 @@ fn fail(path: impl Into<String>, message: impl Into<String>) -> Check {
     Err(SpecError::new(path, message))
 }
 
-/// What the simulator cannot run although the schema (and the emulator) accepts it:
-/// nothing at present, every congestion control is simulated. The loaders call it so that
-/// such a check has one place.
-pub fn simulable(_s: &Scenario) -> Check {
-    Ok(())
-}
-
 /// Validates a parsed scenario; the first problem found is returned.
 pub fn validate(s: &Scenario) -> Check {
     if s.links.is_empty() {
