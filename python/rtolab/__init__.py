@@ -3,15 +3,37 @@
 >>> import rtolab
 >>> result = rtolab.run("studies/quickstart.toml", seed=7)   # doctest: +SKIP
 >>> result.flows.select("name", "goodput_bps", "timeouts", "spurious_timeouts")  # doctest: +SKIP
+
+Importing the package loads only the core and the sweep entry points; polars, scipy,
+matplotlib and dask load with the first name that needs them.
 """
 
+from typing import TYPE_CHECKING
+
 from rtolab._core import SimulationError, SpecError
-from rtolab.api import run
-from rtolab.executors import DaskExecutor, LocalExecutor
-from rtolab.result import Result
-from rtolab.spec import builtin, schema, validate
-from rtolab.study import Study
+from rtolab._lazy import lazy_attributes
 from rtolab.sweep import errors, load, sweep
+
+if TYPE_CHECKING:
+    from rtolab.api import run
+    from rtolab.executors import DaskExecutor, LocalExecutor
+    from rtolab.result import Result
+    from rtolab.spec import builtin, schema, validate
+    from rtolab.study import Study
+
+__getattr__, __dir__ = lazy_attributes(
+    __name__,
+    {
+        "DaskExecutor": "rtolab.executors",
+        "LocalExecutor": "rtolab.executors",
+        "Result": "rtolab.result",
+        "Study": "rtolab.study",
+        "builtin": "rtolab.spec",
+        "run": "rtolab.api",
+        "schema": "rtolab.spec",
+        "validate": "rtolab.spec",
+    },
+)
 
 __all__ = [
     "DaskExecutor",

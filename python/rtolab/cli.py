@@ -3,6 +3,9 @@ emulate, compare.
 
 Bad input prints one message naming the field, the value and the expected form, exits with
 code 2 and writes nothing.
+
+Each command imports what it needs when it runs: ``rtolab --help`` loads typer and rich only,
+never polars, scipy, matplotlib or dask.
 """
 
 from __future__ import annotations
@@ -10,21 +13,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import polars as pl
 import typer
 from rich.table import Table
 
-from rtolab import _core, bench as bench_mod, plots, report as report_mod
+from rtolab import _core
 from rtolab._console import err, fail as _fail, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
-from rtolab.executors import DaskExecutor, Executor, LocalExecutor
-from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
-from rtolab.api import run as run_scenario
-from rtolab.result import Result
-from rtolab.spec import builtin, schema as spec_schema
+
+if TYPE_CHECKING:
+    from rtolab.executors import Executor
+    from rtolab.result import Result
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
 app.add_typer(model_app, name="model")
@@ -63,12 +64,21 @@ def _print_result(result: Result) -> None:
 
 
 def _execute(spec: str, seed: Optional[int]) -> Result:
+    from rtolab.api import run as run_scenario
+
     try:
         return run_scenario(spec, seed=seed)
     except _core.SpecError as e:
         raise _fail(str(e)) from None
     except _core.SimulationError as e:
         raise _fail(f"simulation failed: {e}", code=1) from None
+
+
+def _executor(workers: Optional[int], dask: Optional[str]) -> Executor:
+    """A Dask client when given a scheduler address, else local worker processes."""
+    from rtolab.executors import DaskExecutor, LocalExecutor
+
+    return DaskExecutor(dask) if dask else LocalExecutor(workers)
 
 
 @app.command()
@@ -88,12 +98,16 @@ def run(
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
+    from rtolab.spec import schema as spec_schema
+
     typer.echo(json.dumps(spec_schema(), indent=2))
 
 
 @app.command()
 def bench(names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios to run (default: all).")] = None) -> None:
     """Run the benchmark scenarios and report simulated packets and events per second."""
+    from rtolab import bench as bench_mod
+
     chosen = names or bench_mod.names()
     unknown = [n for n in chosen if n not in bench_mod.names()]
     if unknown:
@@ -110,6 +124,11 @@ def bench(names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios t
 @app.command()
 def demo(out_dir: Annotated[Path, typer.Option("--out", help="Where to write tables and plots.")] = Path("demo-out")) -> None:
     """Run the built-in quickstart scenario, print its tables and write plots."""
+    import polars as pl
+
+    from rtolab import plots
+    from rtolab.spec import builtin
+
     result = _execute(builtin("quickstart"), None)
     _print_result(result)
     result.save(out_dir)
@@ -130,7 +149,9 @@ def sweep(
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
 ) -> None:
     """Run every run of a study in parallel; rerunning skips finished runs."""
-    executor: Executor = DaskExecutor(dask) if dask else LocalExecutor(workers)
+    from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
+
+    executor = _executor(workers, dask)
     try:
         flows = run_sweep(study, out_dir, executor=executor, progress=True)
     except _core.SpecError as e:
@@ -147,6 +168,8 @@ def report(
     html_page: Annotated[bool, typer.Option("--html", help="Also write report/index.html with the figures embedded.")] = False,
 ) -> None:
     """Figures and tables of a finished sweep."""
+    from rtolab import report as report_mod
+
     if not (directory / "study.json").exists():
         raise _fail(f"{directory} is not a sweep directory (no study.json)")
     written = report_mod.write(directory, html_page=html_page)
@@ -172,7 +195,7 @@ def reproduce(
         raise _fail(f"no reproduction {name!r}; expected one of {REPRODUCTIONS}")
     if replications is not None and replications < 1:
         raise _fail(f"--replications: got {replications}, expected a positive integer")
-    executor: Executor = DaskExecutor(dask) if dask else LocalExecutor(workers)
+    executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     study = iw10_irto_study if name == "iw10-irto" else spikes_study

@@ -10,8 +10,7 @@ import typer
 from rich.table import Table
 
 from rtolab._console import fail, out
-from rtolab.model import goodput
-from rtolab.model.parse import duration_distribution, rate_bps, seconds, size_bytes
+from rtolab.model.defaults import DEFAULT_TIMEOUT_S
 
 T = TypeVar("T")
 
@@ -48,7 +47,7 @@ def spikes(
     interval: Annotated[str, typer.Option(help='Spike interval distribution, e.g. "uniform(10s, 50s)", "exp(20s)".')],
     loss: Annotated[float, typer.Option(help="Congestion loss probability p (0: lossless model).")] = 0.0,
     approx: Annotated[str, typer.Option(help="E(A | T') by Eq. 9 (wald) or Eq. 7 (exact).")] = "wald",
-    timeout: Annotated[str, typer.Option(help="TO, the mean timeout in τSS.")] = f"{goodput.DEFAULT_TIMEOUT_S}s",
+    timeout: Annotated[str, typer.Option(help="TO, the mean timeout in τSS.")] = f"{DEFAULT_TIMEOUT_S}s",
     spike_free: Annotated[
         bool, typer.Option("--spike-free", help="The interval runs from a spike's end to the next start (ns-2 Delayer), not start to start.")
     ] = False,
@@ -56,6 +55,9 @@ def spikes(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Goodput of a bulk TCP transfer under delay spikes (paper 003, Eq. 1–18)."""
+    from rtolab.model import goodput
+    from rtolab.model.parse import duration_distribution, rate_bps, seconds, size_bytes
+
     if approx not in ("wald", "exact"):
         raise fail(f"--approx: got {approx!r}, expected 'wald' or 'exact'")
     if ca_growth not in ("paper", "per_rtt"):

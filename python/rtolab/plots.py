@@ -1,16 +1,17 @@
-"""Figures of one run: per-flow time series (cwnd, RTO, SRTT), queue lengths, goodput."""
+"""Figures of one run: per-flow time series (cwnd, RTO, SRTT), queue lengths, goodput.
+
+Drawn on standalone ``matplotlib.figure.Figure`` objects: no pyplot, no global figure
+registry, and the user's backend is left as it was.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import polars as pl
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import polars as pl  # noqa: E402
-
-from rtolab.result import Result  # noqa: E402
+from rtolab.result import Result
 
 
 def _series(result: Result, metric: str) -> pl.DataFrame:
@@ -19,7 +20,8 @@ def _series(result: Result, metric: str) -> pl.DataFrame:
 
 def flow_timeline(result: Result, flow: str, path: Path) -> Path:
     """cwnd (segments of the flow's bytes), SRTT and RTO of one flow over time."""
-    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
+    fig = Figure(figsize=(9, 6))
+    top, bottom = fig.subplots(2, 1, sharex=True)
     mine = result.series.filter(pl.col("entity") == flow)
     cwnd = mine.filter(pl.col("metric") == "cwnd")
     top.step(cwnd["time_s"], cwnd["value"] / 1000.0, where="post", label="cwnd")
@@ -34,13 +36,13 @@ def flow_timeline(result: Result, flow: str, path: Path) -> Path:
     fig.suptitle(f"{result.meta.get('scenario', '')}: flow {flow}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path
 
 
 def queues(result: Result, path: Path) -> Path:
     """Queue length of every link direction that recorded one."""
-    fig, ax = plt.subplots(figsize=(9, 3.5))
+    fig = Figure(figsize=(9, 3.5))
+    ax = fig.subplots()
     q = _series(result, "queue")
     for (entity,), part in q.group_by("entity", maintain_order=True):
         ax.step(part["time_s"], part["value"], where="post", label=str(entity))
@@ -50,14 +52,14 @@ def queues(result: Result, path: Path) -> Path:
         ax.legend(loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path
 
 
 def goodput(result: Result, path: Path) -> Path:
     """Goodput of every flow, with its spurious and genuine timeouts."""
     flows = result.flows.filter(pl.col("goodput_bps").is_not_null())
-    fig, ax = plt.subplots(figsize=(9, max(3.0, 0.22 * flows.height + 1)))
+    fig = Figure(figsize=(9, max(3.0, 0.22 * flows.height + 1)))
+    ax = fig.subplots()
     ax.barh(flows["name"], flows["goodput_bps"] / 1e3)
     for i, (t, s) in enumerate(zip(flows["timeouts"], flows["spurious_timeouts"])):
         if t:
@@ -66,5 +68,4 @@ def goodput(result: Result, path: Path) -> Path:
     ax.invert_yaxis()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path

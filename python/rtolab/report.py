@@ -14,14 +14,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+import polars as pl
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import polars as pl  # noqa: E402
-
-from rtolab import stats  # noqa: E402
-from rtolab.store import Store  # noqa: E402
+from rtolab import stats
+from rtolab.store import Store
 
 METRICS = {
     "goodput_bps": "goodput (bit/s)",
@@ -65,7 +62,8 @@ def sections(directory: Path) -> list[Section]:
             values = group[metric].drop_nulls().to_numpy()
             data.append(values)
             labels.append(_label(dict(zip(params, keys)), params))
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(data) + 2), 4.2))
+        fig = Figure(figsize=(max(6.0, 0.9 * len(data) + 2), 4.2))
+        ax = fig.subplots()
         ax.boxplot(data, whis=(0, 100), showmeans=True)
         ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=7)
         ax.set_ylabel(title)
@@ -73,7 +71,6 @@ def sections(directory: Path) -> list[Section]:
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100)
-        plt.close(fig)
         out.append(Section(metric, title, buf.getvalue(), table))
     return out
 

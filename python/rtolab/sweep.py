@@ -1,4 +1,8 @@
-"""Sweeps: every run of a study, in parallel, resumable, written as a Parquet dataset."""
+"""Sweeps: every run of a study, in parallel, resumable, written as a Parquet dataset.
+
+``import rtolab`` imports this module, so it loads polars, rich's progress bar and the
+executors only inside the functions that use them.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,15 @@ import os
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import polars as pl
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING, Any
 
 from rtolab import _core
-from rtolab.executors import Executor, LocalExecutor
-from rtolab.store import Store, param_dtypes
 from rtolab.study import Study
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from rtolab.executors import Executor
 
 Task = tuple[int, str, int]
 Outcome = tuple[int, "pl.DataFrame | None", "pl.DataFrame | None", "str | None"]
@@ -52,6 +56,11 @@ def sweep(
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
     all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
     stop the others; running the same sweep again skips every finished run."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from rtolab.executors import LocalExecutor
+    from rtolab.store import Store, param_dtypes
+
     study = _as_study(study)
     store = Store(out)
     store.prepare(study)
@@ -82,9 +91,13 @@ def load(directory: str | os.PathLike[str], table: str = "flows") -> pl.DataFram
     """Reads a finished or partial sweep: one row per flow (or link direction) per run, with
     the run key, grid point, replication, seed, spec hash and every parameter (named by its
     dotted path) as columns."""
+    from rtolab.store import Store
+
     return Store(Path(directory)).load(table)
 
 
 def errors(directory: str | os.PathLike[str]) -> pl.DataFrame:
     """The runs of a sweep that failed, with their error message."""
+    from rtolab.store import Store
+
     return Store(Path(directory)).errors()

@@ -28,15 +28,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from . import congestion, lossless
+from .defaults import DEFAULT_TIMEOUT_S
 from .intervals import EPSREL, Constant, IntervalDistribution
 
 Approx = Literal["wald", "exact"]
 CaGrowth = Literal["paper", "per_rtt"]
 IntervalKind = Literal["period", "spike_free"]
-
-DEFAULT_TIMEOUT_S = 1.0
-"""Mean length of a congestion timeout, TO in τSS (Eq. 16–18). The paper leaves it open; the
-default is the RFC 6298 minimum RTO."""
 
 
 @dataclass(frozen=True)

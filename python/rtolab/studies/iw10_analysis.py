@@ -6,18 +6,15 @@ import copy
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import polars as pl  # noqa: E402
-
-from rtolab import stats  # noqa: E402
-from rtolab.executors import Executor  # noqa: E402
-from rtolab.studies.figures import save  # noqa: E402
-from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers  # noqa: E402
-from rtolab.study import derive_seed, set_path  # noqa: E402
+from rtolab import stats
+from rtolab.executors import Executor
+from rtolab.studies.figures import save
+from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers
+from rtolab.study import derive_seed, set_path
 
 FLOWS = "generators.*.flows"
 IW = "generators.*.tcp.iw"
@@ -88,7 +85,8 @@ def elapsed_figures(bursts: pl.DataFrame, out: Path) -> list[Path]:
     bottleneck and flow count, first and later burst side by side (as the slides)."""
     written = []
     for (link, n), part in bursts.group_by(["tag.link", FLOWS], maintain_order=True):
-        fig, axes = plt.subplots(1, 2, figsize=(14, 4.6), sharey=True)
+        fig = Figure(figsize=(14, 4.6))
+        axes = fig.subplots(1, 2, sharey=True)
         for ax, burst, title in zip(axes, ["first", "later"], ["First starting burst", "Later starting burst"]):
             sub = part.filter(pl.col("generator") == burst)
             groups = list(sub.group_by(["tag.buffer", IW, IRTO], maintain_order=True))
@@ -106,7 +104,8 @@ def rto_figure(bursts: pl.DataFrame, out: Path) -> Path:
     """Mean RTOs per run, spurious and genuine, per bottleneck and buffer (both bursts)."""
     per_run = bursts.group_by(["run", *KEYS], maintain_order=True).agg(pl.col("spurious_rtos").sum(), pl.col("genuine_rtos").sum())
     links = per_run["tag.link"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(len(links), 1, figsize=(14, 3.2 * len(links)), squeeze=False)
+    fig = Figure(figsize=(14, 3.2 * len(links)))
+    axes = fig.subplots(len(links), 1, squeeze=False)
     for ax, link in zip(axes[:, 0], links):
         g = per_run.filter(pl.col("tag.link") == link).group_by(["tag.buffer", FLOWS, IW, IRTO], maintain_order=True).agg(
             pl.col("spurious_rtos").mean(), pl.col("genuine_rtos").mean()
@@ -127,7 +126,8 @@ def fairness_figure(bursts: pl.DataFrame, between: pl.DataFrame, out: Path) -> P
     flow count run)."""
     n = 6 if 6 in bursts[FLOWS].unique().to_list() else int(bursts[FLOWS].max())  # type: ignore[arg-type]
     links = bursts["tag.link"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(len(links), 1, figsize=(14, 3.4 * len(links)), squeeze=False)
+    fig = Figure(figsize=(14, 3.4 * len(links)))
+    axes = fig.subplots(len(links), 1, squeeze=False)
     for ax, link in zip(axes[:, 0], links):
         w = bursts.filter((pl.col("tag.link") == link) & (pl.col(FLOWS) == n))
         b = between.filter((pl.col("tag.link") == link) & (pl.col(FLOWS) == n))
@@ -199,7 +199,8 @@ def delay_figure(delays: pl.DataFrame, out: Path) -> list[Path]:
     """Empirical CDFs of one-way delay, FIFO vs RED vs REDok, IW3 vs IW10 (EDGE)."""
     written = []
     for (n,), part in delays.group_by(["flows"], maintain_order=True):
-        fig, ax = plt.subplots(figsize=(8, 4.5))
+        fig = Figure(figsize=(8, 4.5))
+        ax = fig.subplots()
         for (buf, iw), g in part.group_by(["buffer", "iw"], maintain_order=True):
             e = stats.ecdf(g["delay_s"].to_numpy())
             ax.step(e["x"], e["p"], where="post", label=f"{buf}, IW{iw}", linestyle="-" if iw == 10 else "--")

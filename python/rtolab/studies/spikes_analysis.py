@@ -17,21 +17,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
+from scipy import stats as scipy_stats
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import polars as pl  # noqa: E402
-
-from rtolab import stats  # noqa: E402
-from scipy import stats as scipy_stats  # noqa: E402
-
-from rtolab.model import Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes  # noqa: E402
-from rtolab.model.intervals import IntervalDistribution  # noqa: E402
-from rtolab.model.parse import duration_distribution  # noqa: E402
-from rtolab.studies.figures import save  # noqa: E402
-from rtolab.studies.spikes import HEADER_BYTES, PACKET_BYTES, SPIKE_LENGTHS, interval_text, rtt_s  # noqa: E402
+from rtolab import stats
+from rtolab.model import Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes
+from rtolab.model.intervals import IntervalDistribution
+from rtolab.model.parse import duration_distribution
+from rtolab.studies.figures import save
+from rtolab.studies.spikes import HEADER_BYTES, PACKET_BYTES, SPIKE_LENGTHS, interval_text, rtt_s
 
 RATE, SD_LO, SD_HI, MEAN, LOSS = "tag.rate_bps", "tag.sd_lo_s", "tag.sd_hi_s", "tag.mean_interval_s", "links.radio.loss"
 KEYS = [RATE, SD_LO, SD_HI, MEAN, LOSS]
@@ -94,7 +90,8 @@ def validation_figures(table: pl.DataFrame, out: Path) -> list[Path]:
         if part.is_empty():
             continue
         rates = part[RATE].unique().sort().to_list()
-        fig, axes = plt.subplots(1, len(rates), figsize=(6 * len(rates), 4.4), squeeze=False)
+        fig = Figure(figsize=(6 * len(rates), 4.4))
+        axes = fig.subplots(1, len(rates), squeeze=False)
         for ax, rate in zip(axes[0], rates):
             for loss in part[LOSS].unique().sort().to_list():
                 rows = part.filter((pl.col(RATE) == rate) & (pl.col(LOSS) == loss)).sort(MEAN)
@@ -151,7 +148,8 @@ def sensitivity(means: list[float], loss: float) -> pl.DataFrame:
 
 def sensitivity_figure(table: pl.DataFrame, out: Path) -> list[Path]:
     losses = table["loss"].unique().sort().to_list()
-    fig, axes = plt.subplots(1, len(losses), figsize=(6 * len(losses), 4.4), squeeze=False)
+    fig = Figure(figsize=(6 * len(losses), 4.4))
+    axes = fig.subplots(1, len(losses), squeeze=False)
     for ax, loss in zip(axes[0], losses):
         part = table.filter(pl.col("loss") == loss)
         for (law,), rows in part.group_by(["law"], maintain_order=True):
