@@ -24,6 +24,8 @@ from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from rtolab.executors import Executor
     from rtolab.result import Result
 
@@ -40,27 +42,45 @@ def _fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
-def _print_result(result: Result) -> None:
-    flows = Table(title=f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})")
-    cols = [
-        "name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts",
-        "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
-    ]
-    for c in cols:
-        flows.add_column(c, justify="left" if c in ("name", "kind") else "right")
-    shown = result.flows.head(40)
-    for row in shown.select(cols).iter_rows():
-        flows.add_row(*(_fmt(v) for v in row))
-    out.print(flows)
-    if result.flows.height > shown.height:
-        out.print(f"… and {result.flows.height - shown.height} more flows (see flows.parquet)")
-    links = Table(title="links")
-    lcols = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
-    for c in lcols:
-        links.add_column(c, justify="left" if c in ("link", "direction") else "right")
-    for row in result.links.select(lcols).iter_rows():
-        links.add_row(*(_fmt(v) for v in row))
-    out.print(links)
+#: At most this many of the scenario's own flows are listed one by one without ``--all``.
+LISTED_FLOWS = 20
+
+FLOW_COLUMNS = [
+    "name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts",
+    "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
+]
+GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
+LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
+LEFT = {"name", "kind", "generator", "link", "direction"}
+
+
+def _table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
+    table = Table(title=title)
+    for c in columns:
+        table.add_column(c, justify="left" if c in LEFT else "right")
+    for row in df.select(columns).iter_rows():
+        table.add_row(*(_fmt(v) for v in row))
+    return table
+
+
+def _print_result(result: Result, all_flows: bool = False) -> None:
+    """The run's flows and links, readable at any number of flows: generated flows as one
+    summary row per generator, the scenario's own flows one by one (up to LISTED_FLOWS);
+    with ``all_flows`` every flow gets its row."""
+    import polars as pl
+
+    from rtolab.flow_summary import by_generator
+
+    flows = result.flows
+    own = flows.filter(pl.col("generator").is_null())
+    listed = flows if all_flows else own if own.height <= LISTED_FLOWS else own.clear()
+    title = f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})"
+    if listed.height:
+        out.print(_table(title, listed, FLOW_COLUMNS))
+    if listed.height < flows.height:
+        out.print(_table(f"{title} by generator", by_generator(flows), GENERATOR_COLUMNS))
+        out.print(f"{flows.height - listed.height} of {flows.height} flows summarised by generator; --all lists every flow")
+    out.print(_table("links", result.links, LINK_COLUMNS))
 
 
 def _execute(spec: str, seed: Optional[int]) -> Result:
@@ -86,10 +106,11 @@ def run(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
+    all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
 ) -> None:
-    """Run one scenario: print a per-flow table and a link summary."""
+    """Run one scenario: print its flows (generated ones summarised per generator) and links."""
     result = _execute(str(file), seed)
-    _print_result(result)
+    _print_result(result, all_flows)
     if out_dir is not None:
         result.save(out_dir)
         out.print(f"results written to {out_dir}/")
@@ -122,7 +143,10 @@ def bench(names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios t
 
 
 @app.command()
-def demo(out_dir: Annotated[Path, typer.Option("--out", help="Where to write tables and plots.")] = Path("demo-out")) -> None:
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="Where to write tables and plots.")] = Path("demo-out"),
+    all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
+) -> None:
     """Run the built-in quickstart scenario, print its tables and write plots."""
     import polars as pl
 
@@ -130,7 +154,7 @@ def demo(out_dir: Annotated[Path, typer.Option("--out", help="Where to write tab
     from rtolab.spec import builtin
 
     result = _execute(builtin("quickstart"), None)
-    _print_result(result)
+    _print_result(result, all_flows)
     result.save(out_dir)
     bulk = result.flows.filter(pl.col("kind") == "flow")["name"][0]
     written = [

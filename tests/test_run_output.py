@@ -1,0 +1,69 @@
+"""What `rtolab run` and `rtolab demo` print: the scenario's own flows one by one, generated
+flows as one summary row per generator, every flow only with `--all`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from conftest import QUICKSTART, rtolab_cli
+from rtolab.flow_summary import SCENARIO_FLOWS, by_generator
+
+
+def test_summary_counts_quantiles_and_sums_per_generator() -> None:
+    flows = pl.DataFrame(
+        {
+            "name": ["bulk", *(f"web.{i}" for i in range(11))],
+            "kind": ["flow", *["web"] * 11],
+            "generator": [None, *["web"] * 11],
+            "end_s": [None, *[1.0] * 10, None],
+            "goodput_bps": [5e6, *(float(i) for i in range(1, 11)), None],
+            "timeouts": [2, *[1] * 11],
+            "spurious_timeouts": [1, *[0] * 10, 1],
+        },
+        schema_overrides={"timeouts": pl.UInt64, "spurious_timeouts": pl.UInt64},
+    )
+    summary = by_generator(flows)
+    assert summary["generator"].to_list() == [SCENARIO_FLOWS, "web"]
+    web = summary.row(1, named=True)
+    assert (web["kind"], web["flows"], web["finished"]) == ("web", 11, 10)
+    assert web["goodput_median_bps"] == pytest.approx(5.5)  # the flow that never started is left out
+    assert web["goodput_p90_bps"] == pytest.approx(9.1)  # linear between the 9th and 10th
+    assert (web["timeouts"], web["spurious_timeouts"]) == (11, 1)
+    assert summary.row(0, named=True)["goodput_median_bps"] == 5e6
+
+
+def flows_section(stdout: str) -> str:
+    return stdout[: stdout.index("links")]
+
+
+def test_run_summarises_hundreds_of_web_flows() -> None:
+    proc = rtolab_cli("run", str(QUICKSTART))
+    assert proc.returncode == 0, proc.stderr
+    flows = flows_section(proc.stdout)
+    assert "bulk" in flows  # the scenario's own flow keeps its row
+    assert "web1.u" not in flows and "burst0.0" not in flows
+    web = next(line for line in flows.splitlines() if "web1" in line)
+    assert "190" in web
+    assert "--all lists every flow" in flows
+    assert len(proc.stdout.splitlines()) < 40
+
+
+def test_run_all_lists_every_flow() -> None:
+    proc = rtolab_cli("run", str(QUICKSTART), "--all")
+    assert proc.returncode == 0, proc.stderr
+    flows = flows_section(proc.stdout)
+    names = [line.split()[1] for line in flows.splitlines() if line.startswith("│")]
+    assert len(names) == 1 + 6 + 190
+    assert "web1.u1.0" in names and "burst0.5" in names
+    assert "by generator" not in flows
+
+
+def test_demo_prints_summaries_not_every_web_flow(tmp_path: Path) -> None:
+    proc = rtolab_cli("demo", "--out", str(tmp_path / "demo"))
+    assert proc.returncode == 0, proc.stderr
+    assert "web1.u" not in flows_section(proc.stdout)
+    assert len(proc.stdout.splitlines()) < 40
+    assert (tmp_path / "demo" / "goodput.png").exists()
