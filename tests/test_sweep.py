@@ -130,7 +130,7 @@ def test_one_store_holds_one_study(tmp_path: Path) -> None:
     small = {"links.l.rate": ["1Mbps"], "flows.f.tcp.rto": ["linux"]}
     assert rtolab.sweep(study_dict(grid=small, replications=1), out, executor=rtolab.LocalExecutor(1)).height == 1
     wider = {**small, "flows.f.tcp.iw": [3, 10]}
-    with pytest.raises(rtolab.SpecError, match=r"holds the runs of a different study \(grid differ\)"):
+    with pytest.raises(rtolab.SpecError, match=r"holds study 't' \(\w+\), not 't' \(\w+\): different grid"):
         rtolab.sweep(study_dict(grid=wider, replications=1), out, executor=rtolab.LocalExecutor(1))
     assert rtolab.load(out).height == 1
     assert rtolab.sweep(study_dict(grid=small, replications=3), out, executor=rtolab.LocalExecutor(1)).height == 3

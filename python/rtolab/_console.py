@@ -6,6 +6,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 # Tables need width; rich assumes 80 columns when output is not a terminal.
 out = Console(width=None if sys.stdout.isatty() else 160)
@@ -13,5 +14,7 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Prints ``message`` as it is (brackets such as ``[scenario]`` are text, not markup) and
+    returns the exit to raise."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)

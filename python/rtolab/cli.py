@@ -171,19 +171,23 @@ def sweep(
     out_dir: Annotated[Path, typer.Option("--out", help="Result directory (a Parquet dataset); reused to resume.")],
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
+    extend: Annotated[bool, typer.Option("--extend", help="Add new grid values or cases to the study already in --out.")] = False,
 ) -> None:
-    """Run every run of a study in parallel; rerunning skips finished runs."""
+    """Run every run of a study in parallel; rerunning skips finished runs. Exits 1 if runs
+    failed (after finishing the others), 2 for a study that cannot run into --out."""
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
     executor = _executor(workers, dask)
     try:
-        flows = run_sweep(study, out_dir, executor=executor, progress=True)
+        flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend)
     except _core.SpecError as e:
         raise _fail(str(e)) from None
     failed = sweep_errors(out_dir)
     out.print(f"{flows['run'].n_unique() if flows.height else 0} runs finished in {out_dir}/; {failed.height} failed")
-    for row in failed.head(5).iter_rows(named=True):
-        err.print(f"  run {row['run']} (point {row['point']}, replication {row['replication']}): {row['error']}")
+    if failed.height:
+        for row in failed.head(5).iter_rows(named=True):
+            err.print(f"  run {row['run']} (point {row['point']}, replication {row['replication']}): {row['error']}", highlight=False, markup=False)
+        raise _fail(f"{failed.height} run{'s' if failed.height != 1 else ''} failed (rtolab.errors({str(out_dir)!r}) lists them); rerunning the sweep retries only those", code=1)
 
 
 @app.command()
@@ -223,9 +227,14 @@ def reproduce(
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     study = iw10_irto_study if name == "iw10-irto" else spikes_study
-    r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
+    try:
+        r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
+    except _core.SpecError as e:
+        raise _fail(str(e)) from None
     table = "summary.csv" if name == "iw10-irto" else "comparison.csv"
     out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; {table} and {len(r.figures)} figures in {target}/")
+    if r.failed:
+        raise _fail(f"{r.failed} run{'s' if r.failed != 1 else ''} failed (rtolab.errors({str(target / 'sweep')!r}) lists them)", code=1)
 
 
 def main() -> None:

@@ -2,26 +2,32 @@
 
 Layout under the output directory::
 
-    study.json            the study that produced it
+    study.json            the study that produced it (one study per directory: see manifest)
+    manifest.json         its name and fingerprint, and those of the studies it extended
     flows/<run>.parquet   one file per finished run (flow rows + run columns)
     links/<run>.parquet   the same for link directions
     errors/<run>.json     runs that failed, with their error
 
-``<run>`` is the run key (spec hash, seed). Every file is written to a temporary name and
-renamed into place, links before flows; a run counts as finished only when its flows file
+``<run>`` is the run key (spec hash, seed, labels). Every file is written to a temporary name
+and renamed into place, links before flows; a run counts as finished only when its flows file
 exists, so a killed sweep loses at most the runs in flight and never leaves a torn file.
+
+Reading returns the runs of the stored study only, with ``point`` and the parameter types of
+the study as it is now: an extended study renumbers its grid points, and its older run files
+are read as if written today.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from rtolab import _core
+from rtolab import manifest
 from rtolab.study import RunPoint, Study
 
 RUN_COLUMNS = ["run", "point", "replication", "seed", "spec_hash"]
@@ -63,28 +69,19 @@ class Store:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
-    def prepare(self, study: Study) -> None:
+    def prepare(self, study: Study, extend: bool = False) -> None:
+        """Makes the directory ready for ``study``; refuses (``SpecError``, nothing written)
+        a directory that holds another study, unless ``extend`` and ``study`` only adds grid
+        points to it (see ``rtolab.manifest``)."""
+        manifest.check(self.root, study, extend)
         for sub in ("flows", "links", "errors"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
             for stale in (self.root / sub).glob(".*.tmp-*"):
                 stale.unlink(missing_ok=True)
+        record = json.dumps(manifest.record(self.root, study), indent=2, sort_keys=True)
         text = json.dumps(study.to_dict(), indent=2, sort_keys=True, default=str)
-        self._check_same_study(json.loads(text))
-        _atomic_write(self.root / "study.json", lambda p: p.write_text(text + "\n"))
-
-    def _check_same_study(self, new: dict[str, Any]) -> None:
-        """One store holds one study: the same scenario, grid, cases, seed and name; only the
-        number of replications may grow (the finished runs are reused)."""
-        path = self.root / "study.json"
-        if not path.exists():
-            return
-        old = json.loads(path.read_text())
-        differ = sorted(k for k in set(old) | set(new) if k != "replications" and old.get(k) != new.get(k))
-        if differ:
-            raise _core.SpecError(
-                f"{self.root}: holds the runs of a different study ({', '.join(differ)} differ); "
-                "use another --out, or remove that directory to start over"
-            )
+        _atomic_write(self.root / manifest.STUDY_FILE, lambda p: p.write_text(text + "\n"))
+        _atomic_write(self.root / manifest.MANIFEST_FILE, lambda p: p.write_text(record + "\n"))
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
@@ -111,31 +108,40 @@ class Store:
         text = json.dumps(record, indent=2, sort_keys=True, default=str)
         _atomic_write(self.root / "errors" / f"{point.key}.json", lambda p: p.write_text(text + "\n"))
 
-    def _current_keys(self) -> set[str] | None:
-        """The run keys of the study in ``study.json`` (None without one): files of runs it
-        no longer has, such as replications beyond its count, are not loaded."""
-        path = self.root / "study.json"
-        if not path.exists():
-            return None
-        return {p.key for p in Study.from_dict(json.loads(path.read_text())).points()}
+    def _runs(self, study: Study | None, points: Sequence[RunPoint] | None) -> tuple[dict[str, int] | None, dict[str, pl.DataType]]:
+        """(run key → grid point, parameter dtypes) of ``study`` (default: the stored one);
+        (None, {}) for a directory without a study, whose every file is read as it is."""
+        study = study or manifest.stored_study(self.root)
+        if study is None:
+            return None, {}
+        return {p.key: p.point for p in (points if points is not None else study.points())}, param_dtypes(study)
 
-    def load(self, table: str = "flows", keys: set[str] | None = None) -> pl.DataFrame:
-        """All finished runs' rows of ``table``, in study order (point, replication, row):
-        the runs in ``keys``, or by default those of the study in ``study.json``."""
+    def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
+        """All finished runs' rows of ``table``, in study order (point, replication, row): the
+        runs of ``study`` (default: the stored one; ``points``, if given, are its points)."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
         files = sorted((self.root / table).glob("*.parquet"))
-        current = keys if keys is not None else self._current_keys()
-        if current is not None:
-            files = [f for f in files if f.stem in current]
+        runs, dtypes = self._runs(study, points)
+        if runs is not None:
+            files = [f for f in files if f.stem in runs]
         if not files:
             return pl.DataFrame()
-        df = pl.concat([pl.read_parquet(f) for f in files], how="vertical")
+        df = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
+        if runs is not None:
+            df = df.with_columns(pl.col("run").replace_strict(runs, return_dtype=pl.Int64).alias("point"))
+            df = df.cast({name: dtype for name, dtype in dtypes.items() if name in df.columns})
         order = ["point", "replication", "flow"] if table == "flows" else ["point", "replication", "link", "direction"]
         return df.sort(order, maintain_order=True)
 
-    def errors(self) -> pl.DataFrame:
+    def errors(self, study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
+        """The failed runs of ``study`` (default: the stored one) with their error message, in
+        study order."""
+        runs, _ = self._runs(study, points)
         rows = [json.loads(p.read_text()) for p in sorted((self.root / "errors").glob("*.json"))]
+        if runs is not None:
+            rows = [{**r, "point": runs[r["run"]]} for r in rows if r["run"] in runs]
         if not rows:
             return pl.DataFrame(schema={"run": pl.String, "point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64, "error": pl.String})
-        return pl.DataFrame([{k: r[k] for k in ("run", "point", "replication", "seed", "error")} for r in rows])
+        df = pl.DataFrame([{k: r[k] for k in ("run", "point", "replication", "seed", "error")} for r in rows], schema_overrides={"point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64})
+        return df.sort("point", "replication", maintain_order=True)

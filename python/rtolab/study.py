@@ -29,10 +29,15 @@ def derive_seed(base_seed: int, replication: int) -> int:
     return int.from_bytes(digest[:8], "little") >> 1
 
 
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: equal values give equal text. Values JSON has no
+    form for (TOML dates) are written as text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
 def spec_hash(spec: Mapping[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a scenario (keys sorted), first 16 hex digits."""
-    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical_json(spec).encode()).hexdigest()[:16]
 
 
 TAG_PREFIX = "tag."
@@ -111,14 +116,35 @@ class RunPoint:
         """The run's identity: (spec hash, seed), and its ``tag.*`` labels when it has any, so
         that cases differing only in labels are separate runs."""
         key = f"{self.spec_hash}-{self.seed:016x}"
-        tags = {k: v for k, v in self.params.items() if k.startswith("tag.")}
+        tags = {k: v for k, v in self.params.items() if k.startswith(TAG_PREFIX)}
         if tags:
             key += "-" + hashlib.sha256(json.dumps(tags, sort_keys=True, default=str).encode()).hexdigest()[:8]
         return key
 
 
+def describe_params(params: Mapping[str, Any]) -> str:
+    """`path = value, …` of a parameter assignment, for messages."""
+    return ", ".join(f"{k} = {json.dumps(v, default=str)}" for k, v in params.items()) or "no parameters"
+
+
+def _check_cases(cases: list[dict[str, Any]], grid: Mapping[str, Any]) -> None:
+    """Each case is a distinct assignment that the grid does not override: a repeated case or
+    a case key that is also a grid key would give runs identical to others."""
+    seen: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        shared = sorted(set(case) & set(grid))
+        if shared:
+            raise _core.SpecError(f"study.cases[{i}].{shared[0]}: also a grid parameter, whose values would replace the case's; set it in one place")
+        first = seen.setdefault(canonical_json(case), i)
+        if first != i:
+            raise _core.SpecError(f"study.cases[{i}]: repeats cases[{first}] ({describe_params(case)}); every case needs its own values")
+
+
 @dataclass(frozen=True)
 class Study:
+    """A study: base scenario, grid, cases, replications and base seed. Every grid point is a
+    distinct run of the simulator (no two share a scenario and labels)."""
+
     name: str
     base: dict[str, Any]
     grid: dict[str, list[Any]] = field(default_factory=dict)
@@ -134,7 +160,11 @@ class Study:
             raise _core.SpecError(f"study: unknown field {sorted(unknown)[0]!r}; expected one of {sorted(known)}")
         if ("base" in d) == ("scenario" in d):
             raise _core.SpecError("study: give the base scenario as `base = \"file.toml\"` or an inline [scenario] table")
+        if "name" in d and not isinstance(d["name"], str):
+            raise _core.SpecError(f"study.name: got {d['name']!r}, expected a string")
         if "base" in d:
+            if not isinstance(d["base"], str):
+                raise _core.SpecError(f"study.base: got {d['base']!r}, expected the path of a scenario file, e.g. base = \"base.toml\"")
             base_path = Path(d["base"])
             if root is not None and not base_path.is_absolute():
                 base_path = root / base_path
@@ -154,6 +184,7 @@ class Study:
             if not isinstance(values, list) or not values:
                 raise _core.SpecError(f"grid.{path}: got {values!r}, expected a non-empty list of values")
         cases = [dict(c) for c in d.get("cases", [])]
+        _check_cases(cases, grid)
         replications = d.get("replications", 1)
         if not isinstance(replications, int) or replications < 1:
             raise _core.SpecError(f"study.replications: got {replications!r}, expected a positive integer")
@@ -181,16 +212,33 @@ class Study:
                 yield {**case, **dict(zip(keys, values))}
 
     def points(self) -> list[RunPoint]:
-        """Every run, grid point by grid point, replications innermost."""
+        """Every run, grid point by grid point, replications innermost. Raises ``SpecError``
+        if two grid points give the same scenario and labels (paths that reach one field by
+        two names, such as ``links.0.rate`` and ``links.radio.rate``)."""
         out = []
+        first: dict[str, RunPoint] = {}
         for point, params in enumerate(self.combinations()):
             spec = copy.deepcopy(self.base)
             spec.pop("seed", None)
             for path, value in params.items():
                 set_path(spec, path, value)
-            for r in range(self.replications):
-                out.append(RunPoint(point, params, r, derive_seed(self.seed, r), spec))
+            runs = [RunPoint(point, params, r, derive_seed(self.seed, r), spec) for r in range(self.replications)]
+            same = first.setdefault(runs[0].key, runs[0])
+            if same is not runs[0]:
+                raise _core.SpecError(
+                    f"study: grid points {same.point} ({describe_params(same.params)}) and {point} ({describe_params(params)}) "
+                    "give the same scenario; every grid point needs its own values"
+                )
+            out += runs
         return out
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical JSON of the study without its replication count, first 16
+        hex digits: studies with the same fingerprint have the same runs, replication by
+        replication, so more or fewer replications stay the same study."""
+        spec = {k: v for k, v in self.to_dict().items() if k != "replications"}
+        return hashlib.sha256(canonical_json(spec).encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import os
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtolab import _core
-from rtolab.study import Study
+from rtolab.study import RunPoint, Study, describe_params
 
 if TYPE_CHECKING:
     import polars as pl
@@ -47,35 +47,62 @@ def _as_study(study: Study | Mapping[str, Any] | str | os.PathLike[str]) -> Stud
     return Study.load(study)
 
 
+def spec_errors(points: Sequence[RunPoint]) -> dict[int, str]:
+    """Grid point → why its scenario cannot run, for the grid points that cannot (each checked
+    once: its replications differ only in seed). Raises ``SpecError`` when no grid point can
+    run, so that a study whose every run would fail starts none."""
+    errors: dict[int, str] = {}
+    first_run: dict[int, RunPoint] = {}
+    for p in points:
+        if first_run.setdefault(p.point, p) is not p:
+            continue
+        try:
+            _core.validate(json.dumps(p.spec), "json")
+        except _core.SpecError as e:
+            errors[p.point] = str(e)
+    if first_run and len(errors) == len(first_run):
+        point = min(errors)
+        fails = "every grid point fails with" if len(set(errors.values())) == 1 else f"all {len(errors)} grid points fail, the first with"
+        where = f"grid point {point}: {describe_params(first_run[point].params)}"
+        raise _core.SpecError(f"study: no run can start; {fails}: {errors[point]} ({where})")
+    return errors
+
+
 def sweep(
     study: Study | Mapping[str, Any] | str | os.PathLike[str],
     out: str | os.PathLike[str],
     executor: Executor | None = None,
     progress: bool = False,
+    extend: bool = False,
 ) -> pl.DataFrame:
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
     all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
-    stop the others; running the same sweep again skips every finished run."""
+    stop the others; running the same sweep again skips every finished run.
+
+    Raises ``SpecError``, before anything runs or is written, for a study no run of which can
+    start and for an ``out`` that holds a different study; with ``extend``, a study that only
+    adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from rtolab.executors import LocalExecutor
     from rtolab.store import Store, param_dtypes
 
     study = _as_study(study)
-    store = Store(out)
-    store.prepare(study)
-    dtypes = param_dtypes(study)
     points = study.points()
+    invalid = spec_errors(points)
+    store = Store(out)
+    store.prepare(study, extend)
+    dtypes = param_dtypes(study)
     finished = store.finished()
-    first_index: dict[str, int] = {}
-    for i, p in enumerate(points):
-        first_index.setdefault(p.key, i)
-    todo = [i for i, p in enumerate(points) if p.key not in finished and first_index[p.key] == i]
-    tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed) for i in todo]
+    todo = [i for i, p in enumerate(points) if p.key not in finished]
+    for i in todo:
+        if points[i].point in invalid:
+            store.write_error(points[i], f"SpecError: {invalid[points[i].point]}")
+    tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed) for i in todo if points[i].point not in invalid]
     executor = executor or LocalExecutor()
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     with Progress(*columns, disable=not progress, transient=False) as bar:
-        task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(todo), rate="")
+        task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
         for done, (index, flows, links, error) in enumerate(executor.run_all(execute, tasks), start=1):
             point = points[index]
             if error is None and flows is not None and links is not None:
@@ -84,7 +111,7 @@ def sweep(
                 store.write_error(point, error or "unknown error")
             elapsed = bar.tasks[0].elapsed or 0.0
             bar.update(task_id, advance=1, rate=f"{done / elapsed:.1f} runs/s" if elapsed else "")
-    return store.load("flows", keys={p.key for p in points})
+    return store.load("flows", study, points)
 
 
 def load(directory: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame:

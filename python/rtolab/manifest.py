@@ -1,0 +1,85 @@
+"""Which study a sweep directory holds, and whether another study may run into it.
+
+A directory holds one study: ``study.json`` is the study as last run, ``manifest.json`` its
+name and fingerprint (``Study.fingerprint``) and the fingerprints it grew from. A study with
+the same fingerprint (at most the replication count differs) resumes the directory. With
+``extend``, a study that only adds grid values or cases to the stored one also does: every
+run of the stored study is a run of the new one, so nothing finished is lost or mixed. Any
+other study is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rtolab import _core
+from rtolab.study import Study, canonical_json
+
+STUDY_FILE = "study.json"
+MANIFEST_FILE = "manifest.json"
+FORMAT = 1
+
+
+def stored_study(root: Path) -> Study | None:
+    """The study in ``root/study.json``, or None for a directory without one."""
+    path = root / STUDY_FILE
+    return Study.from_dict(json.loads(path.read_text())) if path.exists() else None
+
+
+def _differing_fields(old: Study, new: Study) -> list[str]:
+    a, b = old.to_dict(), new.to_dict()
+    return sorted(k for k in a if k != "replications" and canonical_json(a[k]) != canonical_json(b[k]))
+
+
+def extension_problem(old: Study, new: Study) -> str | None:
+    """Why ``new`` does not extend ``old`` (None when it does): the same name, scenario, seed
+    and parameters, every grid value and every case of ``old`` still present."""
+    for name in ("name", "base", "seed"):
+        if canonical_json(getattr(old, name)) != canonical_json(getattr(new, name)):
+            return f"the {'scenario' if name == 'base' else name} differs"
+    if set(old.parameters) != set(new.parameters):
+        return f"the parameters differ ({', '.join(sorted(set(old.parameters) ^ set(new.parameters)))})"
+    for path, values in old.grid.items():
+        kept = {canonical_json(v) for v in new.grid[path]}
+        dropped = [v for v in values if canonical_json(v) not in kept]
+        if dropped:
+            return f"grid.{path} no longer has {json.dumps(dropped[0], default=str)}"
+    kept_cases = {canonical_json(c) for c in new.cases}
+    for i, case in enumerate(old.cases):
+        if canonical_json(case) not in kept_cases:
+            return f"cases[{i}] of the stored study is gone"
+    return None
+
+
+def check(root: Path, study: Study, extend: bool = False) -> None:
+    """Raises ``SpecError`` unless ``study`` may run into ``root`` (see the module doc); the
+    message names both studies and says how to proceed."""
+    old = stored_study(root)
+    if old is None or old.fingerprint == study.fingerprint:
+        return
+    problem = extension_problem(old, study)
+    if extend and problem is None:
+        return
+    held = f"{root} holds study {old.name!r} ({old.fingerprint}), not {study.name!r} ({study.fingerprint})"
+    differ = f"different {', '.join(_differing_fields(old, study))}"
+    if problem is None:
+        advice = "sweep into another --out, or pass --extend to add the new grid points to it"
+    else:
+        advice = f"sweep into another --out, or remove {root} to start over (--extend only adds grid values or cases: {problem})"
+    raise _core.SpecError(f"{held}: {differ}; {advice}")
+
+
+def record(root: Path, study: Study) -> dict[str, Any]:
+    """The manifest to write for ``study`` in ``root``: its name and fingerprint, and the
+    fingerprints of the studies it extended."""
+    path = root / MANIFEST_FILE
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    grew_from = list(previous.get("extends", []))
+    old = previous.get("study_hash")
+    if old is None and (old_study := stored_study(root)) is not None:
+        old = old_study.fingerprint
+    if old is not None and old != study.fingerprint and old not in grew_from:
+        grew_from.append(old)
+    return {"format": FORMAT, "study": study.name, "study_hash": study.fingerprint, "extends": grew_from}
