@@ -1,17 +1,28 @@
 """Kernel reference cases (validate/kernel/*.toml): each runs over the kernel's TCP through
-`rtolab emulate` and in the simulator with the `linux` stack profile, and the side by side
-goes into docs/validation.md between the kernel markers (with kernel version and date).
+`rtolab emulate`, in the simulator with the `linux` stack profile, and in ns-3.44
+(validate/ns3/ns3_run.py, where ns-3 can express the set-up); the three side by side go into
+docs/validation.md between the kernel markers (with kernel version and date).
 These are the targets of the `linux` profile; differences are findings, not failures.
 
+The kernel side needs root and runs in real time, so its results are kept in
+validate/kernel/results.json: a kernel run updates them, `--skip-kernel` (or naming cases,
+to re-measure only those) takes the others from there.
+
     python validate/kernel_compare.py [--reps N] [--out docs/validation.md]
+    python validate/kernel_compare.py --skip-kernel       # simulator and ns-3 only
+    python validate/kernel_compare.py lost-syn --reps 1   # re-measure one case on the kernel
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -19,13 +30,17 @@ from rtolab import SpecError, run
 from rtolab.emulate import _with_stack, emulate
 
 CASES = Path(__file__).parent / "kernel"
+KERNEL_RESULTS = CASES / "results.json"
+NS3_RUN = Path(__file__).parent / "ns3" / "ns3_run.py"
 BEGIN, END = "<!-- kernel:begin -->", "<!-- kernel:end -->"
 COLUMNS = ["completion_s", "retransmits", "timeouts", "spurious_timeouts", "spurious_detected", "undos", "mean_rto_s"]
 
+Metrics = dict[str, float | None]
 
-def per_flow(flows: pl.DataFrame) -> dict[str, float | None]:
+
+def per_flow(flows: pl.DataFrame) -> Metrics:
     f = flows.with_columns((pl.col("end_s") - pl.col("start_s")).alias("completion_s"))
-    out: dict[str, float | None] = {"completion_s": f["completion_s"].max()}  # the slowest flow
+    out: Metrics = {"completion_s": f["completion_s"].max()}  # the slowest flow
     for c in COLUMNS[1:-1]:
         out[c] = float(f[c].sum())
     out["mean_rto_s"] = f["mean_rto_s"].mean()  # type: ignore[assignment]
@@ -36,36 +51,74 @@ def fmt(v: float | None) -> str:
     return "–" if v is None else (f"{v:.3g}" if isinstance(v, float) and not v.is_integer() else f"{v:g}")
 
 
+def kernel_side(cases: list[Path], measure: set[str], reps: int) -> dict[str, Any]:
+    """Per case {"kernel", "date", "runs"}: measured now for the cases in `measure`, the rest
+    as last measured (validate/kernel/results.json)."""
+    stored: dict[str, Any] = json.loads(KERNEL_RESULTS.read_text()) if KERNEL_RESULTS.exists() else {}
+    for case in cases:
+        if case.stem in measure:
+            runs = [per_flow(emulate(str(case), seed=s).flows) for s in range(1, reps + 1)]
+            stored[case.stem] = {"kernel": os.uname().release, "date": dt.date.today().isoformat(), "runs": runs}
+            KERNEL_RESULTS.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
+    return stored
+
+
+def ns3_side(cases: list[Path]) -> dict[str, Any]:
+    """ns-3's results per case ({"metrics"} or {"why"}), from one process of ns3_run.py."""
+    proc = subprocess.run([sys.executable, str(NS3_RUN), *map(str, cases)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{NS3_RUN} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
+    return result
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("cases", nargs="*", help="measure only these cases on the kernel (default: all)")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--skip-kernel", action="store_true", help="take every kernel result from validate/kernel/results.json")
     ap.add_argument("--out", type=Path, default=Path("docs/validation.md"))
     args = ap.parse_args()
+    cases = sorted(CASES.glob("*.toml"))
+    measure = set() if args.skip_kernel else set(args.cases) or {c.stem for c in cases}
+    kernel = kernel_side(cases, measure, args.reps)
+    ns3 = ns3_side(cases)
     lines = []
-    kernel = os.uname().release
-    for case in sorted(CASES.glob("*.toml")):
-        kernel_runs = [per_flow(emulate(str(case), seed=s).flows) for s in range(1, args.reps + 1)]
+    for case in cases:
+        k_runs: list[Metrics] = kernel.get(case.stem, {}).get("runs", [])
         try:
             sim_runs = [per_flow(run(_with_stack(str(case), "linux"), seed=s).flows) for s in range(1, args.reps + 1)]
         except SpecError as e:
             sim_runs, why = [], str(e)
-        for i, k in enumerate(kernel_runs):
-            s = sim_runs[i] if sim_runs else None
-            cells = [f"{fmt(k[c])} / {fmt(s[c]) if s else '–'}" for c in COLUMNS]
+        n = ns3[case.stem].get("metrics")
+        for i in range(max(len(k_runs), len(sim_runs))):
+            k = k_runs[i] if i < len(k_runs) else None
+            s = sim_runs[i] if i < len(sim_runs) else None
+            cells = [" / ".join(fmt(side[c]) if side else "–" for side in (k, s, n)) for c in COLUMNS]
             lines.append(f"| {case.stem} | {i + 1} | " + " | ".join(cells) + " |")
         if not sim_runs:
             lines.append(f"| {case.stem} | | simulator: {why} |" + " |" * (len(COLUMNS) - 1))
         print(lines[-1], flush=True)
+    refused: dict[str, list[str]] = {}
+    for case in cases:
+        if "why" in ns3[case.stem]:
+            refused.setdefault(ns3[case.stem]["why"], []).append(f"`{case.stem}`")
+    notes = "".join(f"\n{', '.join(names)}: {why}.\n" for why, names in refused.items())
+    measured = sorted({(v["kernel"], v["date"]) for c, v in kernel.items() if c in {p.stem for p in cases}})
+    when = "; ".join(f"Linux {k}, run on {d}" for k, d in measured)
     header = (
         f"{BEGIN}\n## Kernel reference cases (`make validate`: `validate/kernel_compare.py`)\n\n"
-        f"Linux {kernel}, run on {dt.date.today().isoformat()} through `rtolab emulate` (the kernel's TCP over rtolab's "
-        f"own link code, in real time), beside the simulator's `linux` stack profile with the same seed. Each cell is "
-        f"**kernel / simulated**; completion is the slowest flow's, counts are summed over flows. The scenarios are "
-        f"`validate/kernel/*.toml`. These are the targets of the `linux` profile (issue 10): differences here are what "
+        f"{when} through `rtolab emulate` (the kernel's TCP over rtolab's own link code, in real time), beside the "
+        f"simulator's `linux` stack profile with the same seed and ns-3.44 (`validate/ns3/`: the same link, flows and "
+        f"the kernel's TCP settings where ns-3 has them; it draws nothing at random here, so its one run stands in "
+        f"every row). Each cell is **kernel / simulated / ns-3**; completion is the slowest flow's, counts are summed "
+        f"over flows; ns-3 has no spurious-timeout oracle (–) and no detection or undo (0). The scenarios are "
+        f"`validate/kernel/*.toml`; the kernel's results are kept in `validate/kernel/results.json` "
+        f"(`--skip-kernel` rebuilds this table without root). These are the targets of the `linux` profile (issue 10): differences here are what "
         f"that work must close.\n\n"
         "| case | rep | " + " | ".join(COLUMNS) + " |\n|" + "---|" * (len(COLUMNS) + 2) + "\n"
     )
-    section = header + "\n".join(lines) + f"\n{END}\n"
+    section = header + "\n".join(lines) + "\n" + notes + f"{END}\n"
     text = args.out.read_text() if args.out.exists() else ""
     if BEGIN in text and END in text:
         text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) + 1 :]
