@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -204,12 +205,16 @@ def report(
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 
-REPRODUCTIONS = ["iw10-irto", "spikes"]
+class Reproduction(StrEnum):
+    """The papers ``rtolab reproduce`` reproduces."""
+
+    iw10_irto = "iw10-irto"
+    spikes = "spikes"
 
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help=f"Which study: {', '.join(REPRODUCTIONS)}.")],
+    name: Annotated[Reproduction, typer.Argument(help="Which study.")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME, out/NAME-quick with --quick).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
@@ -219,19 +224,17 @@ def reproduce(
     """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
     from rtolab.reproduce import iw10_irto_study, spikes_study
 
-    if name not in REPRODUCTIONS:
-        raise _fail(f"no reproduction {name!r}; expected one of {REPRODUCTIONS}")
     if replications is not None and replications < 1:
         raise _fail(f"--replications: got {replications}, expected a positive integer")
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
-    target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
-    study = iw10_irto_study if name == "iw10-irto" else spikes_study
+    target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
+    study = iw10_irto_study if name is Reproduction.iw10_irto else spikes_study
     try:
         r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
     except _core.SpecError as e:
         raise _fail(str(e)) from None
-    table = "summary.csv" if name == "iw10-irto" else "comparison.csv"
+    table = "summary.csv" if name is Reproduction.iw10_irto else "comparison.csv"
     out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; {table} and {len(r.figures)} figures in {target}/")
     if r.failed:
         raise _fail(f"{r.failed} run{'s' if r.failed != 1 else ''} failed (rtolab.errors({str(target / 'sweep')!r}) lists them)", code=1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Annotated, TypeVar
 
 import typer
@@ -13,6 +14,22 @@ from rtolab._console import fail, out
 from rtolab.model.defaults import DEFAULT_TIMEOUT_S
 
 T = TypeVar("T")
+
+
+
+class Approx(StrEnum):
+    """E(A | T') by Eq. 9 (Wald) or Eq. 7 (exact)."""
+
+    wald = "wald"
+    exact = "exact"
+
+
+class CaGrowth(StrEnum):
+    """The congestion-avoidance slope: the paper's 1/R, or 1/R² (one packet per RTT)."""
+
+    paper = "paper"
+    per_rtt = "per_rtt"
+
 
 model_app = typer.Typer(no_args_is_help=True, help="Analytic models (paper 003's spike model).")
 
@@ -46,22 +63,18 @@ def spikes(
     spike_length: Annotated[str, typer.Option(help='SD: a duration or a distribution, e.g. "7.5s" or "uniform(5s, 10s)".')],
     interval: Annotated[str, typer.Option(help='Spike interval distribution, e.g. "uniform(10s, 50s)", "exp(20s)".')],
     loss: Annotated[float, typer.Option(help="Congestion loss probability p (0: lossless model).")] = 0.0,
-    approx: Annotated[str, typer.Option(help="E(A | T') by Eq. 9 (wald) or Eq. 7 (exact).")] = "wald",
+    approx: Annotated[Approx, typer.Option(help="E(A | T') by Eq. 9 (wald) or Eq. 7 (exact).")] = Approx.wald,
     timeout: Annotated[str, typer.Option(help="TO, the mean timeout in τSS.")] = f"{DEFAULT_TIMEOUT_S}s",
     spike_free: Annotated[
         bool, typer.Option("--spike-free", help="The interval runs from a spike's end to the next start (ns-2 Delayer), not start to start.")
     ] = False,
-    ca_growth: Annotated[str, typer.Option(help="Congestion-avoidance slope: paper (1/R) or per_rtt (1/R², one packet per RTT).")] = "paper",
+    ca_growth: Annotated[CaGrowth, typer.Option(help="Congestion-avoidance slope: paper (1/R) or per_rtt (1/R², one packet per RTT).")] = CaGrowth.paper,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Goodput of a bulk TCP transfer under delay spikes (paper 003, Eq. 1–18)."""
     from rtolab.model import goodput
     from rtolab.model.parse import duration_distribution, rate_bps, seconds, size_bytes
 
-    if approx not in ("wald", "exact"):
-        raise fail(f"--approx: got {approx!r}, expected 'wald' or 'exact'")
-    if ca_growth not in ("paper", "per_rtt"):
-        raise fail(f"--ca-growth: got {ca_growth!r}, expected 'paper' or 'per_rtt'")
     try:
         result = goodput.spikes(
             rate_bps=_parsed("--rate", rate, rate_bps),
@@ -70,10 +83,10 @@ def spikes(
             spike_length=_parsed("--spike-length", spike_length, duration_distribution),
             interval=_parsed("--interval", interval, duration_distribution),
             loss=loss,
-            approx="exact" if approx == "exact" else "wald",
+            approx="exact" if approx is Approx.exact else "wald",
             timeout=_parsed("--timeout", timeout, seconds),
             interval_kind="spike_free" if spike_free else "period",
-            ca_growth="per_rtt" if ca_growth == "per_rtt" else "paper",
+            ca_growth="per_rtt" if ca_growth is CaGrowth.per_rtt else "paper",
         )
     except ValueError as e:
         raise fail(str(e)) from None

@@ -15,6 +15,13 @@ from numpy.typing import ArrayLike
 from scipy import stats as sps
 
 
+def _t_quantile(level: float, dof: ArrayLike) -> np.ndarray:
+    """t_{(1+level)/2, dof}: the upper end of the standard Student-t interval at ``level``.
+    The half-width scales it by s / sqrt(n) outside scipy, so that s = 0 (identical
+    replications) gives a zero-width interval rather than scipy's NaN for a zero scale."""
+    return np.asarray(sps.t.interval(level, dof)[1], dtype=float)
+
+
 def t_interval(values: ArrayLike, level: float = 0.9) -> tuple[float, float, float]:
     """(mean, lower, upper) of the two-sided Student-t interval at ``level``:
     mean ± t_{(1+level)/2, n-1} · s / sqrt(n). With one value the bounds are NaN."""
@@ -25,7 +32,7 @@ def t_interval(values: ArrayLike, level: float = 0.9) -> tuple[float, float, flo
     mean = float(x.mean())
     if n == 1:
         return mean, float("nan"), float("nan")
-    half = float(sps.t.ppf((1 + level) / 2, n - 1) * x.std(ddof=1) / np.sqrt(n))
+    half = float(_t_quantile(level, n - 1) * x.std(ddof=1) / np.sqrt(n))
     return mean, mean - half, mean + half
 
 
@@ -46,7 +53,7 @@ def summarize(df: pl.DataFrame, value: str, by: Sequence[str] = (), level: float
     grouped = df.group_by(list(by), maintain_order=True).agg(aggs) if by else df.select(aggs)
     n = grouped["n"].to_numpy().astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(n > 1, sps.t.ppf((1 + level) / 2, np.maximum(n - 1, 1)), np.nan)
+        t = np.where(n > 1, _t_quantile(level, np.maximum(n - 1, 1)), np.nan)
         half = t * grouped["std"].fill_null(np.nan).to_numpy() / np.sqrt(n)
     mean = grouped["mean"].fill_null(np.nan).to_numpy()
     return grouped.with_columns(ci_low=pl.Series(mean - half), ci_high=pl.Series(mean + half)).select(
@@ -54,21 +61,30 @@ def summarize(df: pl.DataFrame, value: str, by: Sequence[str] = (), level: float
     )
 
 
+def _present(x: pl.Expr) -> pl.Expr:
+    """The values of ``x`` as floats, without nulls and NaNs."""
+    return x.cast(pl.Float64).fill_nan(None).drop_nulls()
+
+
+def jain_index(x: pl.Expr) -> pl.Expr:
+    """Jain's fairness index of the values of ``x`` (paper 000, Eq. 1): (Σx)² / (n · Σx²)
+    over the values that are neither null nor NaN. 1 when all are equal, 1/n when one takes
+    everything, NaN for no values or all zeros. rtolab's one definition: ``jain``,
+    ``jain_by`` and the studies' fairness columns are this expression."""
+    v = _present(x)
+    return v.sum() ** 2 / (v.count() * (v * v).sum())
+
+
 def jain(values: ArrayLike) -> float:
-    """Jain's fairness index (paper 000, Eq. 1): (Σx)² / (n · Σx²); 1 when all are equal,
-    1/n when one takes everything. NaN for no values or all zeros."""
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    denominator = x.size * float(np.sum(x * x))
-    return float(np.sum(x)) ** 2 / denominator if denominator > 0 else float("nan")
+    """Jain's index (``jain_index``) of a sequence of values."""
+    frame = pl.DataFrame({"x": np.asarray(values, dtype=float).ravel()})
+    return float(frame.select(jain_index(pl.col("x"))).item())
 
 
 def jain_by(df: pl.DataFrame, value: str, by: Sequence[str]) -> pl.DataFrame:
-    """Jain's index of ``value`` within each group of ``by`` (column ``jain``)."""
-    x = pl.col(value).drop_nulls().cast(pl.Float64)
-    return df.group_by(list(by), maintain_order=True).agg(
-        (x.sum() ** 2 / (x.count() * (x * x).sum())).alias("jain"), x.count().alias("n")
-    )
+    """Jain's index (``jain_index``) of ``value`` within each group of ``by`` (column
+    ``jain``), with the number of values it covers (``n``)."""
+    return df.group_by(list(by), maintain_order=True).agg(jain_index(pl.col(value)).alias("jain"), _present(pl.col(value)).count().alias("n"))
 
 
 def ecdf(values: ArrayLike) -> pl.DataFrame:

@@ -3,6 +3,7 @@
 Every distribution answers ``mean()`` and ``expect(g, lower, breakpoints, epsrel)`` =
 E[g(T) · 1{T > lower}], as a finite sum for discrete laws and otherwise by adaptive quadrature
 split at ``breakpoints`` (the kinks of the reward functions) to relative tolerance ``epsrel``.
+Continuous laws take their density from a frozen ``scipy.stats`` distribution (``law()``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, stats
 
 Reward = Callable[[float], float]
 
@@ -26,6 +27,14 @@ class IntervalDistribution(Protocol):
     def mean(self) -> float: ...
 
     def expect(self, g: Reward, lower: float = 0.0, breakpoints: Sequence[float] = (), epsrel: float = EPSREL) -> float: ...
+
+
+def _expect_density(law: Any, g: Reward, lower: float, breakpoints: Sequence[float], epsrel: float) -> float:
+    """E[g(T) · 1{T > lower}] for a frozen continuous ``scipy.stats`` law: ∫ g · pdf over the
+    part of its support above ``lower``, split at the breakpoints."""
+    lo, hi = (float(x) for x in law.support())
+    pdf = law.pdf
+    return _quad(lambda t: g(t) * float(pdf(t)), max(lo, lower), hi, breakpoints, epsrel)
 
 
 def _quad(h: Reward, a: float, b: float, breakpoints: Sequence[float], epsrel: float) -> float:
@@ -49,11 +58,11 @@ class Exponential:
     def mean(self) -> float:
         return self.mean_s
 
-    def pdf(self, t: float) -> float:
-        return math.exp(-t / self.mean_s) / self.mean_s
+    def law(self) -> Any:
+        return stats.expon(scale=self.mean_s)
 
     def expect(self, g: Reward, lower: float = 0.0, breakpoints: Sequence[float] = (), epsrel: float = EPSREL) -> float:
-        return _quad(lambda t: g(t) * self.pdf(t), max(lower, 0.0), math.inf, breakpoints, epsrel)
+        return _expect_density(self.law(), g, lower, breakpoints, epsrel)
 
 
 @dataclass(frozen=True)
@@ -66,11 +75,14 @@ class Uniform:
     def mean(self) -> float:
         return 0.5 * (self.lo + self.hi)
 
+    def law(self) -> Any:
+        """The frozen law; None for the point mass lo == hi, which has no density."""
+        return stats.uniform(loc=self.lo, scale=self.hi - self.lo) if self.hi > self.lo else None
+
     def expect(self, g: Reward, lower: float = 0.0, breakpoints: Sequence[float] = (), epsrel: float = EPSREL) -> float:
         if self.hi == self.lo:
             return g(self.lo) if self.lo > lower else 0.0
-        width = self.hi - self.lo
-        return _quad(lambda t: g(t) / width, max(self.lo, lower), self.hi, breakpoints, epsrel)
+        return _expect_density(self.law(), g, lower, breakpoints, epsrel)
 
 
 @dataclass(frozen=True)
@@ -89,9 +101,11 @@ class Pareto:
     def mean(self) -> float:
         return math.inf if self.shape <= 1 else self.shape * self.scale / (self.shape - 1)
 
+    def law(self) -> Any:
+        return stats.pareto(b=self.shape, scale=self.scale)
+
     def expect(self, g: Reward, lower: float = 0.0, breakpoints: Sequence[float] = (), epsrel: float = EPSREL) -> float:
-        a, xm = self.shape, self.scale
-        return _quad(lambda t: g(t) * a * xm**a / t ** (a + 1), max(xm, lower), math.inf, breakpoints, epsrel)
+        return _expect_density(self.law(), g, lower, breakpoints, epsrel)
 
 
 @dataclass(frozen=True)
@@ -132,9 +146,11 @@ class ScipyInterval:
     def mean(self) -> float:
         return float(self.dist.mean())
 
+    def law(self) -> Any:
+        return self.dist
+
     def expect(self, g: Reward, lower: float = 0.0, breakpoints: Sequence[float] = (), epsrel: float = EPSREL) -> float:
-        lo, hi = (float(x) for x in self.dist.support())
-        return _quad(lambda t: g(t) * float(self.dist.pdf(t)), max(lo, lower), hi, breakpoints, epsrel)
+        return _expect_density(self.dist, g, lower, breakpoints, epsrel)
 
 
 @dataclass(frozen=True)

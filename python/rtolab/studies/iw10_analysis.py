@@ -35,7 +35,6 @@ def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
     start), RTOs (data and SYN, as the slides count them) split into spurious and genuine,
     Jain's index of its flows' goodputs."""
     offsets = {name: _seconds(b.offset) for name, b in BOTTLENECKS.items()}
-    x = pl.col("goodput_bps")
     out = (
         flows.group_by(["run", "point", "replication", *KEYS, "generator"], maintain_order=True)
         .agg(
@@ -43,7 +42,7 @@ def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
             pl.col("end_s").null_count().alias("unfinished"),
             (pl.col("timeouts") + pl.col("syn_timeouts")).sum().alias("rtos"),
             (pl.col("spurious_timeouts") + pl.col("spurious_syn_timeouts")).sum().alias("spurious_rtos"),
-            (x.sum() ** 2 / (x.count() * (x * x).sum())).alias("jain_within"),
+            stats.jain_index(pl.col("goodput_bps")).alias("jain_within"),
         )
         .with_columns(
             start=pl.when(pl.col("generator") == "later")
