@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -22,8 +22,18 @@ class Executor(Protocol):
     def run_all(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]: ...
 
 
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C from the terminal reaches the whole process group; the
+    parent alone decides what stops, so the workers ignore it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalExecutor:
-    """A pool of local worker processes (spawned, so no thread state is forked)."""
+    """A pool of local worker processes (spawned, so no thread state is forked).
+
+    When the caller stops early (Ctrl-C, an error, or dropping the iterator) the pool is
+    terminated: the runs in flight stop at once and nothing more starts; every result already
+    yielded stays the caller's."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
@@ -33,14 +43,21 @@ class LocalExecutor:
             for item in items:
                 yield fn(item)
             return
-        with ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(fn, item) for item in items]
-            for future in as_completed(futures):
-                yield future.result()
+        pool = multiprocessing.get_context("spawn").Pool(min(self.workers, len(items)), initializer=_ignore_interrupts)
+        try:
+            yield from pool.imap_unordered(fn, items, chunksize=1)
+        except BaseException:
+            pool.terminate()
+            raise
+        else:
+            pool.close()
+        finally:
+            pool.join()
 
 
 class DaskExecutor:
-    """A Dask distributed cluster, by scheduler address (``tcp://host:8786``) or client."""
+    """A Dask distributed cluster, by scheduler address (``tcp://host:8786``) or client.
+    When the caller stops early, the runs not yet finished are cancelled on the cluster."""
 
     def __init__(self, cluster: Any) -> None:
         from dask.distributed import Client
@@ -51,7 +68,11 @@ class DaskExecutor:
         from dask.distributed import as_completed as dask_completed
 
         futures = self.client.map(fn, list(items), pure=False)
-        for future in dask_completed(futures):
-            result: R = future.result()
-            future.release()
-            yield result
+        try:
+            for future in dask_completed(futures):
+                result: R = future.result()
+                future.release()
+                yield result
+        except BaseException:
+            self.client.cancel(futures)
+            raise
