@@ -204,7 +204,8 @@ pub struct TcpSpec {
     /// means rtolab's defaults.
     pub stack: Option<Stack>,
     /// Congestion control: "reno"; "newreno" = Reno with NewReno recovery; "cubic", "bic",
-    /// "westwood" as Linux runs them (`tcp/cc/`).
+    /// "westwood" as Linux runs them (`tcp/cc/`). Default: the stack's (CUBIC for `linux`,
+    /// Reno for the others).
     pub cc: Option<CcKind>,
     /// Loss recovery ("reno", "newreno", "sack"); by default SACK recovery when `sack`.
     pub recovery: Option<RecoverySpec>,
@@ -408,6 +409,7 @@ impl TcpSpec {
         let detect = self.detectors();
         let window = self.window_segments();
         let segments = |n: u32| n.max(1) as u64 * mss as u64;
+        let controller = self.cc.unwrap_or(p.cc).controller();
         let sender = SenderConfig {
             mss,
             initial_window: self.iw.unwrap_or(p.iw).bytes(mss),
@@ -416,8 +418,14 @@ impl TcpSpec {
             syn_losses_for_window: p.syn_losses_for_window,
             syn_undo_by_timestamp: p.syn_undo_by_timestamp,
             handshake: self.handshake.unwrap_or(p.handshake),
-            controller: self.cc.map_or(ControllerKind::Reno, CcKind::controller),
-            window_arith: if p.ns2_window { WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) } } else if self.cc.is_some_and(|c| c.controller() != ControllerKind::Reno) { WindowArith::Linux } else { WindowArith::Bytes },
+            controller,
+            window_arith: if p.ns2_window {
+                WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) }
+            } else if p.linux_window || controller != ControllerKind::Reno {
+                WindowArith::Linux
+            } else {
+                WindowArith::Bytes
+            },
             recovery: self.recovery_kind(),
             sack,
             dupack_rule: match self.dupack {
@@ -436,6 +444,8 @@ impl TcpSpec {
             sack_after_timeout: self.sack_after_timeout.unwrap_or(p.sack_after_timeout),
             max_burst: self.max_burst.or(p.max_burst),
             ns2_dupack_action: p.ns2_dupack_action,
+            linux_timer: p.linux_timer,
+            linux_flight: p.linux_flight,
             rack: sack && self.rack.unwrap_or(p.rack),
             tlp: sack && self.tlp.unwrap_or(p.tlp),
         };

@@ -8,7 +8,8 @@
 //! - `rfc`: RFC 5681, 6582, 6675, 6298, 3042 and 2018 read literally: IW per RFC 3390
 //!   (RFC 5681 3.1), one segment after a lost SYN or SYN-ACK, no timestamps (RFC 6298 Karn
 //!   sampling), RFC 6298 (5.7) fallback, SACK kept after a timeout (RFC 6675 5.1).
-//! - `linux`: Linux 6.x defaults where rtolab has the mechanism: IW 10, timestamps, SACK
+//! - `linux`: Linux 6.x defaults: CUBIC (`CONFIG_DEFAULT_TCP_CONG`) and packet-counted
+//!   window arithmetic for every controller (`tcp_cong.c`), IW 10, timestamps, SACK
 //!   and DSACK, delayed ACKs, `rto = "linux"`, `tcp_frto = 2` (SACK-enhanced F-RTO), undo on
 //!   timestamps (`tcp_packet_delayed`) and DSACK (`undo_retrans`), cwnd grown only while
 //!   cwnd-limited (`tcp_is_cwnd_limited`), IW 1 after two retransmitted SYNs unless the SYN-ACK
@@ -22,8 +23,9 @@
 //!   `DelAckTimeout` 200 ms, `LimitedTransmit`, `ReTxThreshold` 3, `rto = "ns3"` (`MinRto`
 //!   1 s, `ClockGranularity` 1 ms, no RFC 6298 (5.7) fallback), `ConnTimeout` 3 s for the
 //!   SYN, a 128 KiB receive buffer (244 segments of 536 B), no spurious-timeout detection.
-//!   ns-3.44 defaults to CUBIC with PRR; until those land (stack profiles II) this stack runs
-//!   Reno with RFC 6675 recovery.
+//!   ns-3.44 defaults to CUBIC with PRR; this stack runs Reno with RFC 6675 recovery unless
+//!   the spec says `cc = "cubic"`, `recovery = "prr"` (rtolab's are Linux's, whose details
+//!   differ from ns-3's `TcpCubic` and `TcpPrrRecovery`).
 //! - `ns2-sack1`, `ns2-newreno`: ns-2.35's `Agent/TCP/Sack1` and `Agent/TCP/Newreno` with
 //!   `TCPSink/Sack1` and `TCPSink` (`tcp/tcp.cc`, `tcp-sack1.cc`, `tcp-newreno.cc`,
 //!   `tcp-sink.cc`, `tcl/lib/ns-default.tcl`): windowInit_ 2, window_ 20, packet-counted
@@ -35,7 +37,7 @@ use super::recovery::RecoveryKind;
 use super::rto::RtoConfig;
 use super::sender::DupAckRule;
 use super::spurious::{Detectors, Response};
-use crate::spec::{InitialWindow, IwRule, RtoPreset};
+use crate::spec::{CcKind, InitialWindow, IwRule, RtoPreset};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -59,6 +61,11 @@ pub enum Stack {
 /// Every default a stack sets.
 #[derive(Clone, Debug)]
 pub struct Profile {
+    /// The congestion control when the spec names none.
+    pub cc: CcKind,
+    /// Linux's packet-counted window arithmetic (`tcp_cong.c`) for every controller, Reno
+    /// included; the other controllers always use it.
+    pub linux_window: bool,
     pub sack: bool,
     pub dsack: bool,
     pub recovery: RecoveryKind,
@@ -98,6 +105,10 @@ pub struct Profile {
     pub tlp: bool,
     /// Linux's ACK policy at the receiver (`quickack.rs`).
     pub linux_acks: bool,
+    /// Linux's timer rules (`SenderConfig::linux_timer`).
+    pub linux_timer: bool,
+    /// Linux's in-flight accounting (`SenderConfig::linux_flight`).
+    pub linux_flight: bool,
     /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
     pub ns2_window: bool,
     /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
@@ -110,6 +121,8 @@ impl Stack {
     pub fn profile(self) -> Profile {
         let ms = SimDuration::from_millis;
         let base = Profile {
+            cc: CcKind::Reno,
+            linux_window: false,
             sack: true,
             dsack: false,
             recovery: RecoveryKind::Sack,
@@ -138,6 +151,8 @@ impl Stack {
             rack: false,
             tlp: false,
             linux_acks: false,
+            linux_timer: false,
+            linux_flight: false,
             ns2_window: false,
             default_window: None,
             default_mss: 1448,
@@ -153,6 +168,8 @@ impl Stack {
                 ..base
             },
             Stack::Linux => Profile {
+                cc: CcKind::Cubic,
+                linux_window: true,
                 dsack: true,
                 iw: InitialWindow::Segments(10),
                 iw_after_syn_loss: Some(1),
@@ -162,6 +179,8 @@ impl Stack {
                 rack: true,
                 tlp: true,
                 linux_acks: true,
+                linux_timer: true,
+                linux_flight: true,
                 rto: RtoPreset::Linux,
                 detect: all,
                 response: Response::Undo,

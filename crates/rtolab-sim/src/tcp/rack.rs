@@ -13,20 +13,30 @@
 //! or 0 once in Recovery or Loss or once DupThresh segments are SACKed (RFC 8985 6.2 step 4:
 //! the DupThresh rule stays in force until reordering is observed).
 //!
-//! Invariant: `xmit[i]` is the latest send time of segment `base + i`; segments below `base`
-//! are cumulatively acknowledged.
+//! Invariant: `xmit[i]` is the latest send time of segment `base + i` and whether it was ever
+//! sent more than once (Linux `TCPCB_EVER_RETRANS`); segments below `base` are cumulatively
+//! acknowledged. The send times also give Linux's per-segment RTT samples (`sender/rtt.rs`).
 
 use super::scoreboard::{Geometry, Scoreboard};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
+/// One outstanding segment's last send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sent {
+    /// Time of the latest transmission, in ns.
+    pub at: u64,
+    /// Sent more than once.
+    pub retransmitted: bool,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Rack {
     base: u64,
-    xmit: VecDeque<u64>,
+    xmit: VecDeque<Sent>,
     /// Send time (ns) and end of the most recently sent segment known delivered.
     delivered: Option<(u64, u64)>,
-    /// RTT of that segment's delivery, in ns.
+    /// RTT of the latest delivery, in ns (Linux `rack.rtt_us`).
     rtt: u64,
     min_rtt: Option<u64>,
     /// A delivery moved RACK's state since the last pass (Linux `rack.advanced`): ACKs that
@@ -53,9 +63,11 @@ impl Rack {
         }
         let Some(i) = k.checked_sub(self.base).map(|i| i as usize) else { return };
         if i >= self.xmit.len() {
-            self.xmit.resize(i + 1, now.0);
+            self.xmit.resize(i + 1, Sent { at: now.0, retransmitted: false });
+        } else {
+            self.xmit[i].retransmitted = true;
         }
-        self.xmit[i] = now.0;
+        self.xmit[i].at = now.0;
     }
 
     /// Forgets segments below the new cumulative ACK.
@@ -77,7 +89,8 @@ impl Rack {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
     }
 
-    fn xmit_of(&self, k: u64) -> Option<u64> {
+    /// The last send of segment `k`, if it is outstanding.
+    pub fn sent(&self, k: u64) -> Option<Sent> {
         k.checked_sub(self.base).and_then(|i| self.xmit.get(i as usize)).copied()
     }
 
@@ -86,15 +99,17 @@ impl Rack {
     /// whose RTT would be below the minimum RTT was delivered by an earlier transmission,
     /// so its send time says nothing.
     pub fn on_delivered(&mut self, k: u64, end: u64, retransmitted: bool, now: SimTime) {
-        let Some(sent) = self.xmit_of(k) else { return };
+        let Some(Sent { at: sent, .. }) = self.sent(k) else { return };
         let rtt = now.0.saturating_sub(sent);
         if retransmitted && self.min_rtt.is_some_and(|m| rtt < m) {
             return;
         }
         self.advanced = true;
+        // RACK.rtt follows every delivery, RACK.xmit_ts only the most recently sent one
+        // (Linux `tcp_rack_advance`).
+        self.rtt = rtt;
         if self.delivered.is_none_or(|(xmit, last_end)| sent > xmit || (sent == xmit && end > last_end)) {
             self.delivered = Some((sent, end));
-            self.rtt = rtt;
         }
     }
 
@@ -121,7 +136,7 @@ impl Rack {
         let Some((delivered_xmit, delivered_end)) = self.delivered else { return verdict };
         let mut wait = 0u64;
         let first = snd_una / g.mss;
-        for (i, &sent) in self.xmit.iter().enumerate().skip(first.saturating_sub(self.base) as usize) {
+        for (i, &Sent { at: sent, .. }) in self.xmit.iter().enumerate().skip(first.saturating_sub(self.base) as usize) {
             let k = self.base + i as u64;
             let start = k * g.mss;
             if start >= snd_max {
@@ -146,7 +161,7 @@ impl Rack {
     /// The send time of the oldest outstanding segment (Linux's RTO and probe timers count
     /// from it, `tcp_rto_delta_us`).
     pub fn head_sent_at(&self) -> Option<SimTime> {
-        self.xmit.front().map(|&t| SimTime(t))
+        self.xmit.front().map(|s| SimTime(s.at))
     }
 }
 

@@ -2,6 +2,7 @@
 //! state's transitions that ACKs cause, and the call to the congestion controller that every
 //! ACK makes.
 
+use super::rtt::DeliveredSpan;
 use super::{DupAckRule, Phase, SenderNote, TcpSender};
 use crate::tcp::cc::{AckSample, CongestionControl};
 use crate::tcp::recovery::{LossRecovery, Window};
@@ -19,6 +20,8 @@ struct SackNews {
     newly_sacked_below_point: u64,
     /// The DSACK block, if the ACK carried one.
     dsack: Option<(u64, u64)>,
+    /// The never-retransmitted segments SACKed for the first time (Linux's SACK RTT).
+    first_delivered: DeliveredSpan,
 }
 
 impl SackNews {
@@ -42,14 +45,22 @@ impl TcpSender {
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
         }
+        let linux_sample = if self.cfg.linux_timer { self.linux_rtt_sample(now, ack, seg, news.first_delivered) } else { None };
+        if let Some(s) = linux_sample {
+            self.take_rtt_sample(now, s.estimator, s.congestion, ack.max(self.snd_una));
+            self.xmit_timer_due |= s.rearms_timer;
+        }
         let mut acked = 0;
-        let mut rtt = None;
+        let mut rtt = linux_sample.map(|s| s.congestion);
         let mut delivered = news.newly_sacked;
         if ack > self.snd_una {
             acked = ack - self.snd_una;
             // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
             delivered += acked - self.scoreboard.sacked_bytes_below(ack, &self.geometry).min(acked);
-            rtt = self.on_new_ack(now, ack, seg, news, out);
+            let sample = self.on_new_ack(now, ack, seg, news, linux_sample.map(|s| s.estimator), out);
+            if !self.cfg.linux_timer {
+                rtt = sample;
+            }
         } else if self.is_duplicate(ack, seg, news) {
             self.on_dupack(now, news, out);
         }
@@ -101,10 +112,16 @@ impl TcpSender {
         }
         let skip = dsack.is_some() as usize;
         let point = self.state.point().unwrap_or(u64::MAX);
-        for &(s, e) in &blocks[skip..] {
+        // In ascending order, as Linux's `tcp_sacktag_write_queue` walks them (RACK keeps
+        // the RTT of the last segment it is told about).
+        let mut sorted = [(0u64, 0u64); 4];
+        let sorted = &mut sorted[..blocks.len() - skip];
+        sorted.copy_from_slice(&blocks[skip..]);
+        sorted.sort_unstable();
+        for &(s, e) in sorted.iter() {
             let s = s.max(ack).max(self.snd_una);
-            if e > s && self.cfg.rack {
-                self.rack_delivered(now, s, e.min(self.snd_max));
+            if e > s && self.tracks_sends() {
+                self.rack_delivered(now, s, e.min(self.snd_max), Some(&mut news.first_delivered));
             }
             if e > s {
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
@@ -142,15 +159,17 @@ impl TcpSender {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, news: SackNews, out: &mut Vec<Segment>) -> Option<SimDuration> {
+    /// A cumulative ACK: `measured` is Linux's sample, already taken; other stacks take
+    /// theirs here.
+    fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, news: SackNews, measured: Option<SimDuration>, out: &mut Vec<Segment>) -> Option<SimDuration> {
         let acked = ack - self.snd_una;
-        let sample = self.rtt_sample(now, ack, seg);
-        if let Some(rtt) = sample {
-            self.take_rtt_sample(now, rtt);
+        let sample = if self.cfg.linux_timer { measured } else { self.rtt_sample(now, ack, seg) };
+        if let (Some(rtt), false) = (sample, self.cfg.linux_timer) {
+            self.take_rtt_sample(now, rtt, rtt, self.snd_una);
         }
         let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
-        if self.cfg.rack {
-            self.rack_delivered(now, self.snd_una, ack);
+        if self.tracks_sends() {
+            self.rack_delivered(now, self.snd_una, ack, None);
             self.rack.advance(ack, &self.geometry);
         }
         self.snd_una = ack;
@@ -346,7 +365,7 @@ impl TcpSender {
 
     /// RACK learns of each segment in [start, end) delivered now for the first time (not
     /// SACKed before); only whole segments count, as on the scoreboard.
-    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64) {
+    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64, mut first_delivered: Option<&mut DeliveredSpan>) {
         let mss = self.geometry.mss;
         let mut k = start.div_ceil(mss);
         while k * mss < end {
@@ -356,6 +375,11 @@ impl TcpSender {
             }
             if !self.scoreboard.is_sacked_segment(k) {
                 self.rack.on_delivered(k, seg_end, self.scoreboard.is_retransmitted(k), now);
+                if let (Some(span), Some(sent)) = (first_delivered.as_deref_mut(), self.rack.sent(k)) {
+                    if !sent.retransmitted {
+                        span.note(k, sent.at);
+                    }
+                }
             }
             k += 1;
         }

@@ -17,6 +17,7 @@
 mod ack;
 mod loss;
 mod rack_tlp;
+mod rtt;
 mod transmit;
 
 use super::cc::{AnyCc, ControllerKind, CongestionControl, WindowArith, WindowCore};
@@ -88,6 +89,13 @@ pub struct SenderConfig {
     /// `highest_ack_ > recover_` in packet numbers (one segment past the recovery point),
     /// and Sack1 clears `recover_` when recovery ends.
     pub ns2_dupack_action: bool,
+    /// Linux's timer rules: a retransmission of the head segment in recovery re-arms the
+    /// RTO (`tcp_xmit_retransmit_queue`), unless RACK's re-check is pending.
+    pub linux_timer: bool,
+    /// Linux `tcp_packets_in_flight` outside recovery too: SACKed and lost-marked segments
+    /// leave the flight and retransmitted ones join it, so SACKs open the window before
+    /// recovery starts (RFC 6675's pipe, which applies only in recovery, otherwise).
+    pub linux_flight: bool,
 }
 
 /// What the sender's one timer is armed for (Linux `icsk_pending`).
@@ -329,7 +337,7 @@ impl TcpSender {
             None
         };
         if let Some(rtt) = sample {
-            self.take_rtt_sample(now, rtt);
+            self.take_rtt_sample(now, rtt, rtt, self.snd_una);
         }
         if self.syn_retransmitted {
             // RFC 6298 (5.7); RFC 5681 3.1: IW of one segment after a lost SYN or SYN-ACK.
@@ -376,9 +384,11 @@ impl TcpSender {
         }
     }
 
-    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration) {
-        self.rto.on_sample(now, rtt, Round { snd_una: self.snd_una, snd_max: self.snd_max });
-        self.rack.on_rtt_sample(rtt);
+    /// Feeds `rtt` to the estimator (its per-round state counted with SND.UNA at `snd_una`)
+    /// and `congestion_rtt` to RACK's minimum.
+    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, congestion_rtt: SimDuration, snd_una: u64) {
+        self.rto.on_sample(now, rtt, Round { snd_una, snd_max: self.snd_max });
+        self.rack.on_rtt_sample(congestion_rtt);
         self.stats.rtt_sum_s += rtt.as_secs_f64();
         self.stats.rtt_samples += 1;
         self.stats.rto_sum_s += self.rto.current().as_secs_f64();
@@ -387,6 +397,11 @@ impl TcpSender {
 
     fn segment_len(&self, seq: u64) -> u64 {
         self.geometry.mss.min(self.geometry.data_end.saturating_sub(seq))
+    }
+
+    /// Per-segment send times are kept (RACK, Linux's RTT samples).
+    fn tracks_sends(&self) -> bool {
+        self.cfg.rack || self.cfg.linux_timer
     }
 
     fn flight(&self) -> u64 {

@@ -3,7 +3,7 @@
 //! recovery, F-RTO's two new segments, and the bookkeeping every transmission does (Karn's
 //! timed segment, the episode's retransmission record, the timer).
 
-use super::{TcpSender, WindowUse};
+use super::{TcpSender, TimerKind, WindowUse};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::recovery::{LossRecovery, Transmit};
 use crate::tcp::scoreboard::NextSeg;
@@ -28,8 +28,15 @@ impl TcpSender {
         let max_burst = if in_recovery { self.recovery.burst_limit().or(self.cfg.max_burst) } else { self.cfg.max_burst };
         let mut burst = 0;
         let mut cwnd_stopped = false;
-        // SACKed bytes below SND.NXT: counted once, then grown only by the segments skipped.
-        let mut sacked = if skip_sacked { self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry) } else { 0 };
+        // Bytes below SND.NXT out of the flight: SACKed ones after a timeout (counted once,
+        // then grown by the segments skipped), or Linux's SACKed and lost ones.
+        let mut sacked = if skip_sacked {
+            self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry)
+        } else if self.cfg.linux_flight && !in_recovery && self.scoreboard.sacked_segments() > 0 {
+            self.flight() - self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry).0
+        } else {
+            0
+        };
         loop {
             if skip_sacked {
                 while self.snd_nxt < self.snd_max && self.scoreboard.is_sacked(self.snd_nxt, &self.geometry) {
@@ -155,11 +162,14 @@ impl TcpSender {
             self.scoreboard.mark_retransmitted(seq, &self.geometry);
         }
         self.transmit(now, seq, out);
+        if self.cfg.linux_timer && seq == self.snd_una && self.timer_kind != TimerKind::Reorder {
+            self.arm_rto(now);
+        }
     }
 
     fn transmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) -> u64 {
         let len = self.segment_len(seq);
-        if self.cfg.rack {
+        if self.tracks_sends() {
             self.rack.on_send(seq, now, &self.geometry);
         }
         if self.state.is_recovery() {
