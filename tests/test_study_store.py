@@ -75,6 +75,33 @@ def test_added_values_suggest_extend_and_extend_reuses_every_finished_run(tmp_pa
     assert json.loads((out / "manifest.json").read_text())["extends"] == [Study.from_dict(study(grid={"flows.f.tcp.iw": [3], "links.l.rate": ["1Mbps", "2Mbps"]})).fingerprint]
 
 
+def test_after_extend_the_run_files_themselves_form_one_consistent_dataset(tmp_path: Path) -> None:
+    """Other readers see what `load` sees: moved grid points and widened parameter types are
+    rewritten into the older files, so every file has one schema."""
+    out = tmp_path / "sw"
+    sweep(study(grid={"flows.f.tcp.iw": [3], "links.l.loss": [0]}), out)
+    flows = sweep(study(grid={"flows.f.tcp.iw": [2, 3], "links.l.loss": [0, 0.01]}), out, extend=True)
+    direct = pl.read_parquet(out / "flows" / "*.parquet").sort("point", "replication")  # fails on mixed schemas
+    assert direct.equals(flows)
+    assert direct.schema["links.l.loss"] == pl.Float64
+    assert direct.filter(pl.col("flows.f.tcp.iw") == 3, pl.col("links.l.loss") == 0)["point"].unique().to_list() == [2]
+
+
+def test_load_is_lazy_on_request_and_duckdb_reads_the_same_directory(tmp_path: Path) -> None:
+    out = tmp_path / "sw"
+    flows = sweep(study(grid={"flows.f.tcp.iw": [3, 10]}), out)
+    lazy = rtolab.load(out, lazy=True)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect().equals(flows)
+    assert lazy.filter(pl.col("flows.f.tcp.iw") == 10).select("goodput_bps").collect().height == 2
+    duckdb = pytest.importorskip("duckdb")
+    query = f"SELECT point, count(*) AS runs, avg(goodput_bps) AS goodput FROM '{out}/flows/*.parquet' GROUP BY point ORDER BY point"
+    rows = duckdb.sql(query).fetchall()
+    by_point = flows.group_by("point").agg(pl.len(), pl.col("goodput_bps").mean()).sort("point").rows()
+    assert [(p, n) for p, n, _ in rows] == [(p, n) for p, n, _ in by_point]
+    assert [g for _, _, g in rows] == pytest.approx([g for _, _, g in by_point])
+
+
 def test_extend_refuses_what_is_not_an_extension(tmp_path: Path) -> None:
     out = tmp_path / "sw"
     sweep(study(grid={"flows.f.tcp.iw": [3, 10]}), out)

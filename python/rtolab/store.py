@@ -12,9 +12,10 @@ Layout under the output directory::
 and renamed into place, links before flows; a run counts as finished only when its flows file
 exists, so a killed sweep loses at most the runs in flight and never leaves a torn file.
 
-Reading returns the runs of the stored study only, with ``point`` and the parameter types of
-the study as it is now: an extended study renumbers its grid points, and its older run files
-are read as if written today.
+Every run file of the stored study has the columns, ``point`` numbers and parameter types of
+that study as it is now: extending a study rewrites the older files whose grid point moved or
+whose parameter type widened, before the new study is recorded, so other readers (DuckDB) see
+one consistent dataset. Reading returns the runs of the stored study only.
 """
 
 from __future__ import annotations
@@ -78,10 +79,32 @@ class Store:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
             for stale in (self.root / sub).glob(".*.tmp-*"):
                 stale.unlink(missing_ok=True)
+        old = manifest.stored_study(self.root)
+        if old is not None and old.fingerprint != study.fingerprint:
+            self._conform(study)
         record = json.dumps(manifest.record(self.root, study), indent=2, sort_keys=True)
         text = json.dumps(study.to_dict(), indent=2, sort_keys=True, default=str)
         _atomic_write(self.root / manifest.STUDY_FILE, lambda p: p.write_text(text + "\n"))
         _atomic_write(self.root / manifest.MANIFEST_FILE, lambda p: p.write_text(record + "\n"))
+
+    def _conform(self, study: Study) -> None:
+        """Rewrites the run files of ``study`` whose point, parameter types or column order
+        differ from what ``write`` gives it today (after an extension). Idempotent, so an
+        interrupted extension is completed by the next one."""
+        points = {p.key: p.point for p in study.points()}
+        dtypes = param_dtypes(study)
+        for table in ("flows", "links"):
+            for path in sorted((self.root / table).glob("*.parquet")):
+                if path.stem not in points:
+                    continue
+                schema = pl.read_parquet_schema(path)
+                order = [*RUN_COLUMNS, *dtypes, *(c for c in schema if c not in RUN_COLUMNS and c not in dtypes)]
+                stored = pl.read_parquet(path, columns=["point"], n_rows=1)["point"].to_list()
+                if stored == [points[path.stem]] and list(schema) == order and all(schema[n] == t for n, t in dtypes.items()):
+                    continue
+                df = pl.read_parquet(path).with_columns(pl.lit(points[path.stem], dtype=pl.Int64).alias("point"))
+                df = df.cast({n: t for n, t in dtypes.items() if n in df.columns}).select([c for c in order if c in df.columns])
+                _atomic_write(path, df.write_parquet)
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
@@ -108,36 +131,37 @@ class Store:
         text = json.dumps(record, indent=2, sort_keys=True, default=str)
         _atomic_write(self.root / "errors" / f"{point.key}.json", lambda p: p.write_text(text + "\n"))
 
-    def _runs(self, study: Study | None, points: Sequence[RunPoint] | None) -> tuple[dict[str, int] | None, dict[str, pl.DataType]]:
-        """(run key → grid point, parameter dtypes) of ``study`` (default: the stored one);
-        (None, {}) for a directory without a study, whose every file is read as it is."""
+    def _runs(self, study: Study | None, points: Sequence[RunPoint] | None) -> dict[str, int] | None:
+        """Run key → grid point of ``study`` (default: the stored one); None for a directory
+        without a study, whose every file is read."""
         study = study or manifest.stored_study(self.root)
         if study is None:
-            return None, {}
-        return {p.key: p.point for p in (points if points is not None else study.points())}, param_dtypes(study)
+            return None
+        return {p.key: p.point for p in (points if points is not None else study.points())}
 
-    def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
-        """All finished runs' rows of ``table``, in study order (point, replication, row): the
-        runs of ``study`` (default: the stored one; ``points``, if given, are its points)."""
+    def scan(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.LazyFrame:
+        """All finished runs' rows of ``table`` as one lazy scan of their files, in study order
+        (point, replication, row): the runs of ``study`` (default: the stored one; ``points``,
+        if given, are its points)."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
         files = sorted((self.root / table).glob("*.parquet"))
-        runs, dtypes = self._runs(study, points)
+        runs = self._runs(study, points)
         if runs is not None:
             files = [f for f in files if f.stem in runs]
         if not files:
-            return pl.DataFrame()
-        df = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
-        if runs is not None:
-            df = df.with_columns(pl.col("run").replace_strict(runs, return_dtype=pl.Int64).alias("point"))
-            df = df.cast({name: dtype for name, dtype in dtypes.items() if name in df.columns})
+            return pl.LazyFrame()
         order = ["point", "replication", "flow"] if table == "flows" else ["point", "replication", "link", "direction"]
-        return df.sort(order, maintain_order=True)
+        return pl.scan_parquet(files).sort(order, maintain_order=True)
+
+    def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
+        """``scan``, collected."""
+        return self.scan(table, study, points).collect()
 
     def errors(self, study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
         """The failed runs of ``study`` (default: the stored one) with their error message, in
         study order."""
-        runs, _ = self._runs(study, points)
+        runs = self._runs(study, points)
         rows = [json.loads(p.read_text()) for p in sorted((self.root / "errors").glob("*.json"))]
         if runs is not None:
             rows = [{**r, "point": runs[r["run"]]} for r in rows if r["run"] in runs]

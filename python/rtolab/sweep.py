@@ -11,7 +11,7 @@ import os
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from rtolab import _core
 from rtolab.study import RunPoint, Study, describe_params
@@ -114,13 +114,23 @@ def sweep(
     return store.load("flows", study, points)
 
 
-def load(directory: str | os.PathLike[str], table: str = "flows") -> pl.DataFrame:
+@overload
+def load(directory: str | os.PathLike[str], table: str = ..., lazy: Literal[False] = ...) -> pl.DataFrame: ...
+
+
+@overload
+def load(directory: str | os.PathLike[str], table: str = ..., *, lazy: Literal[True]) -> pl.LazyFrame: ...
+
+
+def load(directory: str | os.PathLike[str], table: str = "flows", lazy: bool = False) -> pl.DataFrame | pl.LazyFrame:
     """Reads a finished or partial sweep: one row per flow (or link direction) per run, with
     the run key, grid point, replication, seed, spec hash and every parameter (named by its
-    dotted path) as columns."""
+    dotted path) as columns. With ``lazy``, a ``LazyFrame`` over the run files: filters and
+    column selections are pushed into the Parquet scan."""
     from rtolab.store import Store
 
-    return Store(Path(directory)).load(table)
+    scan = Store(Path(directory)).scan(table)
+    return scan if lazy else scan.collect()
 
 
 def errors(directory: str | os.PathLike[str]) -> pl.DataFrame:
