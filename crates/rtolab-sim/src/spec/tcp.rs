@@ -446,6 +446,7 @@ impl TcpSpec {
             ns2_dupack_action: p.ns2_dupack_action,
             linux_timer: p.linux_timer,
             linux_flight: p.linux_flight,
+            handshake_ack: p.handshake_ack,
             rack: sack && self.rack.unwrap_or(p.rack),
             tlp: sack && self.tlp.unwrap_or(p.tlp),
         };

@@ -109,6 +109,8 @@ pub struct Profile {
     pub linux_timer: bool,
     /// Linux's in-flight accounting (`SenderConfig::linux_flight`).
     pub linux_flight: bool,
+    /// A pure ACK completes the handshake (`SenderConfig::handshake_ack`).
+    pub handshake_ack: bool,
     /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
     pub ns2_window: bool,
     /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
@@ -153,6 +155,7 @@ impl Stack {
             linux_acks: false,
             linux_timer: false,
             linux_flight: false,
+            handshake_ack: false,
             ns2_window: false,
             default_window: None,
             default_mss: 1448,
@@ -181,6 +184,7 @@ impl Stack {
                 linux_acks: true,
                 linux_timer: true,
                 linux_flight: true,
+                handshake_ack: true,
                 rto: RtoPreset::Linux,
                 detect: all,
                 response: Response::Undo,

@@ -149,7 +149,10 @@ impl TcpReceiver {
         let (ack_now, delay) = match &mut self.quickack {
             Some(q) => {
                 q.on_data(now, self.syn_at);
-                (q.in_quickack_mode() || self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64, q.delay())
+                // The FIN: the receiving application reads to the end and closes, and its
+                // FIN acknowledges everything at once (what a reader of a Linux socket does).
+                let fin = seg.is_fin() && self.ooo.is_empty();
+                (fin || q.in_quickack_mode() || self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64, q.delay())
             }
             None => (full && self.unacked_segments >= self.cfg.ack_every, self.cfg.delack_timeout),
         };

@@ -4,6 +4,7 @@
 
 use crate::time::SimTime;
 
+pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_SYN: u8 = 0x02;
 pub const FLAG_ACK: u8 = 0x10;
 
@@ -53,6 +54,10 @@ pub struct Segment {
 impl Segment {
     pub fn is_syn(&self) -> bool {
         self.flags & FLAG_SYN != 0
+    }
+    /// The sender's last data segment: its application closed after writing it.
+    pub fn is_fin(&self) -> bool {
+        self.flags & FLAG_FIN != 0
     }
     pub fn end(&self) -> u64 {
         self.seq + self.len as u64

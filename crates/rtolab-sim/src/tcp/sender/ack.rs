@@ -288,7 +288,9 @@ impl TcpSender {
                 };
                 if trigger && allowed {
                     self.enter_recovery(now, out);
-                } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+                } else if self.cfg.limited_transmit && !self.cfg.linux_flight && self.dupacks < self.cfg.dupthresh {
+                    // (Linux's in-flight accounting is its limited transmit: the SACKed
+                    // segment leaves the flight and `send_allowed` fills the room.)
                     self.limited_transmit(now, out);
                 }
             }

@@ -44,7 +44,11 @@ impl TcpSender {
             Entry::Cwnd(cwnd) => self.cc.set_cwnd(cwnd),
             Entry::HalveWindow => self.cc.halve_window(),
         }
-        self.retransmit(now, self.snd_una, out);
+        // PRR's first window forces the fast retransmit itself (`tcp_cwnd_reduction`), so it
+        // is sent by the window, not before it.
+        if !self.recovery.reduces_by_delivery() {
+            self.retransmit(now, self.snd_una, out);
+        }
         if self.cfg.ns2_dupack_action {
             // ns-2 `dupack_action` → `reset_rtx_timer(1, 0)`: the timer restarts from the
             // fast retransmit and the timed segment is abandoned (`rtt_active_ = 0`).

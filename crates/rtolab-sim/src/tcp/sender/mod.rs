@@ -26,7 +26,7 @@ use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
 use super::rto_linux::Round;
 use super::scoreboard::{Geometry, Scoreboard};
-use super::segment::{ts_now, Segment, FLAG_SYN};
+use super::segment::{ts_now, Segment, FLAG_ACK, FLAG_SYN};
 use super::spurious::{Detectors, Episode, Frto, FrtoVariant, Response};
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
@@ -96,6 +96,10 @@ pub struct SenderConfig {
     /// leave the flight and retransmitted ones join it, so SACKs open the window before
     /// recovery starts (RFC 6675's pipe, which applies only in recovery, otherwise).
     pub linux_flight: bool,
+    /// The handshake ends with a pure ACK before the first data segment, as real stacks
+    /// send it (Linux `tcp_rcv_synsent_state_process`); otherwise the first data segment
+    /// completes it. It is a packet of its own on the link (queue slot, `drop_packets`).
+    pub handshake_ack: bool,
 }
 
 /// What the sender's one timer is armed for (Linux `icsk_pending`).
@@ -357,6 +361,10 @@ impl TcpSender {
             self.rto.clear_backoff();
         }
         self.timer = None;
+        if self.cfg.handshake_ack {
+            let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };
+            out.push(Segment { flags: FLAG_ACK, ts_val, ..Default::default() });
+        }
         self.send_allowed(now, out);
     }
 

@@ -145,7 +145,12 @@ impl TcpSender {
     /// Linux `tcp_rack_reo_timeout`: the re-check is due; then the RTO from the oldest
     /// segment unless the pass armed another re-check.
     pub(super) fn on_reorder_timeout(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let was_recovery = self.state.is_recovery();
         self.rack_detect(now, out);
+        if !was_recovery && self.state.is_recovery() {
+            // `tcp_cwnd_reduction(sk, 1, 0, 0)` on entering recovery from the timer.
+            self.reduce_window(self.geometry.mss, false, false);
+        }
         if self.timer.is_none() {
             self.rearm_rto_from_head(now);
         }

@@ -7,7 +7,7 @@ use super::{TcpSender, TimerKind, WindowUse};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::recovery::{LossRecovery, Transmit};
 use crate::tcp::scoreboard::NextSeg;
-use crate::tcp::segment::{ts_now, Segment, FLAG_ACK};
+use crate::tcp::segment::{ts_now, Segment, FLAG_ACK, FLAG_FIN};
 use crate::time::SimTime;
 
 impl TcpSender {
@@ -199,7 +199,10 @@ impl TcpSender {
         self.last_send = now;
         self.stats.segments_sent += 1;
         self.stats.payload_bytes_sent += len;
-        out.push(Segment { flags: FLAG_ACK, seq, len: len as u32, ts_val, ..Default::default() });
+        // A sized transfer's last segment carries the FIN, as when an application writes
+        // everything and closes.
+        let flags = if self.cfg.size == Some(end) { FLAG_ACK | FLAG_FIN } else { FLAG_ACK };
+        out.push(Segment { flags, seq, len: len as u32, ts_val, ..Default::default() });
         if self.timer.is_none() {
             self.arm_rto(now); // RFC 6298 (5.1)
         }
