@@ -40,7 +40,7 @@ Metrics = dict[str, float | None]
 
 def per_flow(flows: pl.DataFrame) -> Metrics:
     f = flows.with_columns((pl.col("end_s") - pl.col("start_s")).alias("completion_s"))
-    out: Metrics = {"completion_s": f["completion_s"].max()}  # the slowest flow
+    out: Metrics = {"completion_s": float(f["completion_s"].max())}  # type: ignore[arg-type]  # the slowest flow
     for c in COLUMNS[1:-1]:
         out[c] = float(f[c].sum())
     out["mean_rto_s"] = f["mean_rto_s"].mean()  # type: ignore[assignment]
@@ -49,6 +49,33 @@ def per_flow(flows: pl.DataFrame) -> Metrics:
 
 def fmt(v: float | None) -> str:
     return "–" if v is None else (f"{v:.3g}" if isinstance(v, float) and not v.is_integer() else f"{v:g}")
+
+
+def mean(runs: list[Metrics], column: str) -> float:
+    values = [r[column] for r in runs if r[column] is not None]
+    return sum(values) / len(values) if values else float("nan")  # type: ignore[arg-type]
+
+
+def verdict(name: str, kernel: list[Metrics], sim: list[Metrics], ns3: Metrics | None) -> str:
+    """One acceptance row: completion within 5 % and the same (mean) timeout, spurious-detection
+    and undo counts as the kernel's."""
+    k = mean(kernel, "completion_s")
+
+    def delta(v: float) -> str:
+        return f"{100 * (v - k) / k:+.1f} %"
+
+    counts = ("timeouts", "spurious_detected", "undos")
+    same = all(round(mean(kernel, c), 1) == round(mean(sim, c), 1) for c in counts)
+    ok = abs(mean(sim, "completion_s") - k) <= 0.05 * k and same
+    ns3_completion = ns3.get("completion_s") if ns3 else None
+    ns3_delta = delta(ns3_completion) if ns3_completion is not None else "–"
+    ns3_to = fmt(ns3["timeouts"]) if ns3 else "–"
+    return (
+        f"| {name} | {k:.3g} | {delta(mean(sim, 'completion_s'))} | {ns3_delta} | "
+        f"{mean(kernel, 'timeouts'):g} / {mean(sim, 'timeouts'):g} / {ns3_to} | "
+        f"{mean(kernel, 'spurious_detected'):g}, {mean(kernel, 'undos'):g} / {mean(sim, 'spurious_detected'):g}, {mean(sim, 'undos'):g} | "
+        f"{'yes' if ok else '**no**'} |"
+    )
 
 
 def kernel_side(cases: list[Path], measure: set[str], reps: int) -> dict[str, Any]:
@@ -84,6 +111,7 @@ def main() -> None:
     kernel = kernel_side(cases, measure, args.reps)
     ns3 = ns3_side(cases)
     lines = []
+    verdicts = []
     for case in cases:
         k_runs: list[Metrics] = kernel.get(case.stem, {}).get("runs", [])
         try:
@@ -99,6 +127,8 @@ def main() -> None:
         if not sim_runs:
             lines.append(f"| {case.stem} | | simulator: {why} |" + " |" * (len(COLUMNS) - 1))
         print(lines[-1], flush=True)
+        if k_runs and sim_runs:
+            verdicts.append(verdict(case.stem, k_runs, sim_runs, n))
     refused: dict[str, list[str]] = {}
     for case in cases:
         if "why" in ns3[case.stem]:
@@ -114,11 +144,16 @@ def main() -> None:
         f"every row). Each cell is **kernel / simulated / ns-3**; completion is the slowest flow's, counts are summed "
         f"over flows; ns-3 has no spurious-timeout oracle (–) and no detection or undo (0). The scenarios are "
         f"`validate/kernel/*.toml`; the kernel's results are kept in `validate/kernel/results.json` "
-        f"(`--skip-kernel` rebuilds this table without root). These are the targets of the `linux` profile (issue 10): differences here are what "
-        f"that work must close.\n\n"
+        f"(`--skip-kernel` rebuilds this table without root). The `linux` profile's acceptance is the summary below the table.\n\n"
         "| case | rep | " + " | ".join(COLUMNS) + " |\n|" + "---|" * (len(COLUMNS) + 2) + "\n"
     )
-    section = header + "\n".join(lines) + "\n" + notes + f"{END}\n"
+    summary = (
+        "\n### Acceptance: completion within 5 % of the kernel's, the same timeouts and undos\n\n"
+        "Means over the reps above; Δ is relative to the kernel's completion time.\n\n"
+        "| case | kernel s | rtolab Δ | ns-3 Δ | timeouts kernel / rtolab / ns-3 | spurious detected, undos kernel / rtolab | rtolab within 5 %, same counts |\n"
+        "|---|---|---|---|---|---|---|\n" + "\n".join(verdicts) + "\n"
+    )
+    section = header + "\n".join(lines) + "\n" + notes + summary + f"{END}\n"
     text = args.out.read_text() if args.out.exists() else ""
     if BEGIN in text and END in text:
         text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) + 1 :]

@@ -117,19 +117,19 @@ def run_cases(paths: list[Path], series: bool = False, cc: str | None = None) ->
 
 def selftest() -> int:
     """Checks that pin the mapping: ten segments (the IW) take the handshake plus one round
-    trip; dropping the 2nd packet loses the first data segment (the pure handshake ACK is not
-    counted), which one fast retransmit repairs; the lost SYN of `lost-syn` costs Linux's 1 s
+    trip; dropping the 3rd packet loses the first data segment (the 2nd is the pure ACK that
+    ends the handshake), which one fast retransmit repairs; the lost SYN of `lost-syn` costs Linux's 1 s
     SYN timeout; spikes are refused."""
     link = {"name": "l", "rate": "10Mbps", "delay": "50ms", "queue": {"kind": "droptail", "limit": "100p"}}
     flow = {"name": "f", "route": ["l"], "size": 14480, "tcp": {"cc": "reno"}}
     gbl = bindings()
     clean = run_setup(gbl, from_tree({"links": [link], "flows": [flow]}, "iw"), False)[0]
-    lossy = run_setup(gbl, from_tree({"links": [{**link, "drop_packets": [2]}], "flows": [flow]}, "drop"), False)[0]
+    lossy = run_setup(gbl, from_tree({"links": [{**link, "drop_packets": [3]}], "flows": [flow]}, "drop"), False)[0]
     res = run_cases(sorted((HERE.parent / "kernel").glob("*.toml")))
     syn = res["lost-syn"]["metrics"]
     checks = [
         ("IW in one round trip", clean["retransmits"] == 0 and 0.15 < clean["end_s"] < 0.18),
-        ("2nd packet is the first data segment", lossy["retransmits"] == 1 and lossy["timeouts"] == 0),
+        ("3rd packet is the first data segment", lossy["retransmits"] == 1 and lossy["timeouts"] == 0),
         ("lost SYN adds 1 s", syn["completion_s"] is not None and syn["completion_s"] > 1.0 and syn["timeouts"] == 0),
         ("spikes refused", all("why" in v for k, v in res.items() if k.startswith("spike"))),
     ]

@@ -60,9 +60,9 @@ struct FlowOutcome
     std::vector<double> ssthreshV;
 };
 
-/// Drops the n-th packets (1-based) a link direction carries, counting only the packets
-/// rtolab's sender puts on the wire (SYN, FIN, data); ns-3's pure ACK that completes the
-/// handshake is not counted, as rtolab's sender folds it into its first data segment.
+/// Drops the n-th packets (1-based) a link direction carries, counting every packet: the
+/// SYN, the pure ACK that completes the handshake, data, FIN (as the kernel sends them and as
+/// rtolab's `linux` profile does).
 class DropNth : public ErrorModel
 {
   public:
@@ -72,15 +72,7 @@ class DropNth : public ErrorModel
   private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
-        Ptr<Packet> c = p->Copy();
-        PppHeader ppp;
-        c->RemoveHeader(ppp);
-        Ipv4Header ip;
-        c->RemoveHeader(ip);
-        TcpHeader tcp;
-        c->RemoveHeader(tcp);
-        bool counted = c->GetSize() > 0 || (tcp.GetFlags() & (TcpHeader::SYN | TcpHeader::FIN));
-        return counted && drop.count(++seen) > 0;
+        return drop.count(++seen) > 0;
     }
 
     void DoReset() override

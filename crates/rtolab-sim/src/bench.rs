@@ -57,15 +57,17 @@ think = "exp(1.5s)"
 route = ["core", "radio"]
 "#;
 
-/// The names `scenario` accepts.
-pub const NAMES: [&str; 2] = ["bulk-lte", "spiky-hspa"];
+/// The names `scenario` accepts. `bulk-lte-linux` is `bulk-lte` with the `linux` stack
+/// (CUBIC, RACK-TLP, PRR, Linux's RTT samples and ACK policy).
+pub const NAMES: [&str; 3] = ["bulk-lte", "bulk-lte-linux", "spiky-hspa"];
 
 /// The scenario of a named benchmark.
 pub fn scenario(name: &str) -> Option<Scenario> {
     let text = match name {
-        "bulk-lte" => BULK_LTE,
-        "spiky-hspa" => SPIKY_HSPA,
+        "bulk-lte" => BULK_LTE.to_string(),
+        "bulk-lte-linux" => BULK_LTE.replace("name = \"bulk-lte\"", "name = \"bulk-lte-linux\"").replace("cc = \"newreno\", sack = true", "stack = \"linux\""),
+        "spiky-hspa" => SPIKY_HSPA.to_string(),
         _ => return None,
     };
-    Some(from_toml(text).expect("benchmark scenarios are valid"))
+    Some(from_toml(&text).expect("benchmark scenarios are valid"))
 }
