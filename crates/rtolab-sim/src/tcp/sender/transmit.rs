@@ -33,7 +33,9 @@ impl TcpSender {
         let mut sacked = if skip_sacked {
             self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry)
         } else if self.cfg.linux_flight && !in_recovery && self.scoreboard.sacked_segments() > 0 {
-            self.flight() - self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry).0
+            // (A resent segment counts twice in the pipe: the flight may then be fuller than
+            // what is outstanding, which Linux allows and rtolab does not model below zero.)
+            self.flight().saturating_sub(self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry).0)
         } else {
             0
         };
