@@ -163,10 +163,15 @@ impl TcpSender {
     /// theirs here.
     fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, news: SackNews, measured: Option<SimDuration>, out: &mut Vec<Segment>) -> Option<SimDuration> {
         let acked = ack - self.snd_una;
-        let sample = if self.cfg.linux_timer { measured } else { self.rtt_sample(now, ack, seg) };
-        if let (Some(rtt), false) = (sample, self.cfg.linux_timer) {
-            self.take_rtt_sample(now, rtt, rtt, self.snd_una);
-        }
+        let sample = if self.cfg.linux_timer {
+            measured
+        } else {
+            let sample = self.rtt_sample(now, ack, seg);
+            if let Some(rtt) = sample {
+                self.take_rtt_sample(now, rtt, rtt, self.snd_una);
+            }
+            sample
+        };
         let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
         if self.tracks_sends() {
             self.rack_delivered(now, self.snd_una, ack, None);
