@@ -133,7 +133,7 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
                 return fail(format!("{p}.users"), "expected at least one user");
             }
             if s.duration.is_none() {
-                return fail(format!("{p}"), "web users never stop: the run needs a `duration`");
+                return fail(p.to_string(), "web users never stop: the run needs a `duration`");
             }
             route(r, s, &format!("{p}.route"))?;
             tcp(t, &format!("{p}.tcp"))
