@@ -1,8 +1,10 @@
 //! TCP: sans-IO sender and receiver, and the sender's parts: congestion control (`cc/`),
 //! loss recovery (`recovery/`), spurious-timeout detection (`spurious/`), the RTO (`rto.rs`,
-//! `rto_linux.rs`, `rto_ns2.rs`), the SACK scoreboard, and the named stacks (`profile.rs`).
+//! `rto_linux.rs`, `rto_ns2.rs`), the ICMP-feedback adaptive timer (`icmp_rto.rs`), the SACK
+//! scoreboard, and the named stacks (`profile.rs`).
 
 pub mod cc;
+pub mod icmp_rto;
 pub(crate) mod jiffies;
 pub mod profile;
 pub mod quickack;
