@@ -13,7 +13,7 @@ use crate::error::{EmuError, EmuResult};
 use crate::shared::{connection_of_port, Shared};
 use crate::wire::{self, TcpView};
 use rtolab_sim::engine::{Event, EventQueue};
-use rtolab_sim::net::{LinkDir, Offer, SpikeProcess, Way};
+use rtolab_sim::net::{DirId, LinkDir, LinkEffects, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
 use rtolab_sim::results::{SeriesTable, METRIC_DELAY};
 use rtolab_sim::{SimDuration, SimTime};
@@ -57,7 +57,7 @@ pub struct Forwarder {
     spikes: Vec<SpikeProcess>,
     events: EventQueue,
     /// (forward, reverse) directions per route id.
-    routes: Vec<(Vec<u32>, Vec<u32>)>,
+    routes: Vec<(Vec<DirId>, Vec<DirId>)>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     pub conns: Vec<Option<ConnTrack>>,
@@ -66,7 +66,10 @@ pub struct Forwarder {
     pub accuracy: Accuracy,
     record_delay: bool,
     pub series: SeriesTable,
-    arrivals: Vec<u32>,
+    /// Spare effect buffers: link calls nest (a release offers to the next hop).
+    effects: Vec<LinkEffects>,
+    /// Control messages the links' elements sent; the kernel has no use for them.
+    pub control_messages: u64,
 }
 
 /// What the forwarder hands back at the end of the run.
@@ -86,7 +89,7 @@ impl Forwarder {
         tuns: [File; 2],
         links: Vec<LinkDir>,
         spikes: Vec<SpikeProcess>,
-        routes: Vec<(Vec<u32>, Vec<u32>)>,
+        routes: Vec<(Vec<DirId>, Vec<DirId>)>,
         captures: Vec<Option<Capture>>,
         shared: Arc<Shared>,
         record_delay: bool,
@@ -110,10 +113,17 @@ impl Forwarder {
             conns: Vec::new(),
             captures,
             shared,
-            accuracy: Accuracy { paced_bytes: vec![0; n], paced_real_ns: vec![0; n], paced_packets: vec![0; n], last_release: vec![None; n], ..Default::default() },
+            accuracy: Accuracy {
+                paced_bytes: vec![0; n],
+                paced_real_ns: vec![0; n],
+                paced_packets: vec![0; n],
+                last_release: vec![None; n],
+                ..Default::default()
+            },
             record_delay,
             series: SeriesTable::default(),
-            arrivals: Vec::new(),
+            effects: Vec::new(),
+            control_messages: 0,
         }
     }
 
@@ -164,7 +174,9 @@ impl Forwarder {
 
     fn run_due_until(&mut self, now: SimTime) {
         while self.events.peek_time().is_some_and(|t| t <= now) {
-            let Some((t, event)) = self.events.pop() else { break };
+            let Some((t, event)) = self.events.pop() else {
+                break;
+            };
             self.dispatch(t, event);
         }
     }
@@ -172,17 +184,19 @@ impl Forwarder {
     fn dispatch(&mut self, t: SimTime, event: Event) {
         match event {
             Event::TxDone(d) => {
-                if let Some(lost) = self.links[d as usize].on_tx_done(t, &mut self.events) {
-                    self.drop_slot(lost);
-                }
+                let mut fx = self.effects.pop().unwrap_or_default();
+                self.links[d.index()].on_tx_done(t, &mut self.events, &mut fx);
+                self.apply(t, d, fx);
             }
             Event::Arrive(d) => {
-                let mut arrivals = std::mem::take(&mut self.arrivals);
-                self.links[d as usize].on_arrival(t, &mut self.events, &mut arrivals);
-                for id in arrivals.drain(..) {
-                    self.advance(t, d, id);
-                }
-                self.arrivals = arrivals;
+                let mut fx = self.effects.pop().unwrap_or_default();
+                self.links[d.index()].on_arrival(t, &mut self.events, &mut fx);
+                self.apply(t, d, fx);
+            }
+            Event::ArqFeedback(d) => {
+                let mut fx = self.effects.pop().unwrap_or_default();
+                self.links[d.index()].on_feedback(t, &mut self.events, &mut fx);
+                self.apply(t, d, fx);
             }
             Event::SpikeStart(i) => {
                 let wire = self.spikes[i as usize].holds_wire;
@@ -193,14 +207,11 @@ impl Forwarder {
                 self.events.schedule(t + length, Event::SpikeEnd(i));
             }
             Event::SpikeEnd(i) => {
-                let mut arrivals = std::mem::take(&mut self.arrivals);
                 for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-                    self.links[d].release(t, &mut self.events, &mut arrivals);
-                    for id in arrivals.drain(..) {
-                        self.advance(t, d as u32, id);
-                    }
+                    let mut fx = self.effects.pop().unwrap_or_default();
+                    self.links[d].release(t, &mut self.events, &mut fx);
+                    self.apply(t, DirId(d as u32), fx);
                 }
-                self.arrivals = arrivals;
                 if let Some(next) = self.spikes[i as usize].next_start(t) {
                     self.events.schedule(next, Event::SpikeStart(i));
                 }
@@ -208,6 +219,20 @@ impl Forwarder {
             // Flows, timers and web users live in the kernel and the applications.
             Event::FlowStart(_) | Event::Timer { .. } | Event::UserWake(_) | Event::Stop => {}
         }
+    }
+
+    /// Acts on what direction `dir` produced: control messages are counted (kernel TCP has
+    /// no use for paper 001's ICMP DROP / DEFER), drops recorded, releases forwarded.
+    fn apply(&mut self, t: SimTime, dir: DirId, mut fx: LinkEffects) {
+        self.control_messages += fx.signals.len() as u64;
+        fx.signals.clear();
+        for id in fx.dropped.drain(..) {
+            self.drop_slot(id.0);
+        }
+        for id in fx.delivered.drain(..) {
+            self.advance(t, dir, id.0);
+        }
+        self.effects.push(fx);
     }
 
     fn track(&mut self, k: u32) -> Option<&mut ConnTrack> {
@@ -268,15 +293,15 @@ impl Forwarder {
         }
     }
 
-    fn offer(&mut self, now: SimTime, dir: u32, id: u32) {
+    fn offer(&mut self, now: SimTime, dir: DirId, id: u32) {
         let slot = &self.slots[id as usize];
-        if let Some(c) = &mut self.captures[dir as usize] {
+        if let Some(c) = &mut self.captures[dir.index()] {
             c.record_ip(now, &slot.data);
         }
         let len = slot.data.len() as u32;
-        if self.links[dir as usize].offer(now, id, len, &mut self.events) == Offer::Dropped {
-            self.drop_slot(id);
-        }
+        let mut fx = self.effects.pop().unwrap_or_default();
+        self.links[dir.index()].offer(now, PacketId(id), len, &mut self.events, &mut fx);
+        self.apply(now, dir, fx);
     }
 
     fn drop_slot(&mut self, id: u32) {
@@ -293,7 +318,7 @@ impl Forwarder {
     }
 
     /// A packet left direction `dir` at virtual time `t`: on to the next hop, or out.
-    fn advance(&mut self, t: SimTime, dir: u32, id: u32) {
+    fn advance(&mut self, t: SimTime, dir: DirId, id: u32) {
         let slot = &mut self.slots[id as usize];
         let route = self.conns[slot.conn as usize].as_ref().map(|c| c.meta.route).unwrap_or(0) as usize;
         let hops = if slot.way == Way::Forward { &self.routes[route].0 } else { &self.routes[route].1 };
@@ -310,7 +335,7 @@ impl Forwarder {
         self.tuns[side].write_all(&slot.data).ok();
         let real = self.shared.clock.now();
         let (k, way, entered, view, len) = (slot.conn, slot.way, slot.entered, slot.view, slot.data.len() as u64);
-        self.note_release(dir as usize, t, real, len);
+        self.note_release(dir.index(), t, real, len);
         if let Some(track) = self.conns.get_mut(k as usize).and_then(|c| c.as_mut()) {
             match way {
                 Way::Forward => {

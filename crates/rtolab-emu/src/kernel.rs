@@ -132,7 +132,11 @@ fn refuse<T>(path: &str, field: &str, message: &str) -> EmuResult<T> {
 /// Fields the kernel has no knob for: allowed only at the value the kernel has anyway.
 fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     if t.stack.is_some_and(|s| s != Stack::Linux) {
-        return refuse(p, "stack", "the emulator runs the kernel's own TCP; expected \"linux\" or no stack (compare other stacks with `rtolab compare --stack`)");
+        return refuse(
+            p,
+            "stack",
+            "the emulator runs the kernel's own TCP; expected \"linux\" or no stack (compare other stacks with `rtolab compare --stack`)",
+        );
     }
     if t.recovery == Some(RecoverySpec::Reno) {
         return refuse(p, "recovery", "the kernel has no Reno recovery (it always handles partial ACKs as NewReno); expected \"newreno\" or \"sack\"");
@@ -156,6 +160,9 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     }
     if t.max_burst.is_some() {
         return refuse(p, "max_burst", "the kernel has no per-ACK burst limit");
+    }
+    if t.icmp_rto == Some(true) || t.icmp_rto_case7.is_some() || t.icmp_rto_extension.is_some() {
+        return refuse(p, "icmp_rto", "the kernel does not act on ICMP DROP / DEFER (paper 001's scheme is simulated only)");
     }
     if t.rto.is_some_and(|r| r != RtoPreset::Linux) {
         return refuse(p, "rto", "the kernel's timer is \"linux\"; only min_rto and max_rto can be set");
@@ -280,7 +287,8 @@ mod tests {
     /// 1052-byte MTU (1000 + 40 + 12); F-RTO only turns timestamps and DSACK undo off.
     #[test]
     fn settable_fields_map_to_sysctls_and_routes() {
-        let ns = settings(&scenario("mss = 1000, iw = 10, min_rto = \"200ms\", detect = [\"frto\"], dupthresh = 5, delayed_ack = false, cc = \"cubic\"")).unwrap();
+        let ns =
+            settings(&scenario("mss = 1000, iw = 10, min_rto = \"200ms\", detect = [\"frto\"], dupthresh = 5, delayed_ack = false, cc = \"cubic\"")).unwrap();
         assert_eq!(ns.initcwnd, Some(10));
         assert_eq!(ns.rto_min_ms, Some(200));
         assert_eq!((ns.frto, ns.timestamps, ns.dsack), (Some(2), Some(false), Some(false)));

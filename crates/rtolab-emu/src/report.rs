@@ -13,7 +13,7 @@ use crate::forwarder::{Accuracy, ForwarderReport};
 use crate::kernel::NsSettings;
 use crate::shared::{ReceiverOutcome, SenderOutcome};
 use crate::tcpinfo::{Sample, CA_LOSS, CA_RECOVERY};
-use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, METRIC_QUEUE};
+use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::{Origin, SpuriousOracle};
 use rtolab_sim::{SimDuration, SimTime};
@@ -93,7 +93,9 @@ pub fn rto_retransmissions(samples: &[Sample], log: &[DataEvent], from: SimTime,
     let mut prev = (from, syn_timeouts);
     let mut cursor = 0;
     for s in samples {
-        let Some(total) = s.total_rto.map(u64::from) else { continue };
+        let Some(total) = s.total_rto.map(u64::from) else {
+            continue;
+        };
         let new = total.saturating_sub(prev.1);
         let (lo, hi) = (SimTime(prev.0 .0.saturating_sub(MATCH_SLACK.0)), s.t + MATCH_SLACK);
         let mut found = 0;
@@ -250,12 +252,7 @@ pub fn sample_series(series: &mut SeriesTable, k: u32, samples: &[Sample], wante
     let metrics = [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto];
     let mut last = [f64::NAN; 4];
     for s in samples.iter().filter(|s| s.srtt_us > 0) {
-        let values = [
-            s.cwnd_bytes as f64,
-            s.ssthresh_bytes.map(|b| b as f64).unwrap_or(f64::INFINITY),
-            s.srtt_us as f64 / 1e6,
-            s.rto_us as f64 / 1e6,
-        ];
+        let values = [s.cwnd_bytes as f64, s.ssthresh_bytes.map(|b| b as f64).unwrap_or(f64::INFINITY), s.srtt_us as f64 / 1e6, s.rto_us as f64 / 1e6];
         for (m, v) in values.into_iter().enumerate() {
             if wanted.contains(&metrics[m]) && v != last[m] {
                 series.push(s.t.as_secs_f64(), k, m as u8, v);
@@ -282,7 +279,8 @@ pub fn accuracy(fwd: &ForwarderReport) -> (Vec<DirAccuracy>, [f64; 3], u64, u64)
         .enumerate()
         .map(|(d, l)| {
             let configured = l.cfg.rate_bps as f64;
-            let achieved = (acc.paced_packets[d] >= MIN_PACED_PACKETS && acc.paced_real_ns[d] > 0).then(|| acc.paced_bytes[d] as f64 * 8.0 / (acc.paced_real_ns[d] as f64 / 1e9));
+            let achieved = (acc.paced_packets[d] >= MIN_PACED_PACKETS && acc.paced_real_ns[d] > 0)
+                .then(|| acc.paced_bytes[d] as f64 * 8.0 / (acc.paced_real_ns[d] as f64 / 1e9));
             DirAccuracy {
                 direction: l.cfg.name.clone(),
                 configured_bps: configured,
@@ -301,17 +299,21 @@ pub fn accuracy(fwd: &ForwarderReport) -> (Vec<DirAccuracy>, [f64; 3], u64, u64)
 }
 
 /// The simulator-shaped result of the run.
-pub fn run_result(scenario: &Scenario, seed: u64, rows: Vec<FlowRow>, mut series: SeriesTable, fwd: &mut ForwarderReport, end: SimTime, data_packets: u64) -> RunResult {
+pub fn run_result(
+    scenario: &Scenario,
+    seed: u64,
+    rows: Vec<FlowRow>,
+    mut series: SeriesTable,
+    fwd: &mut ForwarderReport,
+    end: SimTime,
+    data_packets: u64,
+) -> RunResult {
     let n = rows.len() as u32;
     let mut entities: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     let mut links = Vec::new();
     for (d, l) in fwd.links.iter_mut().enumerate() {
         entities.push(l.cfg.name.clone());
-        if let Some(q) = l.queue_series.take() {
-            for (t, len) in q {
-                series.push(t.as_secs_f64(), n + d as u32, METRIC_QUEUE, len as f64);
-            }
-        }
+        l.take_series(n + d as u32, &mut series);
         links.push(l.report(end));
     }
     series.entities = entities;
@@ -319,7 +321,14 @@ pub fn run_result(scenario: &Scenario, seed: u64, rows: Vec<FlowRow>, mut series
         flows: rows,
         links,
         series,
-        meta: RunMeta { scenario: scenario.name.clone(), seed, sim_time_s: end.as_secs_f64(), events: fwd.events, data_packets, peak_live_packets: fwd.peak_slots },
+        meta: RunMeta {
+            scenario: scenario.name.clone(),
+            seed,
+            sim_time_s: end.as_secs_f64(),
+            events: fwd.events,
+            data_packets,
+            peak_live_packets: fwd.peak_slots,
+        },
         pcaps: std::mem::take(&mut fwd.pcaps),
     }
 }

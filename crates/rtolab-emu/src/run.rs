@@ -11,7 +11,7 @@ use crate::netns::{self, ip, Namespace};
 use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
 use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
-use rtolab_sim::net::build::{captures, link_dirs, route_dirs, spike_processes};
+use rtolab_sim::net::build::{captures, link_dirs, route_dirs, spike_processes, LinkRecording};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::plan::plan;
 use rtolab_sim::world::Origin;
@@ -40,9 +40,7 @@ impl Default for EmuOptions {
 }
 
 fn available_congestion_controls() -> Vec<String> {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .map(|s| s.split_whitespace().map(String::from).collect())
-        .unwrap_or_default()
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default()
 }
 
 /// Each `cc` must be a module the kernel has (loading it is the kernel's business: a
@@ -50,7 +48,9 @@ fn available_congestion_controls() -> Vec<String> {
 fn check_congestion_controls(scenario: &Scenario) -> EmuResult<()> {
     let mut available = available_congestion_controls();
     for (path, t) in scenario.tcp_tables() {
-        let Some(cc) = kernel::congestion_control(t) else { continue };
+        let Some(cc) = kernel::congestion_control(t) else {
+            continue;
+        };
         if !available.iter().any(|a| a == cc) {
             std::process::Command::new("modprobe").arg(format!("tcp_{cc}")).output().ok();
             available = available_congestion_controls();
@@ -73,9 +73,8 @@ fn configure(ns: &Namespace, settings: &NsSettings, sender: bool) -> EmuResult<(
     // Connections stay independent, as in the simulator: no cached ssthresh or RTT.
     ns.sysctl("ipv4/tcp_no_metrics_save", "1")?;
     for (key, value, field) in settings.sysctls(sender) {
-        ns.sysctl(&format!("ipv4/{key}"), &value).map_err(|_| {
-            EmuError::unsupported(format!("tcp.{field}"), format!("this kernel has no net.ipv4.{key}, which the setting needs"))
-        })?;
+        ns.sysctl(&format!("ipv4/{key}"), &value)
+            .map_err(|_| EmuError::unsupported(format!("tcp.{field}"), format!("this kernel has no net.ipv4.{key}, which the setting needs")))?;
     }
     Ok(())
 }
@@ -150,7 +149,8 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     address_device(&receivers, &settings, false)?;
 
     let series_wanted = scenario.output.series.clone();
-    let links = link_dirs(scenario, seed, series_wanted.contains(&SeriesMetric::Queue));
+    let record = LinkRecording { queue: series_wanted.contains(&SeriesMetric::Queue), channel: series_wanted.contains(&SeriesMetric::Channel) };
+    let links = link_dirs(scenario, seed, record);
     let caps = captures(scenario, &links);
     let spikes = spike_processes(scenario, seed);
     let (flows, webs) = plan(scenario, seed);
@@ -202,7 +202,9 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
                     let origin = Origin::Web { user: user.user, generator: name.clone() };
                     let meta = ConnMeta { name: format!("{name}.u{}.{}", user.user, user.files), origin, route, size: Some(size), cc };
                     user.files += 1;
-                    let Some(k) = sh.add_connection(meta) else { break };
+                    let Some(k) = sh.add_connection(meta) else {
+                        break;
+                    };
                     let out = apps::send(&sh, SendPlan { connection: k, size: Some(size), cc });
                     sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
                     wake = sh.clock.now() + user.draw_think();
@@ -272,7 +274,10 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         let row = report::flow_row(&meta.name, &meta.origin, meta.size, outcome, end);
         if let (Some(size), Some(_)) = (meta.size, row.end_s) {
             if receiver.is_some_and(|r| r.bytes != size) {
-                return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("{} of {size} bytes read although all were acknowledged", row.bytes) });
+                return Err(EmuError::Invariant {
+                    flow: meta.name.clone(),
+                    message: format!("{} of {size} bytes read although all were acknowledged", row.bytes),
+                });
             }
         }
         congestion_control.insert(meta.name.clone(), meta.cc.unwrap_or(DEFAULT_CC).to_string());

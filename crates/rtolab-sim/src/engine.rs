@@ -4,6 +4,7 @@
 //! scheduled, always; popped times never decrease (`now` never goes backwards). Events are a
 //! compact enum routed by component index, not boxed closures.
 
+use crate::net::ids::{DirId, FlowId};
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -18,16 +19,22 @@ pub enum Side {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A link direction finished serialising its current packet.
-    TxDone(u32),
+    TxDone(DirId),
     /// The head of a link direction's propagation pipe reaches the far end.
-    Arrive(u32),
+    Arrive(DirId),
+    /// The outcome of the oldest unresolved ARQ attempt on a link direction is known.
+    ArqFeedback(DirId),
     /// A spike process (by index) starts or ends a spike.
     SpikeStart(u32),
     SpikeEnd(u32),
     /// A flow opens its connection.
-    FlowStart(u32),
+    FlowStart(FlowId),
     /// A TCP endpoint's timer; `generation` lazily cancels superseded timers.
-    Timer { flow: u32, side: Side, generation: u32 },
+    Timer {
+        flow: FlowId,
+        side: Side,
+        generation: u32,
+    },
     /// A web user (by index) ends its think time and fetches the next file.
     UserWake(u32),
     /// The run's stop time.
@@ -109,12 +116,12 @@ mod tests {
     #[test]
     fn same_time_events_run_in_scheduling_order() {
         let mut q = EventQueue::default();
-        q.schedule(SimTime(5), Event::FlowStart(1));
-        q.schedule(SimTime(3), Event::FlowStart(0));
-        q.schedule(SimTime(5), Event::FlowStart(2));
+        q.schedule(SimTime(5), Event::FlowStart(FlowId(1)));
+        q.schedule(SimTime(3), Event::FlowStart(FlowId(0)));
+        q.schedule(SimTime(5), Event::FlowStart(FlowId(2)));
         q.schedule(SimTime(5), Event::Stop);
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec![Event::FlowStart(0), Event::FlowStart(1), Event::FlowStart(2), Event::Stop]);
+        assert_eq!(order, vec![Event::FlowStart(FlowId(0)), Event::FlowStart(FlowId(1)), Event::FlowStart(FlowId(2)), Event::Stop]);
     }
 
     #[test]
@@ -122,7 +129,7 @@ mod tests {
         let mut q = EventQueue::default();
         q.schedule(SimTime(10), Event::Stop);
         q.pop();
-        q.schedule(SimTime(3), Event::FlowStart(0));
+        q.schedule(SimTime(3), Event::FlowStart(FlowId(0)));
         assert_eq!(q.pop().unwrap().0, SimTime(10));
     }
 }

@@ -5,7 +5,7 @@
 //! Addresses encode the flow: sender 10.1.x.y:(10000 + flow % 50000), receiver 10.2.x.y:80.
 //! Initial sequence numbers are fixed per flow; the SYN takes one sequence number as in TCP.
 
-use crate::net::{Packet, Way};
+use crate::net::{IcmpSignal, Packet, Payload, Way};
 use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
 use crate::time::SimTime;
 use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
@@ -35,8 +35,11 @@ impl Capture {
 
     /// Records one packet as offered to the link at `now`.
     pub fn record(&mut self, now: SimTime, p: &Packet) {
-        let s = &p.segment;
-        let (sender, receiver, port) = Self::addresses(p.flow);
+        let s = match &p.payload {
+            Payload::Segment(s) => s,
+            Payload::Control(signal) => return self.record_icmp(now, p, *signal),
+        };
+        let (sender, receiver, port) = Self::addresses(p.flow.0);
         let (src, dst, sport, dport, isn, peer_isn) = match p.way {
             Way::Forward => (sender, receiver, port, 80, SENDER_ISN, RECEIVER_ISN),
             Way::Reverse => (receiver, sender, 80, port, RECEIVER_ISN, SENDER_ISN),
@@ -86,6 +89,22 @@ impl Capture {
         let orig_len = (bytes.len() + payload) as u32;
         let ts = std::time::Duration::from_nanos(now.0);
         self.writer.write_packet(&PcapPacket::new(ts, orig_len, &bytes)).ok();
+    }
+
+    /// A control message to the flow's sender: an ICMP message of its experimental type
+    /// (RFC 4727) from the receiver's side, quoting nothing (the quoted bytes count in the
+    /// original length only).
+    fn record_icmp(&mut self, now: SimTime, p: &Packet, signal: IcmpSignal) {
+        let (sender, receiver, _) = Self::addresses(p.flow.0);
+        let icmp = [signal.icmp_type(), 0, 0, 0, 0, 0, 0, 0];
+        let Ok(ip) = Ipv4Header::new(icmp.len() as u16, 64, IpNumber::ICMP, receiver, sender) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(ip.header_len() + icmp.len());
+        ip.write(&mut bytes).ok();
+        bytes.extend_from_slice(&icmp);
+        let ts = std::time::Duration::from_nanos(now.0);
+        self.writer.write_packet(&PcapPacket::new(ts, p.wire_bytes, &bytes)).ok();
     }
 
     /// Records a real IPv4 packet (as the emulator forwards it) at `now`: its IPv4 and TCP

@@ -61,11 +61,24 @@ pub struct LinkRow {
     pub delay_s: f64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
-    /// All drops: queue overflow, RED, channel loss.
+    /// All drops: queue overflow, RED, channel loss, ARQ discards.
     pub drops: u64,
     pub queue_drops: u64,
     pub red_drops: u64,
     pub loss_drops: u64,
+    /// Transmissions the channel damaged (ARQ attempts included).
+    pub channel_losses: u64,
+    /// Share of the run a Gilbert–Elliott channel spent in its bad state.
+    pub bad_share: Option<f64>,
+    /// Link-layer ARQ: attempts, packets delivered across the channel, packets dropped
+    /// (failed every attempt, or flushed with one that did), buffer flushes.
+    pub arq_attempts: u64,
+    pub arq_successes: u64,
+    pub arq_discards: u64,
+    pub arq_flushes: u64,
+    /// ICMP DROP and DEFER messages this direction's elements sent.
+    pub icmp_drop: u64,
+    pub icmp_defer: u64,
     /// Fraction of the run the transmitter was busy.
     pub utilisation: f64,
     /// Time-averaged queue length, in packets.
@@ -90,11 +103,13 @@ pub struct SeriesTable {
 }
 
 /// Names of the series metrics, by their code in `SeriesTable::metric`.
-pub const METRICS: [&str; 6] = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay"];
+pub const METRICS: [&str; 7] = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay", "channel"];
 /// Code of the per-link queue-length series in `METRICS`.
 pub const METRIC_QUEUE: u8 = 4;
 /// Code of the per-flow one-way delay series in `METRICS`.
 pub const METRIC_DELAY: u8 = 5;
+/// Code of the per-link channel-state series (0 good, 1 bad) in `METRICS`.
+pub const METRIC_CHANNEL: u8 = 6;
 
 impl SeriesTable {
     pub fn push(&mut self, time_s: f64, entity: u32, metric: u8, value: f64) {

@@ -4,32 +4,87 @@
 //! Invariant: link `i` of the scenario owns directions `2i` (forward) and `2i + 1` (reverse);
 //! every random stream is derived from (seed, the link's name, purpose), as in the simulator.
 
+use super::arq::ArqConfig;
+use super::channel::{ChannelModel, GilbertElliott, GilbertPackets};
+use super::ids::DirId;
 use super::{DirConfig, LinkDir, SpikeProcess};
 use crate::pcap::Capture;
 use crate::rng::stream;
-use crate::spec::Scenario;
+use crate::spec::{ArqOverride, ArqSpec, LossSpec, Scenario};
+use crate::time::SimDuration;
+use crate::units::{Limit, RvSampler};
 
 const DIRECTIONS: [&str; 2] = ["forward", "reverse"];
 
+/// What to record while the links run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkRecording {
+    pub queue: bool,
+    pub channel: bool,
+}
+
 /// Every link direction of `scenario`, in the order of the invariant above.
-pub fn link_dirs(scenario: &Scenario, seed: u64, record_queue: bool) -> Vec<LinkDir> {
+pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<LinkDir> {
     let mut links = Vec::with_capacity(2 * scenario.links.len());
     for (i, l) in scenario.links.iter().enumerate() {
         for (d, way) in DIRECTIONS.iter().enumerate() {
             let rev = l.reverse.clone().filter(|_| d == 1).unwrap_or_default();
+            let name = format!("{}.{way}", l.name);
+            let arq = match rev.arq {
+                Some(ArqOverride::Off) => None,
+                Some(ArqOverride::On(a)) => Some(a),
+                None => l.arq.clone(),
+            };
             let cfg = DirConfig {
-                name: format!("{}.{way}", l.name),
                 rate_bps: rev.rate.unwrap_or(l.rate).bps().round().max(1.0) as u64,
                 delay: rev.delay.unwrap_or(l.delay).sim(),
                 queue: rev.queue.unwrap_or_else(|| l.queue.clone()),
-                loss: rev.loss.or(l.loss).map(|p| p.0).unwrap_or(0.0),
-                drop_packets: if d == 0 { l.drop_packets.clone() } else { rev.drop_packets.unwrap_or_default() },
+                arq: arq.as_ref().map(arq_config),
+                name,
             };
+            let loss = rev.loss.or_else(|| l.loss.clone());
+            let channel = channel_model(loss.as_ref(), seed, &l.name, way, record.channel);
+            let drop_packets = if d == 0 { l.drop_packets.clone() } else { rev.drop_packets.unwrap_or_default() };
             let rng = stream(seed, &format!("links/{}/{way}", l.name), "queue-and-loss");
-            links.push(LinkDir::new((2 * i + d) as u32, cfg, rng, record_queue));
+            links.push(LinkDir::new(DirId((2 * i + d) as u32), cfg, channel, drop_packets, rng, record.queue));
         }
     }
     links
+}
+
+fn arq_config(a: &ArqSpec) -> ArqConfig {
+    let window = match a.window {
+        Limit::Packets(p) => p as usize,
+        Limit::Bytes(_) => unreachable!("validated: the ARQ window is in packets"),
+    };
+    ArqConfig {
+        window,
+        attempts: a.attempts,
+        in_order: a.in_order,
+        feedback_delay: a.feedback_delay.map(|d| d.sim()).unwrap_or(SimDuration::ZERO),
+        icmp: a.icmp,
+        defer_backlog: a.defer_backlog as usize,
+    }
+}
+
+fn channel_model(loss: Option<&LossSpec>, seed: u64, link: &str, way: &str, record: bool) -> ChannelModel {
+    match loss {
+        None => ChannelModel::Perfect,
+        Some(LossSpec::Bernoulli(p)) if p.0 > 0.0 => ChannelModel::Bernoulli(p.0),
+        Some(LossSpec::Bernoulli(_)) => ChannelModel::Perfect,
+        Some(LossSpec::GilbertElliott(ge)) => match (&ge.good, &ge.bad, ge.mean_loss, ge.mean_burst) {
+            (Some(good), Some(bad), _, _) => ChannelModel::GilbertElliott(Box::new(GilbertElliott::new(
+                RvSampler::new(good.0.clone()),
+                RvSampler::new(bad.0.clone()),
+                ge.ber_good.unwrap_or(0.0),
+                ge.ber_bad.unwrap_or(0.0),
+                stream(seed, &format!("links/{link}/{way}"), "channel-state"),
+                record,
+            ))),
+            (_, _, Some(loss), Some(burst)) => ChannelModel::GilbertPackets(GilbertPackets::new(loss.0, burst)),
+            _ => unreachable!("validated: a Gilbert–Elliott table has one complete form"),
+        },
+    }
 }
 
 /// The spike process of every link that has one.
@@ -47,10 +102,10 @@ pub fn spike_processes(scenario: &Scenario, seed: u64) -> Vec<SpikeProcess> {
 
 /// The directions a route crosses: data forward over the named links in order, ACKs back
 /// over their reverse directions in the opposite order. The route must be validated.
-pub fn route_dirs(scenario: &Scenario, route: &[String]) -> (Vec<u32>, Vec<u32>) {
+pub fn route_dirs(scenario: &Scenario, route: &[String]) -> (Vec<DirId>, Vec<DirId>) {
     let index = |name: &String| scenario.links.iter().position(|l| &l.name == name).expect("validated route") as u32;
-    let fwd: Vec<u32> = route.iter().map(|n| 2 * index(n)).collect();
-    let rev: Vec<u32> = fwd.iter().rev().map(|d| d + 1).collect();
+    let fwd: Vec<DirId> = route.iter().map(|n| DirId(2 * index(n))).collect();
+    let rev: Vec<DirId> = fwd.iter().rev().map(|d| d.opposite()).collect();
     (fwd, rev)
 }
 

@@ -1,21 +1,26 @@
-//! One direction of a duplex link: a queue (DropTail or RED) in front of a transmitter at a
-//! fixed rate, then a propagation pipe with a fixed delay, optional Bernoulli loss after
-//! transmission, and delay spikes that hold packets.
+//! One direction of a duplex link: a chain of elements with one job each —
+//! queue discipline (`queue.rs`) → optional link-layer ARQ (`arq.rs`) → transmitter
+//! (`transmitter.rs`) → channel (`channel/`) → propagation (`propagation.rs`) — plus the
+//! delay-spike hold that stops the transmitter (and, with `hold = "all"`, the wire).
 //!
-//! Engine rule: a direction has at most one pending transmit-done event (while a packet is
-//! being serialised) and one pending arrival event (for the head of the pipe), so the event
-//! heap holds O(links), not O(packets). Serialisation time keeps its sub-nanosecond remainder,
-//! so long runs do not drift from the nominal rate.
+//! Engine rule: a direction has at most one pending transmit-done event, one pending arrival
+//! event and, with an ARQ feedback delay, one pending feedback event; the heap holds
+//! O(links), not O(packets). What leaves the direction, what it drops and the control
+//! messages its elements send are handed to the caller in `LinkEffects`.
 
-use super::red::{Red, RedVerdict};
+use super::arq::{Arq, ArqConfig, ArqOutput};
+use super::channel::{Channel, ChannelModel};
+use super::icmp::IcmpSignal;
+use super::ids::{DirId, PacketId};
+use super::propagation::Propagation;
+use super::queue::QueueDisc;
+use super::red::Red;
+use super::transmitter::Transmitter;
 use crate::engine::{Event, EventQueue};
-use crate::results::LinkRow;
+use crate::results::{LinkRow, SeriesTable, METRIC_CHANNEL, METRIC_QUEUE};
 use crate::spec::QueueSpec;
 use crate::time::{SimDuration, SimTime};
-use crate::units::Limit;
-use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::collections::VecDeque;
 
 /// Settings of one direction, resolved from the spec.
 #[derive(Clone, Debug)]
@@ -24,89 +29,65 @@ pub struct DirConfig {
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: QueueSpec,
-    pub loss: f64,
-    /// Ordinals (from 1) of sent packets that are lost.
-    pub drop_packets: Vec<u64>,
+    pub arq: Option<ArqConfig>,
 }
 
-/// Counters for the `links` table.
+/// Counters of the direction itself (its elements keep their own).
 #[derive(Clone, Debug, Default)]
 pub struct LinkStats {
+    /// Transmissions (ARQ attempts included).
     pub packets_sent: u64,
     pub bytes_sent: u64,
-    pub queue_drops: u64,
-    pub early_drops: u64,
+    /// Packets the channel lost (without ARQ; with ARQ a lost attempt is retried).
     pub loss_drops: u64,
-    pub busy: SimDuration,
-    /// ∫ queue length dt, in packet·nanoseconds.
-    queue_area: u128,
-    last_change: SimTime,
-    pub max_queue_packets: u64,
-    pub max_queue_bytes: u64,
     pub spikes: u64,
     pub spike_time: SimDuration,
+    pub icmp_drop: u64,
+    pub icmp_defer: u64,
 }
 
-impl LinkStats {
-    pub fn mean_queue(&self, end: SimTime) -> f64 {
-        if end.0 == 0 {
-            0.0
-        } else {
-            self.queue_area as f64 / end.0 as f64
-        }
-    }
-}
-
-/// What became of a packet offered to a link direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Offer {
-    Accepted,
-    Dropped,
+/// What one call into a direction produced, for the caller to act on: packets that left the
+/// far end (in order), packets dropped, and control messages about a packet (toward its
+/// flow's sender). Reused across calls; the caller drains it.
+#[derive(Debug, Default)]
+pub struct LinkEffects {
+    pub delivered: Vec<PacketId>,
+    pub dropped: Vec<PacketId>,
+    pub signals: Vec<(PacketId, IcmpSignal)>,
 }
 
 pub struct LinkDir {
-    pub id: u32,
+    pub id: DirId,
     pub cfg: DirConfig,
-    limit: Limit,
-    red: Option<Red>,
-    queue: VecDeque<(u32, u32)>,
-    queue_bytes: u64,
-    transmitting: Option<(u32, u32)>,
-    tx_remainder: u64,
-    pipe: VecDeque<(SimTime, u32)>,
-    arrival_pending: bool,
+    queue: QueueDisc,
+    arq: Option<Arq>,
+    tx: Transmitter,
+    channel: Channel,
+    wire: Propagation,
     held_since: Option<SimTime>,
-    /// The spike also holds packets on the wire (not only the transmitter).
-    wire_held: bool,
+    /// The backlog was at or above the DEFER threshold at the last arrival.
+    backlog_high: bool,
+    /// The direction's stream: RED's and the channel's per-packet draws, in event order.
     rng: Xoshiro256PlusPlus,
+    arq_out: ArqOutput,
     pub stats: LinkStats,
-    /// (time, queue length in packets) on every change, when recording.
-    pub queue_series: Option<Vec<(SimTime, u32)>>,
 }
 
 impl LinkDir {
-    pub fn new(id: u32, mut cfg: DirConfig, rng: Xoshiro256PlusPlus, record_queue: bool) -> Self {
-        cfg.drop_packets.sort_unstable();
-        let (limit, red) = match &cfg.queue {
-            QueueSpec::Droptail(d) => (d.limit, None),
-            QueueSpec::Red(r) => (r.limit, Some(Red::new(r, cfg.rate_bps as f64))),
-        };
+    pub fn new(id: DirId, cfg: DirConfig, channel: ChannelModel, drop_packets: Vec<u64>, rng: Xoshiro256PlusPlus, record_queue: bool) -> Self {
         LinkDir {
             id,
-            limit,
-            red,
+            queue: QueueDisc::new(&cfg.queue, cfg.rate_bps, record_queue),
+            arq: cfg.arq.clone().map(Arq::new),
+            tx: Transmitter::new(cfg.rate_bps),
+            channel: Channel::new(channel, drop_packets),
+            wire: Propagation::new(cfg.delay),
             cfg,
-            queue: VecDeque::new(),
-            queue_bytes: 0,
-            transmitting: None,
-            tx_remainder: 0,
-            pipe: VecDeque::new(),
-            arrival_pending: false,
             held_since: None,
-            wire_held: false,
+            backlog_high: false,
             rng,
+            arq_out: ArqOutput::default(),
             stats: LinkStats::default(),
-            queue_series: record_queue.then(Vec::new),
         }
     }
 
@@ -118,155 +99,174 @@ impl LinkDir {
         self.held_since.is_some()
     }
 
-    fn note_queue_change(&mut self, now: SimTime, before: usize) {
-        let dt = now.since(self.stats.last_change).as_nanos() as u128;
-        self.stats.queue_area += dt * before as u128;
-        self.stats.last_change = now;
-        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len() as u64);
-        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue_bytes);
-        if let Some(s) = &mut self.queue_series {
-            s.push((now, self.queue.len() as u32));
-        }
+    pub fn red(&self) -> Option<&Red> {
+        self.queue.red()
     }
 
-    fn would_overflow(&self, bytes: u32) -> bool {
-        match self.limit {
-            Limit::Packets(p) => self.queue.len() as u64 >= p,
-            Limit::Bytes(b) => self.queue_bytes + bytes as u64 > b,
-        }
-    }
-
-    /// A packet of `bytes` on the wire arrives at this direction's queue. RED judges every
-    /// arrival (its average lags, so it may drop even at an empty queue, as in ns-2); then the
-    /// packet goes straight to an idle transmitter or waits in the queue within its limit.
-    pub fn offer(&mut self, now: SimTime, pkt: u32, bytes: u32, events: &mut EventQueue) -> Offer {
-        if let Some(red) = &mut self.red {
-            let u: f64 = self.rng.random();
-            if red.on_arrival(now, bytes, self.queue.len(), self.queue_bytes, u) != RedVerdict::Enqueue {
-                self.stats.early_drops += 1;
-                return Offer::Dropped;
-            }
-        }
-        if self.transmitting.is_none() && self.queue.is_empty() && !self.is_held() {
-            self.start_tx(now, pkt, bytes, events);
-            return Offer::Accepted;
-        }
-        if self.would_overflow(bytes) {
-            self.stats.queue_drops += 1;
-            return Offer::Dropped;
-        }
-        let before = self.queue.len();
-        self.queue.push_back((pkt, bytes));
-        self.queue_bytes += bytes as u64;
-        self.note_queue_change(now, before);
-        Offer::Accepted
-    }
-
-    fn start_tx(&mut self, now: SimTime, pkt: u32, bytes: u32, events: &mut EventQueue) {
-        let bits_ns = bytes as u128 * 8 * 1_000_000_000 + self.tx_remainder as u128;
-        let rate = self.cfg.rate_bps as u128;
-        let tx = SimDuration((bits_ns / rate) as u64);
-        self.tx_remainder = (bits_ns % rate) as u64;
-        self.transmitting = Some((pkt, bytes));
-        self.stats.busy = self.stats.busy + tx;
-        events.schedule(now + tx, Event::TxDone(self.id));
-    }
-
-    fn start_next(&mut self, now: SimTime, events: &mut EventQueue) {
-        if self.is_held() || self.transmitting.is_some() {
+    /// A packet of `bytes` arrives at this direction. RED judges every arrival; then the
+    /// packet goes straight to an idle transmitter (or an ARQ buffer with room) or waits in
+    /// the queue within its limit.
+    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue, fx: &mut LinkEffects) {
+        if self.queue.judge(now, bytes, &mut self.rng).is_err() {
+            fx.dropped.push(pkt);
             return;
         }
-        let before = self.queue.len();
-        match self.queue.pop_front() {
-            Some((pkt, bytes)) => {
-                self.queue_bytes -= bytes as u64;
-                self.note_queue_change(now, before);
-                self.start_tx(now, pkt, bytes, events);
+        let straight = self.queue.is_empty() && !self.is_held();
+        match &mut self.arq {
+            None if straight && self.tx.is_idle() => self.start_tx(now, pkt, bytes, events),
+            Some(arq) if straight && arq.has_room() => {
+                arq.admit(pkt, bytes);
+                self.start_next(now, events);
             }
-            // ns-2 RED: the idle period starts when the link finds nothing to send.
-            None => {
-                if let Some(red) = &mut self.red {
-                    red.on_idle(now);
+            _ => {
+                if self.queue.push(now, pkt, bytes).is_err() {
+                    fx.dropped.push(pkt);
+                    return;
                 }
             }
         }
+        self.check_backlog(pkt, fx);
     }
 
-    /// The packet being serialised is on the wire. Returns it if the channel lost it.
-    pub fn on_tx_done(&mut self, now: SimTime, events: &mut EventQueue) -> Option<u32> {
-        let (pkt, bytes) = self.transmitting.take()?;
-        self.stats.packets_sent += 1;
-        self.stats.bytes_sent += bytes as u64;
-        let listed = self.cfg.drop_packets.binary_search(&self.stats.packets_sent).is_ok();
-        let lost = listed || (self.cfg.loss > 0.0 && self.rng.random::<f64>() < self.cfg.loss);
-        if lost {
-            self.stats.loss_drops += 1;
-        } else {
-            self.pipe.push_back((now + self.cfg.delay, pkt));
-            self.arm_arrival(events);
-        }
-        self.start_next(now, events);
-        lost.then_some(pkt)
-    }
-
-    fn arm_arrival(&mut self, events: &mut EventQueue) {
-        if !self.arrival_pending && !self.wire_held {
-            if let Some(&(t, _)) = self.pipe.front() {
-                self.arrival_pending = true;
-                events.schedule(t, Event::Arrive(self.id));
-            }
-        }
-    }
-
-    /// Packets whose propagation ended by `now` leave the link, in order, into `out`.
-    pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, out: &mut Vec<u32>) {
-        self.arrival_pending = false;
-        if self.wire_held {
+    /// Paper 001 Sec. II: ICMP DEFER when at least `defer_backlog` packets wait at the base
+    /// station (queue and ARQ buffer), sent once each time the backlog reaches the threshold.
+    fn check_backlog(&mut self, pkt: PacketId, fx: &mut LinkEffects) {
+        let Some(arq) = &self.arq else { return };
+        if !arq.config().icmp {
             return;
         }
-        self.release_due(now, out);
-        self.arm_arrival(events);
+        let high = self.queue.len() + arq.waiting() >= arq.config().defer_backlog;
+        if high && !self.backlog_high {
+            fx.signals.push((pkt, IcmpSignal::Defer));
+            self.stats.icmp_defer += 1;
+        }
+        self.backlog_high = high;
     }
 
-    fn release_due(&mut self, now: SimTime, out: &mut Vec<u32>) {
-        while let Some(&(t, pkt)) = self.pipe.front() {
-            if t > now {
-                break;
+    #[inline]
+    fn start_tx(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) {
+        let done = self.tx.start(now, pkt, bytes);
+        events.schedule(done, Event::TxDone(self.id));
+    }
+
+    /// The transmitter takes its next packet, unless held or busy: from the ARQ buffer
+    /// (refilled from the queue first) or straight from the queue.
+    fn start_next(&mut self, now: SimTime, events: &mut EventQueue) {
+        if self.is_held() || !self.tx.is_idle() {
+            return;
+        }
+        let next = match &mut self.arq {
+            None => self.queue.pop(now),
+            Some(arq) => {
+                while arq.has_room() {
+                    match self.queue.pop(now) {
+                        Some((p, b)) => arq.admit(p, b),
+                        None => break,
+                    }
+                }
+                arq.next_frame()
             }
-            self.pipe.pop_front();
-            out.push(pkt);
+        };
+        if let Some((pkt, bytes)) = next {
+            self.start_tx(now, pkt, bytes, events);
         }
     }
 
-    /// A delay spike begins: the transmitter stops taking packets from the queue, and, with
-    /// `wire`, packets on the wire are held at the far end too (without, they arrive as
-    /// ns-2's `Delayer` lets them).
+    /// The packet being serialised is on the wire: the channel judges it; without ARQ a lost
+    /// packet is dropped, with ARQ the attempt's outcome goes to the ARQ.
+    pub fn on_tx_done(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
+        let Some((pkt, bytes, start)) = self.tx.finish() else { return };
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += bytes as u64;
+        let lost = self.channel.lost(start, now, bytes, &mut self.rng);
+        if self.arq.is_some() {
+            let dir = self.id;
+            self.arq_step(now, events, fx, |arq, events, out| arq.attempt_done(now, lost, dir, events, out));
+        } else if lost {
+            self.stats.loss_drops += 1;
+            fx.dropped.push(pkt);
+        } else {
+            self.wire.send(now, pkt, self.id, events);
+        }
+        self.start_next(now, events);
+    }
+
+    /// An ARQ feedback event: outcomes due now take effect.
+    pub fn on_feedback(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
+        let dir = self.id;
+        self.arq_step(now, events, fx, |arq, events, out| arq.on_feedback(now, dir, events, out));
+        self.start_next(now, events);
+    }
+
+    /// Runs `step` on the ARQ and carries out what it decided: frames onto the wire, drops
+    /// and control messages to the caller.
+    fn arq_step(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects, step: impl FnOnce(&mut Arq, &mut EventQueue, &mut ArqOutput)) {
+        let Some(arq) = &mut self.arq else { return };
+        let mut out = std::mem::take(&mut self.arq_out);
+        step(arq, events, &mut out);
+        for p in out.to_wire.drain(..) {
+            self.wire.send(now, p, self.id, events);
+        }
+        fx.dropped.append(&mut out.dropped);
+        for (p, s) in out.signals.drain(..) {
+            match s {
+                IcmpSignal::Drop => self.stats.icmp_drop += 1,
+                IcmpSignal::Defer => self.stats.icmp_defer += 1,
+            }
+            fx.signals.push((p, s));
+        }
+        self.arq_out = out;
+    }
+
+    /// Packets whose propagation ended by `now` leave the direction, in order.
+    pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
+        self.wire.on_arrival(now, self.id, events, &mut fx.delivered);
+    }
+
+    /// A delay spike begins: the transmitter stops taking packets, and, with `wire`, packets
+    /// on the wire are held at the far end too (without, they arrive as ns-2's `Delayer`
+    /// lets them).
     pub fn hold(&mut self, now: SimTime, wire: bool) {
         if self.held_since.is_none() {
             self.held_since = Some(now);
-            self.wire_held = wire;
+            if wire {
+                self.wire.hold();
+            }
             self.stats.spikes += 1;
         }
     }
 
     /// The spike ends: held packets whose propagation is over leave back to back, and the
     /// transmitter resumes with the queue.
-    pub fn release(&mut self, now: SimTime, events: &mut EventQueue, out: &mut Vec<u32>) {
+    pub fn release(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
         if let Some(since) = self.held_since.take() {
-            self.wire_held = false;
             self.stats.spike_time = self.stats.spike_time + now.since(since);
-            self.release_due(now, out);
-            self.arm_arrival(events);
+            self.wire.release(now, self.id, events, &mut fx.delivered);
             self.start_next(now, events);
         }
     }
 
-    /// Closes the time integrals at the end of the run.
+    /// Closes the time integrals at the end of the run (once).
     pub fn finish(&mut self, end: SimTime) {
-        let before = self.queue.len();
-        self.note_queue_change(end, before);
+        self.queue.finish(end);
+        self.channel.finish(end);
         if let Some(since) = self.held_since {
             self.stats.spike_time = self.stats.spike_time + end.since(since);
+            self.held_since = Some(end);
+        }
+    }
+
+    /// Moves the recorded queue length and channel state into `series` as `entity`.
+    pub fn take_series(&mut self, entity: u32, series: &mut SeriesTable) {
+        if let Some(q) = self.queue.series.take() {
+            for (t, n) in q {
+                series.push(t.as_secs_f64(), entity, METRIC_QUEUE, n as f64);
+            }
+        }
+        if let Some(trace) = self.channel.trace() {
+            for &(t, s) in trace {
+                series.push(t.as_secs_f64(), entity, METRIC_CHANNEL, s as f64);
+            }
         }
     }
 
@@ -274,6 +274,8 @@ impl LinkDir {
     /// `finish(end)` first).
     pub fn report(&self, end: SimTime) -> LinkRow {
         let st = &self.stats;
+        let q = &self.queue.stats;
+        let arq = self.arq.as_ref().map(|a| a.stats.clone()).unwrap_or_default();
         let (link, direction) = self.cfg.name.rsplit_once('.').unwrap_or((&self.cfg.name, ""));
         let elapsed = end.0 as f64;
         LinkRow {
@@ -283,20 +285,24 @@ impl LinkDir {
             delay_s: self.cfg.delay.as_secs_f64(),
             packets_sent: st.packets_sent,
             bytes_sent: st.bytes_sent,
-            drops: st.queue_drops + st.early_drops + st.loss_drops,
-            queue_drops: st.queue_drops,
-            red_drops: st.early_drops,
+            drops: q.queue_drops + q.early_drops + st.loss_drops + arq.discards,
+            queue_drops: q.queue_drops,
+            red_drops: q.early_drops,
             loss_drops: st.loss_drops,
-            utilisation: if elapsed > 0.0 { (st.busy.as_nanos() as f64 / elapsed).min(1.0) } else { 0.0 },
-            mean_queue: st.mean_queue(end),
-            max_queue: st.max_queue_packets,
-            max_queue_bytes: st.max_queue_bytes,
+            channel_losses: self.channel.losses,
+            bad_share: self.channel.bad_share(end),
+            arq_attempts: arq.attempts,
+            arq_successes: arq.successes,
+            arq_discards: arq.discards,
+            arq_flushes: arq.flushes,
+            icmp_drop: st.icmp_drop,
+            icmp_defer: st.icmp_defer,
+            utilisation: if elapsed > 0.0 { (self.tx.busy.as_nanos() as f64 / elapsed).min(1.0) } else { 0.0 },
+            mean_queue: q.mean(end),
+            max_queue: q.max_packets,
+            max_queue_bytes: q.max_bytes,
             spikes: st.spikes,
             spike_time_s: st.spike_time.as_secs_f64(),
         }
-    }
-
-    pub fn red(&self) -> Option<&Red> {
-        self.red.as_ref()
     }
 }

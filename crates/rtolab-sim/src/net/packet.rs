@@ -3,6 +3,8 @@
 //! Invariant: a packet id is live from `alloc` to `free`; events and queues hold ids, never
 //! copies, so the heap and queues stay small and packet memory is reused.
 
+use super::icmp::IcmpSignal;
+use super::ids::{FlowId, PacketId};
 use crate::tcp::Segment;
 use crate::time::SimTime;
 
@@ -11,52 +13,74 @@ use crate::time::SimTime;
 pub enum Way {
     /// Sender to receiver (data and SYN).
     Forward,
-    /// Receiver to sender (ACKs and SYN-ACK).
+    /// Receiver to sender (ACKs and SYN-ACK; control messages to the sender).
     Reverse,
+}
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug)]
+pub enum Payload {
+    /// A TCP segment between the flow's endpoints.
+    Segment(Segment),
+    /// A control message from a network element to the flow's sender.
+    Control(IcmpSignal),
 }
 
 #[derive(Clone, Debug)]
 pub struct Packet {
-    pub flow: u32,
+    pub flow: FlowId,
     pub way: Way,
-    /// Index of the link direction it is on, within its route.
+    /// Index of the link direction it is on, within its route for `way`.
     pub hop: u16,
     pub wire_bytes: u32,
-    pub segment: Segment,
-    /// When the endpoint sent it (for one-way delay).
+    pub payload: Payload,
+    /// When the endpoint (or element) sent it (for one-way delay).
     pub sent_at: SimTime,
+}
+
+impl Packet {
+    /// The TCP segment, if the packet carries one.
+    #[inline]
+    pub fn segment(&self) -> Option<&Segment> {
+        match &self.payload {
+            Payload::Segment(s) => Some(s),
+            Payload::Control(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
-    free: Vec<u32>,
+    free: Vec<PacketId>,
 }
 
 impl PacketArena {
-    pub fn alloc(&mut self, p: Packet) -> u32 {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
         match self.free.pop() {
             Some(id) => {
-                self.slots[id as usize] = p;
+                self.slots[id.index()] = p;
                 id
             }
             None => {
                 self.slots.push(p);
-                (self.slots.len() - 1) as u32
+                PacketId((self.slots.len() - 1) as u32)
             }
         }
     }
 
-    pub fn free(&mut self, id: u32) {
+    pub fn free(&mut self, id: PacketId) {
         self.free.push(id);
     }
 
-    pub fn get(&self, id: u32) -> &Packet {
-        &self.slots[id as usize]
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.index()]
     }
 
-    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
-        &mut self.slots[id as usize]
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.index()]
     }
 
     /// Packets currently allocated.

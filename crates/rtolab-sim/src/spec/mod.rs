@@ -4,14 +4,16 @@
 //! `deny_unknown_fields`, and `validate` checks what types cannot (names, ranges, cross-field
 //! rules) before anything runs. Every error names the field path.
 
+mod link_models;
 mod load;
 mod tcp;
 mod validate;
 
+pub use link_models::{ArqOverride, ArqSpec, GilbertElliottSpec, LossModelKind, LossSpec};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
 pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
-use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Probability, Rate, SizeRv};
+use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Rate, SizeRv};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -68,9 +70,12 @@ pub struct LinkSpec {
     pub delay: Duration,
     #[serde(default)]
     pub queue: QueueSpec,
-    /// Bernoulli loss probability per packet, applied after transmission.
+    /// Loss applied to each transmission: a Bernoulli probability, or a Gilbert–Elliott
+    /// channel table (both directions, unless `reverse` overrides it).
     #[serde(default)]
-    pub loss: Option<Probability>,
+    pub loss: Option<LossSpec>,
+    /// Link-layer ARQ at the sending end of each direction (unless `reverse` overrides it).
+    pub arq: Option<ArqSpec>,
     /// Deterministic losses: the n-th packets (counting from 1) this direction sends are lost
     /// after transmission, like ns-2's list error model. For tests and what-if studies.
     #[serde(default)]
@@ -86,8 +91,9 @@ pub struct DirectionOverride {
     pub rate: Option<Rate>,
     pub delay: Option<Duration>,
     pub queue: Option<QueueSpec>,
-    pub loss: Option<Probability>,
+    pub loss: Option<LossSpec>,
     pub drop_packets: Option<Vec<u64>>,
+    pub arq: Option<ArqOverride>,
 }
 
 /// The queue in front of a link direction's transmitter.
@@ -273,7 +279,8 @@ pub struct WebSpec {
 pub struct OutputSpec {
     /// Time series to record (long format): cwnd, ssthresh, srtt, rto (per flow, on change),
     /// delay (per flow: one-way delay of each data packet at the receiver), queue (per link
-    /// direction, on change).
+    /// direction, on change), channel (per link direction with a Gilbert–Elliott channel: 0
+    /// good, 1 bad, on change).
     #[serde(default)]
     pub series: Vec<SeriesMetric>,
     /// Link directions to capture: `"radio"` (forward), `"radio.forward"`, `"radio.reverse"`.
@@ -291,6 +298,9 @@ pub enum SeriesMetric {
     Rto,
     Queue,
     Delay,
+    /// Per link direction with a Gilbert–Elliott channel: its state (0 good, 1 bad) on
+    /// every change.
+    Channel,
 }
 
 /// Budgets that make a runaway run fail loudly instead of hanging.

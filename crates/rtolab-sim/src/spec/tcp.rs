@@ -2,6 +2,7 @@
 //! it. `resolve` turns the table into the sender's and receiver's configurations.
 
 use crate::tcp::cc::{ControllerKind, WindowArith};
+use crate::tcp::icmp_rto::{Case7, IcmpRtoConfig};
 use crate::tcp::profile::{Profile, Stack};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rto::{RtoConfig, RtoFloor, SynFallback};
@@ -272,6 +273,14 @@ pub struct TcpSpec {
     pub tick: Option<Duration>,
     /// RFC 6298 (5.7): after a SYN timeout, start data transfer with RTO = 3 s.
     pub syn_fallback_3s: Option<bool>,
+    /// Paper 001's adaptive timeout: ICMP DROP / DEFER from a link's ARQ (`arq.icmp`) move
+    /// the retransmission timer earlier or later (`docs/icmp-rto.md`). Not with RACK-TLP,
+    /// whose probe and re-check share the timer.
+    pub icmp_rto: Option<bool>,
+    /// How the paper's truncated case 7 is read: "timeout" (default) or "rejudge".
+    pub icmp_rto_case7: Option<Case7>,
+    /// Length of the extended timeout (state ET) as a multiple of the RTO (default 1).
+    pub icmp_rto_extension: Option<f64>,
 }
 
 /// The two endpoints' configurations, resolved from a `TcpSpec`.
@@ -449,6 +458,10 @@ impl TcpSpec {
             handshake_ack: p.handshake_ack,
             rack: sack && self.rack.unwrap_or(p.rack),
             tlp: sack && self.tlp.unwrap_or(p.tlp),
+            icmp_rto: (self.icmp_rto == Some(true)).then(|| IcmpRtoConfig {
+                case7: self.icmp_rto_case7.unwrap_or_default(),
+                extension: self.icmp_rto_extension.unwrap_or(IcmpRtoConfig::default().extension),
+            }),
         };
         let receiver = ReceiverConfig {
             mss,

@@ -1,7 +1,9 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
-use super::{BurstSpec, FlowSpec, GeneratorSpec, WebSpec, LinkSpec, QueueSpec, RedSpec, Scenario, SpecError, TcpSpec};
-use crate::units::FlowSize;
+use super::{
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
+};
+use crate::units::{FlowSize, Limit};
 use std::collections::HashSet;
 
 type Check = Result<(), SpecError>;
@@ -39,10 +41,7 @@ pub fn validate(s: &Scenario) -> Check {
     for (i, name) in s.output.pcap.iter().enumerate() {
         let link_name = name.strip_suffix(".forward").or(name.strip_suffix(".reverse")).unwrap_or(name);
         if !names.contains(link_name) {
-            return fail(
-                format!("output.pcap[{i}]"),
-                format!("no link named {link_name:?}; expected \"LINK\", \"LINK.forward\" or \"LINK.reverse\""),
-            );
+            return fail(format!("output.pcap[{i}]"), format!("no link named {link_name:?}; expected \"LINK\", \"LINK.forward\" or \"LINK.reverse\""));
         }
     }
     if s.limits.max_events == 0 {
@@ -53,9 +52,21 @@ pub fn validate(s: &Scenario) -> Check {
 
 fn link(l: &LinkSpec, p: &str) -> Check {
     queue(&l.queue, &format!("{p}.queue"))?;
+    if let Some(LossSpec::GilbertElliott(ge)) = &l.loss {
+        gilbert_elliott(ge, &format!("{p}.loss"))?;
+    }
+    if let Some(a) = &l.arq {
+        arq(a, &format!("{p}.arq"))?;
+    }
     if let Some(r) = &l.reverse {
         if let Some(q) = &r.queue {
             queue(q, &format!("{p}.reverse.queue"))?;
+        }
+        if let Some(LossSpec::GilbertElliott(ge)) = &r.loss {
+            gilbert_elliott(ge, &format!("{p}.reverse.loss"))?;
+        }
+        if let Some(ArqOverride::On(a)) = &r.arq {
+            arq(a, &format!("{p}.reverse.arq"))?;
         }
     }
     if let Some(sp) = &l.spikes {
@@ -64,6 +75,66 @@ fn link(l: &LinkSpec, p: &str) -> Check {
             (None, None) => return fail(format!("{p}.spikes"), "expected `interval` (random spikes) or `at` (fixed start times)"),
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// One complete form: time-based (good, bad, ber_good, ber_bad) or packet-based
+/// (mean_loss, mean_burst); sojourn means positive, BERs in [0, 1].
+fn gilbert_elliott(ge: &GilbertElliottSpec, p: &str) -> Check {
+    let time_form = ge.good.is_some() || ge.bad.is_some() || ge.ber_good.is_some() || ge.ber_bad.is_some();
+    let packet_form = ge.mean_loss.is_some() || ge.mean_burst.is_some();
+    if time_form && packet_form {
+        let extra = if ge.mean_loss.is_some() { "mean_loss" } else { "mean_burst" };
+        return fail(
+            format!("{p}.{extra}"),
+            "give the time-based form (good, bad, ber_good, ber_bad) or the packet-based form (mean_loss, mean_burst), not both",
+        );
+    }
+    if packet_form {
+        let Some(loss) = ge.mean_loss else {
+            return fail(format!("{p}.mean_loss"), "missing; the packet-based form needs mean_loss and mean_burst");
+        };
+        let Some(burst) = ge.mean_burst else {
+            return fail(format!("{p}.mean_burst"), "missing; the packet-based form needs mean_loss and mean_burst");
+        };
+        if loss.0 >= 1.0 {
+            return fail(format!("{p}.mean_loss"), format!("got {}, expected a probability below 1", loss.0));
+        }
+        if !(burst >= 1.0 && burst.is_finite()) {
+            return fail(format!("{p}.mean_burst"), format!("got {burst}, expected a mean burst of at least 1 packet"));
+        }
+        return Ok(());
+    }
+    for (field, rv) in [("good", &ge.good), ("bad", &ge.bad)] {
+        let Some(rv) = rv else {
+            return fail(format!("{p}.{field}"), "missing; expected a sojourn-time distribution such as \"exp(8s)\" (or give mean_loss and mean_burst)");
+        };
+        if !rv.0.mean().is_some_and(|m| m > 0.0) {
+            return fail(format!("{p}.{field}"), "expected a sojourn time with a positive mean");
+        }
+    }
+    for (field, ber) in [("ber_good", ge.ber_good), ("ber_bad", ge.ber_bad)] {
+        match ber {
+            None => return fail(format!("{p}.{field}"), "missing; expected a bit error rate in [0, 1]"),
+            Some(b) if !(0.0..=1.0).contains(&b) => return fail(format!("{p}.{field}"), format!("got {b}, expected a bit error rate in [0, 1]")),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn arq(a: &ArqSpec, p: &str) -> Check {
+    match a.window {
+        Limit::Packets(0) => return fail(format!("{p}.window"), "got 0 packets, expected a window of at least 1 packet"),
+        Limit::Bytes(_) => return fail(format!("{p}.window"), "expected a window in packets, e.g. \"3p\""),
+        Limit::Packets(_) => {}
+    }
+    if a.attempts < 1 {
+        return fail(format!("{p}.attempts"), "got 0, expected at least 1 attempt");
+    }
+    if a.defer_backlog < 1 {
+        return fail(format!("{p}.defer_backlog"), "got 0, expected at least 1 packet");
     }
     Ok(())
 }
@@ -80,10 +151,7 @@ fn red(r: &RedSpec, p: &str) -> Check {
         return fail(format!("{p}.q_weight"), format!("got {}, expected a weight in (0, 1]", r.q_weight));
     }
     if !(r.thresh >= 0.0 && r.maxthresh > r.thresh) {
-        return fail(
-            format!("{p}.maxthresh"),
-            format!("got thresh = {}, maxthresh = {}; expected 0 <= thresh < maxthresh", r.thresh, r.maxthresh),
-        );
+        return fail(format!("{p}.maxthresh"), format!("got thresh = {}, maxthresh = {}; expected 0 <= thresh < maxthresh", r.thresh, r.maxthresh));
     }
     match (r.max_p, r.linterm) {
         (Some(_), Some(_)) => fail(format!("{p}.linterm"), "give max_p or linterm (= 1/max_p), not both"),
@@ -177,12 +245,21 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     if t.max_burst == Some(0) {
         return fail(format!("{p}.max_burst"), "got 0, expected at least one segment");
     }
+    if t.icmp_rto == Some(true) {
+        let r = t.resolve(None).sender;
+        if r.rack || r.tlp {
+            let field = if r.rack { "rack" } else { "tlp" };
+            return fail(format!("{p}.icmp_rto"), format!("the ICMP-driven timeout needs the timer to itself, but {field} is on (RACK-TLP's probe and re-check share it); set {field} = false or use recovery \"newreno\""));
+        }
+    }
+    if let Some(x) = t.icmp_rto_extension {
+        if !(x.is_finite() && x >= 0.0) {
+            return fail(format!("{p}.icmp_rto_extension"), format!("got {x}, expected a non-negative multiple of the RTO"));
+        }
+    }
     let rto = t.rto_config();
     if rto.min_rto > rto.max_rto {
-        return fail(
-            format!("{p}.min_rto"),
-            format!("min_rto = {} exceeds max_rto = {}; expected min_rto <= max_rto", rto.min_rto, rto.max_rto),
-        );
+        return fail(format!("{p}.min_rto"), format!("min_rto = {} exceeds max_rto = {}; expected min_rto <= max_rto", rto.min_rto, rto.max_rto));
     }
     if rto.initial_rto.as_nanos() == 0 {
         return fail(format!("{p}.initial_rto"), "expected a positive initial RTO");
@@ -200,9 +277,7 @@ mod tests {
     use crate::spec::from_toml;
 
     fn spec(extra_link: &str, flow: &str) -> String {
-        format!(
-            "duration = \"10s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n{extra_link}\n[[flows]]\nname = \"f\"\n{flow}\n"
-        )
+        format!("duration = \"10s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n{extra_link}\n[[flows]]\nname = \"f\"\n{flow}\n")
     }
 
     #[test]

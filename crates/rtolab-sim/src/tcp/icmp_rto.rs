@@ -21,15 +21,8 @@
 
 use crate::time::{SimDuration, SimTime};
 
-/// The two messages of paper 001 Sec. II, sent by the base station toward the TCP source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum IcmpSignal {
-    /// The link-layer ARQ gave up and flushed its window and buffer: a long bad period.
-    Drop,
-    /// The link buffer holds at least 3 packets, or the ARQ succeeded after its retries: the
-    /// channel is improving.
-    Defer,
-}
+/// The two messages of paper 001 Sec. II (defined with the network's control messages).
+pub use crate::net::icmp::IcmpSignal;
 
 /// Paper 001 Fig. 3 states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,10 +39,12 @@ pub enum IcmpRtoState {
 
 /// How case 7 (a DROP in the intermediate state or in ET; its text is cut in the paper) is
 /// read; see `docs/icmp-rto.md`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Case7 {
     /// The DROP ends the wait: the sender times out at once and returns to `Normal`.
     #[default]
+    #[serde(rename = "timeout")]
     TimeOut,
     /// The DROP ends the wait and is judged like a DROP in `Normal` (cases 1–3) against the
     /// timer as set before case 2: a shrink (back to PT) while its deadline is at least a/4
@@ -152,23 +147,14 @@ impl IcmpRto {
     /// remembered at case 2 is the one judged. A DEFER outside PT is ignored: in `Normal` the
     /// timer already runs its full length, in the intermediate state and ET it is already
     /// restored.
-    pub fn on_signal(
-        &mut self,
-        sig: IcmpSignal,
-        now: SimTime,
-        set_at: SimTime,
-        rto: SimDuration,
-        armed: bool,
-    ) -> TimerChange {
+    pub fn on_signal(&mut self, sig: IcmpSignal, now: SimTime, set_at: SimTime, rto: SimDuration, armed: bool) -> TimerChange {
         if !armed {
             return TimerChange::Keep;
         }
         match (self.phase, sig) {
             (Phase::Normal, IcmpSignal::Drop) => self.judge_drop(now, Timer { set_at, rto }),
             (Phase::Premature(_), IcmpSignal::Drop) => self.fire(4, self.phase, TimerChange::Keep),
-            (Phase::Premature(t), IcmpSignal::Defer) => {
-                self.fire(6, Phase::Intermediate(t), TimerChange::FireAt(t.deadline()))
-            }
+            (Phase::Premature(t), IcmpSignal::Defer) => self.fire(6, Phase::Intermediate(t), TimerChange::FireAt(t.deadline())),
             (Phase::Intermediate(t) | Phase::Extended(t), IcmpSignal::Drop) => {
                 self.counts[7] += 1;
                 self.phase = Phase::Normal;

@@ -21,10 +21,10 @@ pub mod spurious;
 pub mod state;
 
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
+pub use recovery::RecoveryKind;
 pub use rto::{RtoConfig, RtoEstimator, RtoFloor, SynFallback};
 pub use rto_linux::Round;
 pub use rto_ns2::Ns2Clock;
 pub use segment::Segment;
-pub use recovery::RecoveryKind;
 pub use sender::{DupAckRule, Phase, SenderConfig, SenderNote, SenderStats, TcpSender};
 pub use state::LossState;

@@ -4,8 +4,8 @@ use super::flow::FlowRuntime;
 use super::plan::plan;
 use super::Simulation;
 use crate::engine::{Event, EventQueue};
-use crate::net::build::{captures, link_dirs, route_dirs, spike_processes};
-use crate::net::PacketArena;
+use crate::net::build::{captures, link_dirs, route_dirs, spike_processes, LinkRecording};
+use crate::net::{FlowId, PacketArena};
 use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 
@@ -13,7 +13,8 @@ impl Simulation {
     /// Builds the world for `scenario` under `seed`. The scenario must be validated.
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         let series = &scenario.output.series;
-        let links = link_dirs(scenario, seed, series.contains(&SeriesMetric::Queue));
+        let record = LinkRecording { queue: series.contains(&SeriesMetric::Queue), channel: series.contains(&SeriesMetric::Channel) };
+        let links = link_dirs(scenario, seed, record);
         let (planned, planned_web) = plan(scenario, seed);
         let flows = planned
             .into_iter()
@@ -45,14 +46,13 @@ impl Simulation {
             stop_at: scenario.duration.map(|d| SimTime::ZERO + d.sim()),
             max_events: scenario.limits.max_events,
             max_time: SimTime::ZERO + scenario.limits.max_time.sim(),
-            flow_series: [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto]
-                .map(|m| series.contains(&m)),
+            flow_series: [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto].map(|m| series.contains(&m)),
             record_delay: series.contains(&SeriesMetric::Delay),
             series: Default::default(),
             completed: 0,
             data_packets: 0,
             segments: Vec::new(),
-            arrivals: Vec::new(),
+            effects: Vec::new(),
             error: None,
         };
         sim.schedule_initial_events();
@@ -64,7 +64,7 @@ impl Simulation {
             self.events.schedule(t, Event::Stop);
         }
         for (i, f) in self.flows.iter().enumerate() {
-            self.events.schedule(f.start, Event::FlowStart(i as u32));
+            self.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
         }
         for i in 0..self.spikes.len() {
             if let Some(t) = self.spikes[i].first_start() {

@@ -2,6 +2,7 @@
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
 use crate::intervals::IntervalSet;
+use crate::net::DirId;
 use crate::rng::stream;
 use crate::spec::TcpSpec;
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -213,7 +214,10 @@ pub enum Origin {
     Static,
     Burst(String),
     /// `user` indexes the simulation's web users; `generator` is the generator's name.
-    Web { user: u32, generator: String },
+    Web {
+        user: u32,
+        generator: String,
+    },
 }
 
 pub struct FlowRuntime {
@@ -221,8 +225,8 @@ pub struct FlowRuntime {
     pub origin: Origin,
     pub start: SimTime,
     pub size: Option<u64>,
-    pub forward: Vec<u32>,
-    pub reverse: Vec<u32>,
+    pub forward: Vec<DirId>,
+    pub reverse: Vec<DirId>,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
     /// Per side (sender, receiver): generation and time of the pending timer event.
@@ -240,7 +244,7 @@ impl FlowRuntime {
     /// clock's phase from the flow's own random stream (ns-2 draws `boot_time_` uniformly
     /// in one tick).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, forward: Vec<u32>, reverse: Vec<u32>, tcp: &TcpSpec, seed: u64) -> Self {
+    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, forward: Vec<DirId>, reverse: Vec<DirId>, tcp: &TcpSpec, seed: u64) -> Self {
         let mut resolved = tcp.resolve(size);
         if let Some(clock) = &mut resolved.sender.rto.ns2 {
             let tick = clock.tick.as_nanos().max(1);

@@ -14,7 +14,7 @@ pub mod traffic;
 pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
 
 use crate::engine::{Event, EventQueue, Side};
-use crate::net::{LinkDir, Offer, Packet, PacketArena, SpikeProcess, Way};
+use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, LinkEffects, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
 use crate::pcap::Capture;
 use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
 use crate::tcp::{Segment, SenderNote};
@@ -44,7 +44,7 @@ pub struct Simulation {
     spikes: Vec<SpikeProcess>,
     web_users: Vec<WebUser>,
     /// Per web generator: name, (forward, reverse) route, TCP settings, start.
-    web_specs: Vec<(String, (Vec<u32>, Vec<u32>), crate::spec::TcpSpec, SimTime)>,
+    web_specs: Vec<(String, (Vec<DirId>, Vec<DirId>), crate::spec::TcpSpec, SimTime)>,
     captures: Vec<Option<Capture>>,
     stop_at: Option<SimTime>,
     max_events: u64,
@@ -56,7 +56,8 @@ pub struct Simulation {
     data_packets: u64,
     /// Scratch buffers reused across events.
     segments: Vec<Segment>,
-    arrivals: Vec<u32>,
+    /// Spare effect buffers: link calls nest (a delivery offers to the next hop).
+    effects: Vec<LinkEffects>,
     error: Option<SimError>,
 }
 
@@ -64,7 +65,9 @@ impl Simulation {
     /// Runs to the stop time (or until every flow is done) and returns the tables.
     pub fn run(mut self) -> Result<RunResult, SimError> {
         let end = loop {
-            let Some((now, event)) = self.events.pop() else { break self.events.now() };
+            let Some((now, event)) = self.events.pop() else {
+                break self.events.now();
+            };
             if event == Event::Stop {
                 break now;
             }
@@ -90,22 +93,24 @@ impl Simulation {
     fn dispatch(&mut self, now: SimTime, event: Event) {
         match event {
             Event::TxDone(d) => {
-                if let Some(lost) = self.links[d as usize].on_tx_done(now, &mut self.events) {
-                    self.drop_packet(lost);
-                }
+                let mut fx = self.effects.pop().unwrap_or_default();
+                self.links[d.index()].on_tx_done(now, &mut self.events, &mut fx);
+                self.apply(now, d, fx);
             }
             Event::Arrive(d) => {
-                let mut arrivals = std::mem::take(&mut self.arrivals);
-                self.links[d as usize].on_arrival(now, &mut self.events, &mut arrivals);
-                for p in arrivals.drain(..) {
-                    self.forward(now, p);
-                }
-                self.arrivals = arrivals;
+                let mut fx = self.effects.pop().unwrap_or_default();
+                self.links[d.index()].on_arrival(now, &mut self.events, &mut fx);
+                self.apply(now, d, fx);
+            }
+            Event::ArqFeedback(d) => {
+                let mut fx = self.effects.pop().unwrap_or_default();
+                self.links[d.index()].on_feedback(now, &mut self.events, &mut fx);
+                self.apply(now, d, fx);
             }
             Event::SpikeStart(i) => self.spike_start(now, i),
             Event::SpikeEnd(i) => self.spike_end(now, i),
             Event::FlowStart(f) => {
-                let flow = &mut self.flows[f as usize];
+                let flow = &mut self.flows[f.index()];
                 flow.started = true;
                 let mut out = std::mem::take(&mut self.segments);
                 flow.sender.open(now, &mut out);
@@ -115,6 +120,29 @@ impl Simulation {
             Event::UserWake(u) => self.start_web_file(now, u),
             Event::Stop => {}
         }
+    }
+
+    /// Acts on what link direction `dir` produced: control messages first (they name packets
+    /// that may be dropped in the same batch), then drops, then deliveries in order.
+    fn apply(&mut self, now: SimTime, dir: DirId, mut fx: LinkEffects) {
+        if !fx.signals.is_empty() {
+            let mut sent: Vec<(FlowId, IcmpSignal)> = Vec::new();
+            for (pkt, signal) in fx.signals.drain(..) {
+                let flow = self.packets.get(pkt).flow;
+                // One message per flow and kind for one event (a flush drops a whole buffer).
+                if !sent.contains(&(flow, signal)) {
+                    sent.push((flow, signal));
+                    self.send_signal(now, dir, pkt, signal);
+                }
+            }
+        }
+        for p in fx.dropped.drain(..) {
+            self.drop_packet(p);
+        }
+        for p in fx.delivered.drain(..) {
+            self.forward(now, p);
+        }
+        self.effects.push(fx);
     }
 
     fn spike_start(&mut self, now: SimTime, i: u32) {
@@ -127,22 +155,19 @@ impl Simulation {
     }
 
     fn spike_end(&mut self, now: SimTime, i: u32) {
-        let mut arrivals = std::mem::take(&mut self.arrivals);
         for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-            self.links[d].release(now, &mut self.events, &mut arrivals);
-            for p in arrivals.drain(..) {
-                self.forward(now, p);
-            }
+            let mut fx = self.effects.pop().unwrap_or_default();
+            self.links[d].release(now, &mut self.events, &mut fx);
+            self.apply(now, DirId(d as u32), fx);
         }
-        self.arrivals = arrivals;
         if let Some(t) = self.spikes[i as usize].next_start(now) {
             self.events.schedule(t, Event::SpikeStart(i));
         }
     }
 
-    fn timer(&mut self, now: SimTime, f: u32, side: Side, generation: u32) {
+    fn timer(&mut self, now: SimTime, f: FlowId, side: Side, generation: u32) {
         let k = side as usize;
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows[f.index()];
         if flow.timer_generation[k] != generation {
             return; // superseded
         }
@@ -150,9 +175,7 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.segments);
         match side {
             Side::Sender if flow.sender.next_wakeup().is_some_and(|t| t <= now) => flow.sender.on_timer(now, &mut out),
-            Side::Receiver if flow.receiver.next_wakeup().is_some_and(|t| t <= now) => {
-                flow.receiver.on_timer(now, &mut out)
-            }
+            Side::Receiver if flow.receiver.next_wakeup().is_some_and(|t| t <= now) => flow.receiver.on_timer(now, &mut out),
             _ => {}
         }
         self.after_endpoint(now, f, side, out);
@@ -160,13 +183,13 @@ impl Simulation {
 
     /// Sends what an endpoint produced, handles its notes, re-arms its timer and records
     /// series. `out` is the scratch buffer, returned to `self.segments`.
-    fn after_endpoint(&mut self, now: SimTime, f: u32, side: Side, mut out: Vec<Segment>) {
+    fn after_endpoint(&mut self, now: SimTime, f: FlowId, side: Side, mut out: Vec<Segment>) {
         // Notes first: the oracle judges a timeout by the packets in the network before its
         // retransmission leaves.
         if side == Side::Sender {
-            let notes: Vec<SenderNote> = self.flows[f as usize].sender.drain_notes().collect();
+            let notes: Vec<SenderNote> = self.flows[f.index()].sender.drain_notes().collect();
             for note in notes {
-                let flow = &mut self.flows[f as usize];
+                let flow = &mut self.flows[f.index()];
                 match note {
                     SenderNote::Timeout { seq, id } => {
                         flow.oracle.timeout(id, seq, now);
@@ -188,9 +211,9 @@ impl Simulation {
         self.sync_timer(f, side);
     }
 
-    fn sync_timer(&mut self, f: u32, side: Side) {
+    fn sync_timer(&mut self, f: FlowId, side: Side) {
         let k = side as usize;
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows[f.index()];
         let want = match side {
             Side::Sender => flow.sender.next_wakeup(),
             Side::Receiver => flow.receiver.next_wakeup(),
@@ -207,8 +230,8 @@ impl Simulation {
         }
     }
 
-    fn emit(&mut self, now: SimTime, f: u32, side: Side, segment: Segment) {
-        let flow = &mut self.flows[f as usize];
+    fn emit(&mut self, now: SimTime, f: FlowId, side: Side, segment: Segment) {
+        let flow = &mut self.flows[f.index()];
         let (way, first_dir) = match side {
             Side::Sender => (Way::Forward, flow.forward[0]),
             Side::Receiver => (Way::Reverse, flow.reverse[0]),
@@ -221,29 +244,58 @@ impl Simulation {
                 self.data_packets += 1;
             }
         }
-        let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), segment, sent_at: now };
+        let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), payload: Payload::Segment(segment), sent_at: now };
         let id = self.packets.alloc(packet);
         self.offer(now, first_dir, id);
     }
 
-    fn offer(&mut self, now: SimTime, dir: u32, id: u32) {
+    /// A control message about packet `about`, which is at link direction `dir`, leaves from
+    /// that element's position toward the flow's sender: back over the reverse directions of
+    /// the links before it (a forward packet), or on along the reverse route (a reverse one).
+    fn send_signal(&mut self, now: SimTime, dir: DirId, about: PacketId, signal: IcmpSignal) {
+        let p = self.packets.get(about);
+        let flow = &self.flows[p.flow.index()];
+        let hops = flow.reverse.len();
+        let start = match p.way {
+            Way::Forward => hops - flow.forward.iter().position(|&d| d == dir).unwrap_or(p.hop as usize),
+            Way::Reverse => p.hop as usize,
+        };
+        let f = p.flow;
+        let packet =
+            Packet { flow: f, way: Way::Reverse, hop: start as u16, wire_bytes: IcmpSignal::WIRE_BYTES, payload: Payload::Control(signal), sent_at: now };
+        if start >= hops {
+            self.deliver_signal(now, f, signal);
+            return;
+        }
+        let first = self.flows[f.index()].reverse[start];
+        let id = self.packets.alloc(packet);
+        self.offer(now, first, id);
+    }
+
+    fn deliver_signal(&mut self, now: SimTime, f: FlowId, signal: IcmpSignal) {
+        let mut out = std::mem::take(&mut self.segments);
+        self.flows[f.index()].sender.on_icmp(now, signal, &mut out);
+        self.after_endpoint(now, f, Side::Sender, out);
+    }
+
+    fn offer(&mut self, now: SimTime, dir: DirId, id: PacketId) {
         let p = self.packets.get(id);
-        if let Some(c) = &mut self.captures[dir as usize] {
+        if let Some(c) = &mut self.captures[dir.index()] {
             c.record(now, p);
         }
         let bytes = p.wire_bytes;
-        if self.links[dir as usize].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
-            self.drop_packet(id);
-        }
+        let mut fx = self.effects.pop().unwrap_or_default();
+        self.links[dir.index()].offer(now, id, bytes, &mut self.events, &mut fx);
+        self.apply(now, dir, fx);
     }
 
-    fn drop_packet(&mut self, id: u32) {
+    fn drop_packet(&mut self, id: PacketId) {
         let p = self.packets.get(id);
-        if p.way == Way::Forward {
-            let oracle = &mut self.flows[p.flow as usize].oracle;
-            if p.segment.is_syn() {
+        if let (Way::Forward, Payload::Segment(s)) = (p.way, &p.payload) {
+            let oracle = &mut self.flows[p.flow.index()].oracle;
+            if s.is_syn() {
                 oracle.syn_dropped(p.sent_at);
-            } else if p.segment.len > 0 {
+            } else if s.len > 0 {
                 oracle.data_dropped(p.sent_at);
             }
         }
@@ -251,9 +303,9 @@ impl Simulation {
     }
 
     /// A packet left a link direction: on to the next hop or to its endpoint.
-    fn forward(&mut self, now: SimTime, id: u32) {
+    fn forward(&mut self, now: SimTime, id: PacketId) {
         let p = self.packets.get_mut(id);
-        let flow = &self.flows[p.flow as usize];
+        let flow = &self.flows[p.flow.index()];
         let route = if p.way == Way::Forward { &flow.forward } else { &flow.reverse };
         let next = p.hop as usize + 1;
         if next < route.len() {
@@ -262,13 +314,17 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
-        let (f, way, segment, sent_at) = (p.flow, p.way, p.segment, p.sent_at);
+        let (f, way, payload, sent_at) = (p.flow, p.way, p.payload, p.sent_at);
         self.packets.free(id);
+        let segment = match payload {
+            Payload::Segment(s) => s,
+            Payload::Control(signal) => return self.deliver_signal(now, f, signal),
+        };
         if self.record_delay && way == Way::Forward && segment.len > 0 {
-            self.series.push(now.as_secs_f64(), f, METRIC_DELAY, now.since(sent_at).as_secs_f64());
+            self.series.push(now.as_secs_f64(), f.0, METRIC_DELAY, now.since(sent_at).as_secs_f64());
         }
         let mut out = std::mem::take(&mut self.segments);
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows[f.index()];
         match way {
             Way::Forward => {
                 if segment.is_syn() {
@@ -292,9 +348,9 @@ impl Simulation {
         }
     }
 
-    fn flow_completed(&mut self, now: SimTime, f: u32) {
+    fn flow_completed(&mut self, now: SimTime, f: FlowId) {
         self.completed += 1;
-        if let Origin::Web { user, .. } = self.flows[f as usize].origin {
+        if let Origin::Web { user, .. } = self.flows[f.index()].origin {
             let think = self.web_users[user as usize].draw_think();
             self.events.schedule(now + think, Event::UserWake(user));
         }
@@ -309,15 +365,15 @@ impl Simulation {
         let origin = Origin::Web { user: u, generator: gen_name.clone() };
         let flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp, self.seed);
         self.flows.push(flow);
-        let f = (self.flows.len() - 1) as u32;
+        let f = FlowId((self.flows.len() - 1) as u32);
         self.dispatch(now, Event::FlowStart(f));
     }
 
-    fn record_flow_series(&mut self, now: SimTime, f: u32) {
+    fn record_flow_series(&mut self, now: SimTime, f: FlowId) {
         if !self.flow_series.iter().any(|&b| b) {
             return;
         }
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows[f.index()];
         let s = &flow.sender;
         let values = [
             s.cwnd() as f64,
@@ -329,7 +385,7 @@ impl Simulation {
             let last = flow.last_series[m];
             let changed = !(v == last || (v.is_nan() && last.is_nan()));
             if self.flow_series[m] && changed {
-                self.series.push(now.as_secs_f64(), f, m as u8, v);
+                self.series.push(now.as_secs_f64(), f.0, m as u8, v);
                 flow.last_series[m] = v;
             }
         }

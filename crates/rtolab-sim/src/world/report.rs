@@ -2,7 +2,7 @@
 
 use super::flow::Origin;
 use super::Simulation;
-use crate::results::{FlowRow, RunMeta, RunResult, METRIC_QUEUE};
+use crate::results::{FlowRow, RunMeta, RunResult};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -59,11 +59,7 @@ impl Simulation {
         for (d, l) in self.links.iter_mut().enumerate() {
             l.finish(end);
             entities.push(l.cfg.name.clone());
-            if let Some(series) = l.queue_series.take() {
-                for (t, q) in series {
-                    self.series.push(t.as_secs_f64(), n_flows + d as u32, METRIC_QUEUE, q as f64);
-                }
-            }
+            l.take_series(n_flows + d as u32, &mut self.series);
             links.push(l.report(end));
         }
         self.series.entities = entities;

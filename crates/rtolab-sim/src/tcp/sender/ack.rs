@@ -161,7 +161,15 @@ impl TcpSender {
 
     /// A cumulative ACK: `measured` is Linux's sample, already taken; other stacks take
     /// theirs here.
-    fn on_new_ack(&mut self, now: SimTime, ack: u64, seg: &Segment, news: SackNews, measured: Option<SimDuration>, out: &mut Vec<Segment>) -> Option<SimDuration> {
+    fn on_new_ack(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        seg: &Segment,
+        news: SackNews,
+        measured: Option<SimDuration>,
+        out: &mut Vec<Segment>,
+    ) -> Option<SimDuration> {
         let acked = ack - self.snd_una;
         let sample = if self.cfg.linux_timer {
             measured
@@ -173,6 +181,9 @@ impl TcpSender {
             sample
         };
         let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
+        if let Some(m) = self.icmp.as_mut() {
+            m.on_new_ack(); // paper 001 cases 5 and 8
+        }
         if self.tracks_sends() {
             self.rack_delivered(now, self.snd_una, ack, None);
             self.rack.advance(ack, &self.geometry);
@@ -308,11 +319,7 @@ impl TcpSender {
         let len = self.segment_len(self.snd_nxt);
         let outstanding = self.snd_nxt - self.snd_una;
         let mss = self.geometry.mss;
-        if len > 0
-            && self.snd_nxt == self.snd_max
-            && outstanding + len <= self.cc.cwnd() + 2 * mss
-            && outstanding + len <= self.rwnd
-        {
+        if len > 0 && self.snd_nxt == self.snd_max && outstanding + len <= self.cc.cwnd() + 2 * mss && outstanding + len <= self.rwnd {
             self.send_new(now, out);
             self.limited_bytes += len;
         }
@@ -323,7 +330,9 @@ impl TcpSender {
         if !self.cfg.detect.eifel || !self.cfg.timestamps {
             return;
         }
-        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else { return };
+        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else {
+            return;
+        };
         if ep.eifel.on_acceptable_ack(seg.ts_ecr) == Some(true) {
             self.on_spurious(acked, sample);
         }
@@ -364,7 +373,9 @@ impl TcpSender {
             return;
         }
         let segments = (end - start).div_ceil(self.geometry.mss).max(1);
-        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else { return };
+        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else {
+            return;
+        };
         if ep.dsack.on_dsack(start, segments) {
             self.on_spurious_dsack();
         }

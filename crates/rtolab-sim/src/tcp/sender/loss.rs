@@ -62,6 +62,10 @@ impl TcpSender {
     pub(super) fn on_rto(&mut self, now: SimTime, out: &mut Vec<crate::tcp::Segment>) {
         let id = self.stats.timeouts;
         self.stats.timeouts += 1;
+        if let Some(m) = self.icmp.as_mut() {
+            m.on_timeout();
+            self.stats.icmp_cases = m.case_counts();
+        }
         self.notes.push(SenderNote::Timeout { seq: self.snd_una, id });
         // RFC 5682 3.1 step 1: no F-RTO while a recovery (fast or RTO) is under way.
         let repeated = (self.state.is_loss() || self.state.is_recovery()) && self.recover >= self.snd_una;
@@ -118,7 +122,9 @@ impl TcpSender {
     /// timeout, `recover` drops to SND.UNA so fast retransmit works again (RFC 5682 3b). `acked` and
     /// `sample` come from the ACK that revealed it (0 and none for a DSACK).
     pub(super) fn on_spurious(&mut self, acked: u64, sample: Option<SimDuration>) {
-        let Some(ep) = self.episode.as_mut() else { return };
+        let Some(ep) = self.episode.as_mut() else {
+            return;
+        };
         ep.decided = true;
         self.frto.stop();
         if ep.kind == EpisodeKind::Timeout {

@@ -20,7 +20,8 @@ mod rack_tlp;
 mod rtt;
 mod transmit;
 
-use super::cc::{AnyCc, ControllerKind, CongestionControl, WindowArith, WindowCore};
+use super::cc::{AnyCc, CongestionControl, ControllerKind, WindowArith, WindowCore};
+use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpSignal, TimerChange};
 use super::rack::Rack;
 use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
@@ -100,6 +101,8 @@ pub struct SenderConfig {
     /// send it (Linux `tcp_rcv_synsent_state_process`); otherwise the first data segment
     /// completes it. It is a packet of its own on the link (queue slot, `drop_packets`).
     pub handshake_ack: bool,
+    /// Paper 001's adaptive timeout driven by ICMP DROP / DEFER (`icmp_rto.rs`).
+    pub icmp_rto: Option<IcmpRtoConfig>,
 }
 
 /// What the sender's one timer is armed for (Linux `icsk_pending`).
@@ -145,6 +148,11 @@ pub struct SenderStats {
     pub rto_samples: u64,
     pub rtt_sum_s: f64,
     pub rtt_samples: u64,
+    /// ICMP DROP and DEFER messages that reached the sender.
+    pub icmp_drop_received: u64,
+    pub icmp_defer_received: u64,
+    /// Times each case 1–8 of paper 001's state machine fired (index = case).
+    pub icmp_cases: [u64; 9],
 }
 
 /// Things the sender tells its environment besides segments.
@@ -212,19 +220,18 @@ pub struct TcpSender {
     last_send: SimTime,
     syn_retransmitted: bool,
     completed_at: Option<SimTime>,
+    /// Paper 001's state machine, when `icmp_rto` is on.
+    icmp: Option<IcmpRto>,
     pub stats: SenderStats,
     notes: Vec<SenderNote>,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig) -> Self {
-        let geometry = Geometry {
-            mss: cfg.mss as u64,
-            data_end: cfg.size.unwrap_or(u64::MAX),
-            dupthresh: cfg.dupthresh as u64,
-        };
+        let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith);
         let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
+        let icmp = cfg.icmp_rto.clone().map(IcmpRto::new);
         TcpSender {
             cc: AnyCc::new(cfg.controller, core),
             recovery: AnyRecovery::new(cfg.recovery),
@@ -257,6 +264,7 @@ impl TcpSender {
             last_send: SimTime::ZERO,
             syn_retransmitted: false,
             completed_at: None,
+            icmp,
             stats: SenderStats::default(),
             notes: Vec::new(),
         }
@@ -312,11 +320,7 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        out.push(Segment {
-            flags: FLAG_SYN,
-            ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 },
-            ..Default::default()
-        });
+        out.push(Segment { flags: FLAG_SYN, ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 }, ..Default::default() });
         self.arm_rto(now);
     }
 
@@ -387,8 +391,44 @@ impl TcpSender {
                 }
                 self.send_syn(now, out);
             }
-            (Phase::Established, _) if self.snd_una < self.snd_max => self.on_rto(now, out),
+            (Phase::Established, _) if self.snd_una < self.snd_max => {
+                // Paper 001 case 6: the first expiry after a DEFER extends the timer (ET).
+                if let Some(Expiry::ExtendTo(t)) = self.icmp.as_mut().map(|m| m.on_expiry(now, self.rto.current())) {
+                    self.timer = Some(t);
+                    return;
+                }
+                self.on_rto(now, out)
+            }
             _ => {}
+        }
+    }
+
+    /// An ICMP DROP or DEFER from a network element reached the sender (paper 001 Sec. II).
+    /// Without `icmp_rto` it is only counted; with it, the state machine may move the
+    /// retransmission timer (b = time since the timer was set, a = the RTO).
+    pub fn on_icmp(&mut self, now: SimTime, signal: IcmpSignal, out: &mut Vec<Segment>) {
+        match signal {
+            IcmpSignal::Drop => self.stats.icmp_drop_received += 1,
+            IcmpSignal::Defer => self.stats.icmp_defer_received += 1,
+        }
+        let Some(machine) = self.icmp.as_mut() else {
+            return;
+        };
+        let armed = self.phase == Phase::Established && self.timer_kind == TimerKind::Rto && self.snd_una < self.snd_max;
+        let rto = self.rto.current();
+        let (set_at, armed) = match self.timer {
+            Some(deadline) if armed => (SimTime(deadline.0.saturating_sub(rto.as_nanos())), true),
+            _ => (now, false),
+        };
+        let change = machine.on_signal(signal, now, set_at, rto, armed);
+        self.stats.icmp_cases = machine.case_counts();
+        match change {
+            TimerChange::Keep => {}
+            TimerChange::FireAt(t) => self.timer = Some(t),
+            TimerChange::ExpireNow => {
+                self.timer = Some(now);
+                self.on_timer(now, out);
+            }
         }
     }
 

@@ -1,0 +1,151 @@
+//! The loss-model and ARQ tables of a link direction: `loss = 0.01` (Bernoulli) or
+//! `loss = { kind = "gilbert-elliott", ... }`, and `arq = { window = "3p", attempts = 6 }`.
+
+use crate::units::{Duration, DurationRv, Limit, Probability};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Loss on a link direction, applied to each transmission.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LossSpec {
+    /// Independent loss with this probability per packet.
+    Bernoulli(Probability),
+    GilbertElliott(GilbertElliottSpec),
+}
+
+/// A two-state (good/bad) channel, in one of two forms:
+/// - time-based (paper 001 Sec. III): `good` and `bad` sojourn-time distributions and a bit
+///   error rate per state (`ber_good`, `ber_bad`); a packet's loss probability follows from
+///   its size;
+/// - packet-based, as other tools parameterise it: `mean_loss` (long-run share of packets
+///   lost) and `mean_burst` (mean run of consecutive losses, in packets).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottSpec {
+    /// Must be "gilbert-elliott".
+    pub kind: LossModelKind,
+    pub good: Option<DurationRv>,
+    pub bad: Option<DurationRv>,
+    pub ber_good: Option<f64>,
+    pub ber_bad: Option<f64>,
+    pub mean_loss: Option<Probability>,
+    pub mean_burst: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossModelKind {
+    GilbertElliott,
+}
+
+impl<'de> Deserialize<'de> for LossSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LossSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a probability in [0, 1] or a table { kind = \"gilbert-elliott\", ... }")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<LossSpec, E> {
+                Probability::try_from(v).map(LossSpec::Bernoulli).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LossSpec, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LossSpec, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LossSpec, A::Error> {
+                GilbertElliottSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(LossSpec::GilbertElliott)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for LossSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "Loss".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let ge = g.subschema_for::<GilbertElliottSpec>();
+        json_schema!({
+            "description": "a Bernoulli loss probability, or a Gilbert–Elliott channel table",
+            "anyOf": [ { "type": "number", "minimum": 0.0, "maximum": 1.0 }, ge ]
+        })
+    }
+}
+
+/// Link-layer ARQ on a link direction (paper 001): selective repeat over the channel with a
+/// buffer of `window` packets; a packet that fails `attempts` attempts is discarded and the
+/// buffer flushed.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArqSpec {
+    /// Packets in the ARQ buffer, e.g. "3p".
+    pub window: Limit,
+    /// Attempts per packet, the first included.
+    pub attempts: u32,
+    /// Deliver to the next hop in order (default true).
+    #[serde(default = "yes")]
+    pub in_order: bool,
+    /// Time from the end of an attempt's transmission until its outcome is known (default 0).
+    pub feedback_delay: Option<Duration>,
+    /// Send ICMP DROP on a flush and ICMP DEFER on a retry's success or a backlog toward
+    /// the flow's sender (paper 001 Sec. II; default false).
+    #[serde(default)]
+    pub icmp: bool,
+    /// Packets waiting (queue and ARQ buffer) at which ICMP DEFER is sent (default 3).
+    #[serde(default = "three")]
+    pub defer_backlog: u32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn three() -> u32 {
+    3
+}
+
+/// A reverse direction's ARQ: its own table, or "off".
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArqOverride {
+    Off,
+    On(ArqSpec),
+}
+
+impl<'de> Deserialize<'de> for ArqOverride {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ArqOverride;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"off\" or an ARQ table { window = \"3p\", attempts = 6 }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ArqOverride, E> {
+                if v == "off" {
+                    Ok(ArqOverride::Off)
+                } else {
+                    Err(E::custom(format!("got {v:?}, expected \"off\" or an ARQ table")))
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ArqOverride, A::Error> {
+                ArqSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(ArqOverride::On)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for ArqOverride {
+    fn schema_name() -> Cow<'static, str> {
+        "ArqOverride".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let arq = g.subschema_for::<ArqSpec>();
+        json_schema!({ "anyOf": [ { "const": "off" }, arq ] })
+    }
+}
