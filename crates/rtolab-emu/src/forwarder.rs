@@ -13,7 +13,7 @@ use crate::error::{EmuError, EmuResult};
 use crate::shared::{connection_of_port, Shared};
 use crate::wire::{self, TcpView};
 use rtolab_sim::engine::{Event, EventQueue};
-use rtolab_sim::net::{DirId, LinkDir, LinkEffects, PacketId, SpikeProcess, Way};
+use rtolab_sim::net::{DirId, LinkDir, Offer, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
 use rtolab_sim::results::{SeriesTable, METRIC_DELAY};
 use rtolab_sim::{SimDuration, SimTime};
@@ -66,8 +66,7 @@ pub struct Forwarder {
     pub accuracy: Accuracy,
     record_delay: bool,
     pub series: SeriesTable,
-    /// Spare effect buffers: link calls nest (a release offers to the next hop).
-    effects: Vec<LinkEffects>,
+    arrivals: Vec<PacketId>,
     /// Control messages the links' elements sent; the kernel has no use for them.
     pub control_messages: u64,
 }
@@ -122,7 +121,7 @@ impl Forwarder {
             },
             record_delay,
             series: SeriesTable::default(),
-            effects: Vec::new(),
+            arrivals: Vec::new(),
             control_messages: 0,
         }
     }
@@ -184,19 +183,22 @@ impl Forwarder {
     fn dispatch(&mut self, t: SimTime, event: Event) {
         match event {
             Event::TxDone(d) => {
-                let mut fx = self.effects.pop().unwrap_or_default();
-                self.links[d.index()].on_tx_done(t, &mut self.events, &mut fx);
-                self.apply(t, d, fx);
+                if let Some(lost) = self.links[d.index()].on_tx_done(t, &mut self.events) {
+                    self.drop_slot(lost.0);
+                }
+                self.take_notices(d);
             }
             Event::Arrive(d) => {
-                let mut fx = self.effects.pop().unwrap_or_default();
-                self.links[d.index()].on_arrival(t, &mut self.events, &mut fx);
-                self.apply(t, d, fx);
+                let mut arrivals = std::mem::take(&mut self.arrivals);
+                self.links[d.index()].on_arrival(t, &mut self.events, &mut arrivals);
+                for id in arrivals.drain(..) {
+                    self.advance(t, d, id.0);
+                }
+                self.arrivals = arrivals;
             }
             Event::ArqFeedback(d) => {
-                let mut fx = self.effects.pop().unwrap_or_default();
-                self.links[d.index()].on_feedback(t, &mut self.events, &mut fx);
-                self.apply(t, d, fx);
+                self.links[d.index()].on_feedback(t, &mut self.events);
+                self.take_notices(d);
             }
             Event::SpikeStart(i) => {
                 let wire = self.spikes[i as usize].holds_wire;
@@ -207,11 +209,14 @@ impl Forwarder {
                 self.events.schedule(t + length, Event::SpikeEnd(i));
             }
             Event::SpikeEnd(i) => {
+                let mut arrivals = std::mem::take(&mut self.arrivals);
                 for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-                    let mut fx = self.effects.pop().unwrap_or_default();
-                    self.links[d].release(t, &mut self.events, &mut fx);
-                    self.apply(t, DirId(d as u32), fx);
+                    self.links[d].release(t, &mut self.events, &mut arrivals);
+                    for id in arrivals.drain(..) {
+                        self.advance(t, DirId(d as u32), id.0);
+                    }
                 }
+                self.arrivals = arrivals;
                 if let Some(next) = self.spikes[i as usize].next_start(t) {
                     self.events.schedule(next, Event::SpikeStart(i));
                 }
@@ -221,18 +226,18 @@ impl Forwarder {
         }
     }
 
-    /// Acts on what direction `dir` produced: control messages are counted (kernel TCP has
-    /// no use for paper 001's ICMP DROP / DEFER), drops recorded, releases forwarded.
-    fn apply(&mut self, t: SimTime, dir: DirId, mut fx: LinkEffects) {
-        self.control_messages += fx.signals.len() as u64;
-        fx.signals.clear();
-        for id in fx.dropped.drain(..) {
+    /// Acts on what direction `dir` noted: control messages are counted (kernel TCP has no
+    /// use for paper 001's ICMP DROP / DEFER), drops of a flushed ARQ buffer recorded.
+    fn take_notices(&mut self, dir: DirId) {
+        if !self.links[dir.index()].has_notices() {
+            return;
+        }
+        let mut notices = self.links[dir.index()].take_notices();
+        self.control_messages += notices.signals.len() as u64;
+        for id in notices.dropped.drain(..) {
             self.drop_slot(id.0);
         }
-        for id in fx.delivered.drain(..) {
-            self.advance(t, dir, id.0);
-        }
-        self.effects.push(fx);
+        self.links[dir.index()].return_notices(notices);
     }
 
     fn track(&mut self, k: u32) -> Option<&mut ConnTrack> {
@@ -299,9 +304,10 @@ impl Forwarder {
             c.record_ip(now, &slot.data);
         }
         let len = slot.data.len() as u32;
-        let mut fx = self.effects.pop().unwrap_or_default();
-        self.links[dir.index()].offer(now, PacketId(id), len, &mut self.events, &mut fx);
-        self.apply(now, dir, fx);
+        if self.links[dir.index()].offer(now, PacketId(id), len, &mut self.events) == Offer::Dropped {
+            self.drop_slot(id);
+        }
+        self.take_notices(dir);
     }
 
     fn drop_slot(&mut self, id: u32) {

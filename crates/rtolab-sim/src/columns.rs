@@ -58,6 +58,11 @@ pub fn flows_table(rows: &[FlowRow]) -> Table {
         ("spurious_syn_timeouts", u64s(rows, |r| r.spurious_syn_timeouts)),
         ("fast_retransmits", u64s(rows, |r| r.fast_retransmits)),
         ("duplicate_bytes", u64s(rows, |r| r.duplicate_bytes)),
+        ("icmp_drop", u64s(rows, |r| r.icmp_drop)),
+        ("icmp_defer", u64s(rows, |r| r.icmp_defer)),
+        ("icmp_early_timeouts", u64s(rows, |r| r.icmp_early_timeouts)),
+        ("icmp_shrinks", u64s(rows, |r| r.icmp_shrinks)),
+        ("icmp_extensions", u64s(rows, |r| r.icmp_extensions)),
         ("mean_rto_s", opt_f64s(rows, |r| r.mean_rto_s)),
         ("mean_rtt_s", opt_f64s(rows, |r| r.mean_rtt_s)),
     ]

@@ -89,6 +89,7 @@ impl EventQueue {
     }
 
     /// Schedules `event` at `time`; a time in the past is clamped to now.
+    #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let time = time.max(self.now);
         self.heap.push(Entry { time, seq: self.next_seq, event });

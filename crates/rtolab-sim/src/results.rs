@@ -46,6 +46,14 @@ pub struct FlowRow {
     pub fast_retransmits: u64,
     /// Payload bytes that reached the receiver more than once.
     pub duplicate_bytes: u64,
+    /// ICMP DROP and DEFER messages (paper 001) that reached the sender.
+    pub icmp_drop: u64,
+    pub icmp_defer: u64,
+    /// Timeouts paper 001's scheme brought forward (case 1 at once, case 2 shrunk) and
+    /// expiries it extended (case 6 into ET).
+    pub icmp_early_timeouts: u64,
+    pub icmp_shrinks: u64,
+    pub icmp_extensions: u64,
     /// Mean RTO after each RTT sample.
     pub mean_rto_s: Option<f64>,
     pub mean_rtt_s: Option<f64>,

@@ -5,8 +5,10 @@
 //!
 //! Engine rule: a direction has at most one pending transmit-done event, one pending arrival
 //! event and, with an ARQ feedback delay, one pending feedback event; the heap holds
-//! O(links), not O(packets). What leaves the direction, what it drops and the control
-//! messages its elements send are handed to the caller in `LinkEffects`.
+//! O(links), not O(packets). Packets leaving the far end go into the caller's buffer, in
+//! order; a packet refused or lost is returned to the caller; the rarer outcomes of the ARQ
+//! (drops of a whole buffer) and control messages wait in `LinkNotices` until the caller
+//! takes them (`has_notices` is one comparison on the hot path).
 
 use super::arq::{Arq, ArqConfig, ArqOutput};
 use super::channel::{Channel, ChannelModel};
@@ -46,14 +48,21 @@ pub struct LinkStats {
     pub icmp_defer: u64,
 }
 
-/// What one call into a direction produced, for the caller to act on: packets that left the
-/// far end (in order), packets dropped, and control messages about a packet (toward its
-/// flow's sender). Reused across calls; the caller drains it.
+/// What a direction's elements decided besides single drops, for the caller to act on:
+/// packets dropped together (an ARQ flush) and control messages about a packet (toward its
+/// flow's sender). The caller acts on the messages before the drops (a message may name a
+/// dropped packet).
 #[derive(Debug, Default)]
-pub struct LinkEffects {
-    pub delivered: Vec<PacketId>,
+pub struct LinkNotices {
     pub dropped: Vec<PacketId>,
     pub signals: Vec<(PacketId, IcmpSignal)>,
+}
+
+/// What became of a packet offered to a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    Accepted,
+    Dropped,
 }
 
 pub struct LinkDir {
@@ -70,6 +79,7 @@ pub struct LinkDir {
     /// The direction's stream: RED's and the channel's per-packet draws, in event order.
     rng: Xoshiro256PlusPlus,
     arq_out: ArqOutput,
+    notices: LinkNotices,
     pub stats: LinkStats,
 }
 
@@ -87,6 +97,7 @@ impl LinkDir {
             backlog_high: false,
             rng,
             arq_out: ArqOutput::default(),
+            notices: LinkNotices::default(),
             stats: LinkStats::default(),
         }
     }
@@ -106,10 +117,10 @@ impl LinkDir {
     /// A packet of `bytes` arrives at this direction. RED judges every arrival; then the
     /// packet goes straight to an idle transmitter (or an ARQ buffer with room) or waits in
     /// the queue within its limit.
-    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue, fx: &mut LinkEffects) {
+    #[inline]
+    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
         if self.queue.judge(now, bytes, &mut self.rng).is_err() {
-            fx.dropped.push(pkt);
-            return;
+            return Offer::Dropped;
         }
         let straight = self.queue.is_empty() && !self.is_held();
         match &mut self.arq {
@@ -120,24 +131,46 @@ impl LinkDir {
             }
             _ => {
                 if self.queue.push(now, pkt, bytes).is_err() {
-                    fx.dropped.push(pkt);
-                    return;
+                    return Offer::Dropped;
                 }
             }
         }
-        self.check_backlog(pkt, fx);
+        if self.arq.is_some() {
+            self.check_backlog(pkt);
+        }
+        Offer::Accepted
+    }
+
+    /// Drops and control messages are waiting for the caller.
+    #[inline]
+    pub fn has_notices(&self) -> bool {
+        !(self.notices.dropped.is_empty() && self.notices.signals.is_empty())
+    }
+
+    /// Hands the waiting notices to the caller, which gives the buffers back with
+    /// `return_notices` once it has acted on them.
+    pub fn take_notices(&mut self) -> LinkNotices {
+        std::mem::take(&mut self.notices)
+    }
+
+    pub fn return_notices(&mut self, mut emptied: LinkNotices) {
+        emptied.dropped.clear();
+        emptied.signals.clear();
+        if !self.has_notices() {
+            self.notices = emptied;
+        }
     }
 
     /// Paper 001 Sec. II: ICMP DEFER when at least `defer_backlog` packets wait at the base
     /// station (queue and ARQ buffer), sent once each time the backlog reaches the threshold.
-    fn check_backlog(&mut self, pkt: PacketId, fx: &mut LinkEffects) {
+    fn check_backlog(&mut self, pkt: PacketId) {
         let Some(arq) = &self.arq else { return };
         if !arq.config().icmp {
             return;
         }
         let high = self.queue.len() + arq.waiting() >= arq.config().defer_backlog;
         if high && !self.backlog_high {
-            fx.signals.push((pkt, IcmpSignal::Defer));
+            self.notices.signals.push((pkt, IcmpSignal::Defer));
             self.stats.icmp_defer += 1;
         }
         self.backlog_high = high;
@@ -173,54 +206,58 @@ impl LinkDir {
     }
 
     /// The packet being serialised is on the wire: the channel judges it; without ARQ a lost
-    /// packet is dropped, with ARQ the attempt's outcome goes to the ARQ.
-    pub fn on_tx_done(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
-        let Some((pkt, bytes, start)) = self.tx.finish() else { return };
+    /// packet is dropped (and returned), with ARQ the attempt's outcome goes to the ARQ.
+    #[inline]
+    pub fn on_tx_done(&mut self, now: SimTime, events: &mut EventQueue) -> Option<PacketId> {
+        let (pkt, bytes, start) = self.tx.finish()?;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += bytes as u64;
         let lost = self.channel.lost(start, now, bytes, &mut self.rng);
+        let mut dropped = None;
         if self.arq.is_some() {
             let dir = self.id;
-            self.arq_step(now, events, fx, |arq, events, out| arq.attempt_done(now, lost, dir, events, out));
+            self.arq_step(now, events, |arq, events, out| arq.attempt_done(now, lost, dir, events, out));
         } else if lost {
             self.stats.loss_drops += 1;
-            fx.dropped.push(pkt);
+            dropped = Some(pkt);
         } else {
             self.wire.send(now, pkt, self.id, events);
         }
         self.start_next(now, events);
+        dropped
     }
 
     /// An ARQ feedback event: outcomes due now take effect.
-    pub fn on_feedback(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
+    pub fn on_feedback(&mut self, now: SimTime, events: &mut EventQueue) {
         let dir = self.id;
-        self.arq_step(now, events, fx, |arq, events, out| arq.on_feedback(now, dir, events, out));
+        self.arq_step(now, events, |arq, events, out| arq.on_feedback(now, dir, events, out));
         self.start_next(now, events);
     }
 
     /// Runs `step` on the ARQ and carries out what it decided: frames onto the wire, drops
     /// and control messages to the caller.
-    fn arq_step(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects, step: impl FnOnce(&mut Arq, &mut EventQueue, &mut ArqOutput)) {
+    fn arq_step(&mut self, now: SimTime, events: &mut EventQueue, step: impl FnOnce(&mut Arq, &mut EventQueue, &mut ArqOutput)) {
         let Some(arq) = &mut self.arq else { return };
         let mut out = std::mem::take(&mut self.arq_out);
         step(arq, events, &mut out);
         for p in out.to_wire.drain(..) {
             self.wire.send(now, p, self.id, events);
         }
-        fx.dropped.append(&mut out.dropped);
+        self.notices.dropped.append(&mut out.dropped);
         for (p, s) in out.signals.drain(..) {
             match s {
                 IcmpSignal::Drop => self.stats.icmp_drop += 1,
                 IcmpSignal::Defer => self.stats.icmp_defer += 1,
             }
-            fx.signals.push((p, s));
+            self.notices.signals.push((p, s));
         }
         self.arq_out = out;
     }
 
     /// Packets whose propagation ended by `now` leave the direction, in order.
-    pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
-        self.wire.on_arrival(now, self.id, events, &mut fx.delivered);
+    #[inline]
+    pub fn on_arrival(&mut self, now: SimTime, events: &mut EventQueue, out: &mut Vec<PacketId>) {
+        self.wire.on_arrival(now, self.id, events, out);
     }
 
     /// A delay spike begins: the transmitter stops taking packets, and, with `wire`, packets
@@ -238,10 +275,10 @@ impl LinkDir {
 
     /// The spike ends: held packets whose propagation is over leave back to back, and the
     /// transmitter resumes with the queue.
-    pub fn release(&mut self, now: SimTime, events: &mut EventQueue, fx: &mut LinkEffects) {
+    pub fn release(&mut self, now: SimTime, events: &mut EventQueue, out: &mut Vec<PacketId>) {
         if let Some(since) = self.held_since.take() {
             self.stats.spike_time = self.stats.spike_time + now.since(since);
-            self.wire.release(now, self.id, events, &mut fx.delivered);
+            self.wire.release(now, self.id, events, out);
             self.start_next(now, events);
         }
     }

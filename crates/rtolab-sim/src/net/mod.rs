@@ -15,9 +15,12 @@ pub mod red;
 pub mod spikes;
 pub mod transmitter;
 
+#[cfg(test)]
+mod link_tests;
+
 pub use arq::{ArqConfig, ArqStats};
 pub use icmp::IcmpSignal;
 pub use ids::{DirId, FlowId, PacketId};
-pub use link::{DirConfig, LinkDir, LinkEffects, LinkStats};
+pub use link::{DirConfig, LinkDir, LinkNotices, LinkStats, Offer};
 pub use packet::{Packet, PacketArena, Payload, Way};
 pub use spikes::SpikeProcess;

@@ -79,6 +79,7 @@ impl QueueDisc {
     /// RED judges every arrival, even one that will go straight to an idle transmitter (its
     /// average lags, so it may drop at an empty queue, as ns-2 does). `rng` is the link
     /// direction's stream, shared with its channel so draws keep their order.
+    #[inline]
     pub fn judge(&mut self, now: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> Result<(), Refusal> {
         if let Some(red) = &mut self.red {
             let u: f64 = rng.random();
@@ -91,6 +92,7 @@ impl QueueDisc {
     }
 
     /// Appends an arrival RED already accepted, within the limit.
+    #[inline]
     pub fn push(&mut self, now: SimTime, pkt: PacketId, bytes: u32) -> Result<(), Refusal> {
         let full = match self.limit {
             Limit::Packets(p) => self.fifo.len() as u64 >= p,
@@ -109,6 +111,7 @@ impl QueueDisc {
 
     /// The head of the FIFO, for the transmitter. When the queue is found empty, RED's idle
     /// period starts (ns-2: when the link finds nothing to send).
+    #[inline]
     pub fn pop(&mut self, now: SimTime) -> Option<(PacketId, u32)> {
         let before = self.fifo.len();
         match self.fifo.pop_front() {
@@ -134,6 +137,7 @@ impl QueueDisc {
         self.note_change(now, before);
     }
 
+    #[inline]
     fn note_change(&mut self, now: SimTime, before: usize) {
         let st = &mut self.stats;
         st.area += now.since(st.last_change).as_nanos() as u128 * before as u128;

@@ -52,7 +52,7 @@ impl Simulation {
             completed: 0,
             data_packets: 0,
             segments: Vec::new(),
-            effects: Vec::new(),
+            arrivals: Vec::new(),
             error: None,
         };
         sim.schedule_initial_events();

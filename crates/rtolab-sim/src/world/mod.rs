@@ -14,7 +14,7 @@ pub mod traffic;
 pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
 
 use crate::engine::{Event, EventQueue, Side};
-use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, LinkEffects, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
+use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
 use crate::pcap::Capture;
 use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
 use crate::tcp::{Segment, SenderNote};
@@ -56,8 +56,7 @@ pub struct Simulation {
     data_packets: u64,
     /// Scratch buffers reused across events.
     segments: Vec<Segment>,
-    /// Spare effect buffers: link calls nest (a delivery offers to the next hop).
-    effects: Vec<LinkEffects>,
+    arrivals: Vec<PacketId>,
     error: Option<SimError>,
 }
 
@@ -93,19 +92,22 @@ impl Simulation {
     fn dispatch(&mut self, now: SimTime, event: Event) {
         match event {
             Event::TxDone(d) => {
-                let mut fx = self.effects.pop().unwrap_or_default();
-                self.links[d.index()].on_tx_done(now, &mut self.events, &mut fx);
-                self.apply(now, d, fx);
+                if let Some(lost) = self.links[d.index()].on_tx_done(now, &mut self.events) {
+                    self.drop_packet(lost);
+                }
+                self.take_notices(now, d);
             }
             Event::Arrive(d) => {
-                let mut fx = self.effects.pop().unwrap_or_default();
-                self.links[d.index()].on_arrival(now, &mut self.events, &mut fx);
-                self.apply(now, d, fx);
+                let mut arrivals = std::mem::take(&mut self.arrivals);
+                self.links[d.index()].on_arrival(now, &mut self.events, &mut arrivals);
+                for p in arrivals.drain(..) {
+                    self.forward(now, p);
+                }
+                self.arrivals = arrivals;
             }
             Event::ArqFeedback(d) => {
-                let mut fx = self.effects.pop().unwrap_or_default();
-                self.links[d.index()].on_feedback(now, &mut self.events, &mut fx);
-                self.apply(now, d, fx);
+                self.links[d.index()].on_feedback(now, &mut self.events);
+                self.take_notices(now, d);
             }
             Event::SpikeStart(i) => self.spike_start(now, i),
             Event::SpikeEnd(i) => self.spike_end(now, i),
@@ -122,27 +124,34 @@ impl Simulation {
         }
     }
 
-    /// Acts on what link direction `dir` produced: control messages first (they name packets
-    /// that may be dropped in the same batch), then drops, then deliveries in order.
-    fn apply(&mut self, now: SimTime, dir: DirId, mut fx: LinkEffects) {
-        if !fx.signals.is_empty() {
-            let mut sent: Vec<(FlowId, IcmpSignal)> = Vec::new();
-            for (pkt, signal) in fx.signals.drain(..) {
-                let flow = self.packets.get(pkt).flow;
-                // One message per flow and kind for one event (a flush drops a whole buffer).
-                if !sent.contains(&(flow, signal)) {
-                    sent.push((flow, signal));
-                    self.send_signal(now, dir, pkt, signal);
-                }
+    /// Acts on what link direction `dir` noted besides single drops: control messages first
+    /// (they name packets that may be dropped in the same batch), then the drops.
+    #[inline(always)]
+    fn take_notices(&mut self, now: SimTime, dir: DirId) {
+        if self.links[dir.index()].has_notices() {
+            self.act_on_notices(now, dir);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn act_on_notices(&mut self, now: SimTime, dir: DirId) {
+        let mut notices = self.links[dir.index()].take_notices();
+        let mut sent: Vec<(FlowId, IcmpSignal)> = Vec::new();
+        for &(pkt, signal) in &notices.signals {
+            let flow = self.packets.get(pkt).flow;
+            // One message per flow and kind for one event (a flush drops a whole buffer).
+            if !sent.contains(&(flow, signal)) {
+                sent.push((flow, signal));
+                self.send_signal(now, dir, pkt, signal);
             }
         }
-        for p in fx.dropped.drain(..) {
+        for &p in &notices.dropped {
             self.drop_packet(p);
         }
-        for p in fx.delivered.drain(..) {
-            self.forward(now, p);
-        }
-        self.effects.push(fx);
+        notices.signals.clear();
+        notices.dropped.clear();
+        self.links[dir.index()].return_notices(notices);
     }
 
     fn spike_start(&mut self, now: SimTime, i: u32) {
@@ -155,11 +164,14 @@ impl Simulation {
     }
 
     fn spike_end(&mut self, now: SimTime, i: u32) {
+        let mut arrivals = std::mem::take(&mut self.arrivals);
         for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-            let mut fx = self.effects.pop().unwrap_or_default();
-            self.links[d].release(now, &mut self.events, &mut fx);
-            self.apply(now, DirId(d as u32), fx);
+            self.links[d].release(now, &mut self.events, &mut arrivals);
+            for p in arrivals.drain(..) {
+                self.forward(now, p);
+            }
         }
+        self.arrivals = arrivals;
         if let Some(t) = self.spikes[i as usize].next_start(now) {
             self.events.schedule(t, Event::SpikeStart(i));
         }
@@ -284,9 +296,10 @@ impl Simulation {
             c.record(now, p);
         }
         let bytes = p.wire_bytes;
-        let mut fx = self.effects.pop().unwrap_or_default();
-        self.links[dir.index()].offer(now, id, bytes, &mut self.events, &mut fx);
-        self.apply(now, dir, fx);
+        if self.links[dir.index()].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
+            self.drop_packet(id);
+        }
+        self.take_notices(now, dir);
     }
 
     fn drop_packet(&mut self, id: PacketId) {

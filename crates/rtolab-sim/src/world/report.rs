@@ -47,6 +47,11 @@ impl Simulation {
                     spurious_syn_timeouts: f.oracle.spurious_syn,
                     fast_retransmits: s.fast_retransmits,
                     duplicate_bytes: f.receiver.stats.duplicate_bytes,
+                    icmp_drop: s.icmp_drop_received,
+                    icmp_defer: s.icmp_defer_received,
+                    icmp_early_timeouts: s.icmp_cases[1],
+                    icmp_shrinks: s.icmp_cases[2],
+                    icmp_extensions: s.icmp_extensions,
                     mean_rto_s: mean(s.rto_sum_s, s.rto_samples),
                     mean_rtt_s: mean(s.rtt_sum_s, s.rtt_samples),
                 }

@@ -77,3 +77,6 @@ impl Channel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

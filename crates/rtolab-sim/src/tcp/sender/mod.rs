@@ -153,6 +153,8 @@ pub struct SenderStats {
     pub icmp_defer_received: u64,
     /// Times each case 1–8 of paper 001's state machine fired (index = case).
     pub icmp_cases: [u64; 9],
+    /// Expiries that paper 001's scheme turned into an extended timeout (state ET).
+    pub icmp_extensions: u64,
 }
 
 /// Things the sender tells its environment besides segments.
@@ -394,6 +396,7 @@ impl TcpSender {
             (Phase::Established, _) if self.snd_una < self.snd_max => {
                 // Paper 001 case 6: the first expiry after a DEFER extends the timer (ET).
                 if let Some(Expiry::ExtendTo(t)) = self.icmp.as_mut().map(|m| m.on_expiry(now, self.rto.current())) {
+                    self.stats.icmp_extensions += 1;
                     self.timer = Some(t);
                     return;
                 }
