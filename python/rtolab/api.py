@@ -6,6 +6,7 @@ import hashlib
 import subprocess
 from importlib import metadata
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from rtolab import _core
@@ -28,17 +29,19 @@ def _git_hash() -> str | None:
     return out.stdout.strip() or None
 
 
-def run(spec: SpecLike, seed: int | None = None) -> Result:
+def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int], object] | None = None) -> Result:
     """Runs one scenario and returns its tables.
 
     ``spec`` is a mapping, a path to a TOML file, or TOML text. ``seed`` overrides the
     scenario's seed (default 1). Same spec and seed give bit-identical tables.
+    ``progress(simulated_seconds, events)`` is called about every 50 ms while the run goes on.
+    Ctrl-C stops the run within a few milliseconds and raises ``KeyboardInterrupt``.
     Raises ``SpecError`` for a spec that cannot run and ``SimulationError`` for a failed run.
     """
     if seed is not None and not 0 <= seed < 2**64:
         raise _core.SpecError(f"seed: got {seed}, expected an integer in [0, 2^64)")
     text, fmt = to_text(spec)
-    raw = _core.run(text, fmt, seed)
+    raw = _core.run(text, fmt, seed, progress)
     meta: dict[str, Any] = {
         "spec_hash": hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest(),
         "rtolab_version": metadata.version("rtolab"),

@@ -85,14 +85,35 @@ def _print_result(result: Result, all_flows: bool = False) -> None:
 
 
 def _execute(spec: str, seed: Optional[int]) -> Result:
+    """Runs `spec` with a progress bar on a terminal; Ctrl-C ends it with exit 130 and
+    nothing written."""
+    from rtolab._progress import RunProgress
     from rtolab.api import run as run_scenario
 
+    progress = RunProgress(_duration_s(spec)) if sys.stderr.isatty() else None
     try:
-        return run_scenario(spec, seed=seed)
+        return run_scenario(spec, seed=seed, progress=progress)
     except _core.SpecError as e:
         raise _fail(str(e)) from None
     except _core.SimulationError as e:
         raise _fail(f"simulation failed: {e}", code=1) from None
+    except KeyboardInterrupt:
+        err.print("interrupted; nothing written")
+        raise typer.Exit(130) from None
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _duration_s(spec: str) -> Optional[float]:
+    """The scenario's `duration` in seconds, for the progress bar's total (None if unknown)."""
+    import tomllib
+
+    try:
+        duration = tomllib.loads(Path(spec).read_text()).get("duration")
+        return _core.parse_quantity("duration", str(duration)) if duration is not None else None
+    except (OSError, ValueError, tomllib.TOMLDecodeError):
+        return None
 
 
 def _executor(workers: Optional[int], dask: Optional[str]) -> Executor:

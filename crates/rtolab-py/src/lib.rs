@@ -7,9 +7,11 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rtolab_sim::columns::{flows_table, links_table, Column, Table};
+use rtolab_sim::control::RunControl;
 use rtolab_sim::units::{Bytes, Duration, DurationRv, RandomVar, Rate};
 use rtolab_sim::{spec, RunResult, Scenario, METRICS};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc};
 
 mod emulate;
 
@@ -47,14 +49,48 @@ fn schema() -> String {
 }
 
 pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
 }
 
-fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>) -> PyResult<RunResult> {
-    let outcome = py.detach(move || catch_unwind(AssertUnwindSafe(|| rtolab_sim::run(&scenario, seed))));
+/// How often the calling thread wakes to let Python handle signals (Ctrl-C) and to report
+/// progress while the run goes on in its own thread.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs the scenario on a worker thread; the calling thread (GIL released while it waits)
+/// wakes every `WATCH_EVERY` to run Python's signal handlers — a KeyboardInterrupt stops the
+/// run within one poll of the core (`RunControl`) and is raised, nothing returned — and, if
+/// given, to call `progress(simulated_seconds, events)`.
+fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>, progress: Option<&Bound<'_, PyAny>>) -> PyResult<RunResult> {
+    let control = Arc::new(RunControl::default());
+    let (tx, mut rx) = mpsc::channel();
+    let worker_control = control.clone();
+    let worker = std::thread::spawn(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(|| rtolab_sim::run_with(&scenario, seed, &worker_control)));
+        tx.send(outcome).ok();
+    });
+    let outcome = loop {
+        // The receiver moves into the GIL-free wait and back (it is Send, not Sync).
+        let (received, back) = py.detach(move || (rx.recv_timeout(WATCH_EVERY), rx));
+        rx = back;
+        match received {
+            Ok(outcome) => break outcome,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(Box::new("the simulation thread ended without a result") as Box<dyn std::any::Any + Send>),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let watched = py.check_signals().and_then(|()| match progress {
+            Some(callback) => {
+                let (t, events) = control.progress();
+                callback.call1((t.as_secs_f64(), events)).map(|_| ())
+            }
+            None => Ok(()),
+        });
+        if let Err(e) = watched {
+            control.interrupt();
+            py.detach(|| worker.join()).ok();
+            return Err(e);
+        }
+    };
+    py.detach(|| worker.join()).ok();
     match outcome {
         Ok(Ok(result)) => Ok(result),
         Ok(Err(e)) => Err(SimulationError::new_err(e.to_string())),
@@ -122,11 +158,12 @@ pub(crate) fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Boun
 }
 
 /// Runs a scenario given as TOML or JSON text; returns the columnar result dict.
+/// `progress(simulated_seconds, events)` is called about every 50 ms while it runs.
 #[pyfunction]
-#[pyo3(signature = (text, format, seed=None))]
-fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (text, format, seed=None, progress=None))]
+fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(text, format)?;
-    let result = simulate(py, scenario, seed)?;
+    let result = simulate(py, scenario, seed, progress.as_ref())?;
     result_to_py(py, &result)
 }
 
@@ -142,7 +179,7 @@ fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<(Bound<'py, PyDict>, 
     let scenario = rtolab_sim::bench::scenario(name)
         .ok_or_else(|| PyValueError::new_err(format!("no benchmark {name:?}; expected one of {:?}", rtolab_sim::bench::NAMES)))?;
     let start = std::time::Instant::now();
-    let result = simulate(py, scenario, None)?;
+    let result = simulate(py, scenario, None, None)?;
     let wall = start.elapsed().as_secs_f64();
     let d = result_to_py(py, &result)?;
     Ok((d.get_item("meta")?.expect("meta is set").cast_into::<PyDict>()?, wall))
@@ -186,9 +223,7 @@ fn parse_duration_rv(text: &str) -> PyResult<(String, Vec<(String, f64)>)> {
         RandomVar::Uniform { lo, hi } => ("uniform".into(), params(&[("lo", lo), ("hi", hi)])),
         RandomVar::Pareto { scale, shape } => ("pareto".into(), params(&[("scale", scale), ("shape", shape)])),
         RandomVar::LogNormal { mu, sigma } => ("lognormal".into(), params(&[("mu", mu), ("sigma", sigma)])),
-        RandomVar::Markov { means, p01, p10 } => {
-            ("markov".into(), params(&[("mean0", means[0]), ("mean1", means[1]), ("p01", p01), ("p10", p10)]))
-        }
+        RandomVar::Markov { means, p01, p10 } => ("markov".into(), params(&[("mean0", means[0]), ("mean1", means[1]), ("p01", p01), ("p10", p10)])),
     })
 }
 

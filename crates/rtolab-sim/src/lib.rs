@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod columns;
+pub mod control;
 pub mod engine;
 pub mod intervals;
 pub mod net;
@@ -25,6 +26,11 @@ pub use world::{SimError, Simulation};
 
 /// Runs a validated scenario with `seed` (or the scenario's own, or 1).
 pub fn run(scenario: &Scenario, seed: Option<u64>) -> Result<RunResult, SimError> {
+    run_with(scenario, seed, &control::RunControl::default())
+}
+
+/// `run`, watched and stoppable from another thread through `control`.
+pub fn run_with(scenario: &Scenario, seed: Option<u64>, control: &control::RunControl) -> Result<RunResult, SimError> {
     let seed = seed.or(scenario.seed).unwrap_or(1);
-    Simulation::new(scenario, seed).run()
+    Simulation::new(scenario, seed).run_controlled(control)
 }

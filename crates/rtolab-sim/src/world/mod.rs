@@ -13,6 +13,7 @@ pub mod traffic;
 
 pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
 
+use crate::control::{RunControl, POLL_EVERY};
 use crate::engine::{Event, EventQueue, Side};
 use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
 use crate::pcap::Capture;
@@ -32,6 +33,8 @@ pub enum SimError {
     TimeBudget { max: SimTime },
     #[error("invariant violated in flow {flow:?}: {message}")]
     Invariant { flow: String, message: String },
+    #[error("interrupted at t = {at}")]
+    Interrupted { at: SimTime },
 }
 
 pub struct Simulation {
@@ -62,7 +65,13 @@ pub struct Simulation {
 
 impl Simulation {
     /// Runs to the stop time (or until every flow is done) and returns the tables.
-    pub fn run(mut self) -> Result<RunResult, SimError> {
+    pub fn run(self) -> Result<RunResult, SimError> {
+        self.run_controlled(&RunControl::default())
+    }
+
+    /// `run`, publishing progress to `control` and stopping when it is interrupted (polled
+    /// every `POLL_EVERY` events).
+    pub fn run_controlled(mut self, control: &RunControl) -> Result<RunResult, SimError> {
         let end = loop {
             let Some((now, event)) = self.events.pop() else {
                 break self.events.now();
@@ -73,6 +82,9 @@ impl Simulation {
             self.dispatch(now, event);
             if let Some(e) = self.error.take() {
                 return Err(e);
+            }
+            if self.events.processed() % POLL_EVERY == 0 && control.poll(now, self.events.processed()) {
+                return Err(SimError::Interrupted { at: now });
             }
             if self.events.processed() > self.max_events {
                 return Err(SimError::EventBudget { max: self.max_events, at: now });
