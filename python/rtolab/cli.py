@@ -229,6 +229,7 @@ def report(
 class Reproduction(StrEnum):
     """The papers ``rtolab reproduce`` reproduces."""
 
+    icmp_rto = "icmp-rto"
     iw10_irto = "iw10-irto"
     spikes = "spikes"
 
@@ -243,14 +244,14 @@ def reproduce(
     replications: Annotated[Optional[int], typer.Option(help="Override the number of replications.")] = None,
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
-    from rtolab.reproduce import iw10_irto_study, spikes_study
+    from rtolab.reproduce import icmp_rto_study, iw10_irto_study, spikes_study
 
     if replications is not None and replications < 1:
         raise _fail(f"--replications: got {replications}, expected a positive integer")
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
-    study = iw10_irto_study if name is Reproduction.iw10_irto else spikes_study
+    study = {Reproduction.icmp_rto: icmp_rto_study, Reproduction.iw10_irto: iw10_irto_study, Reproduction.spikes: spikes_study}[name]
     try:
         r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
     except _core.SpecError as e:

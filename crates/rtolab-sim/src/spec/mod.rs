@@ -265,12 +265,31 @@ pub struct BurstSpec {
 pub struct WebSpec {
     pub name: Option<String>,
     pub users: u32,
+    /// The file size; with `datagrams`, the size of each datagram of a packet call.
     pub size: SizeRv,
     pub think: DurationRv,
     pub start: Option<Duration>,
     pub route: Vec<String>,
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number
+    /// of datagrams, each of a size drawn from `size`.
+    pub datagrams: Option<DatagramsSpec>,
+}
+
+/// A packet call of the 3GPP non-real-time (web browsing) traffic model, ETSI TR 101 112
+/// (UMTS 30.03) Annex B: a geometric number N of datagrams (support 1, 2, …, mean
+/// `mean_count`; 25 in the standard), each of a size S drawn from the generator's `size`
+/// (the standard's Pareto, k = 81.5 B, α = 1.1) and cut off at `max_size` (66 666 B, "Pareto
+/// with cut-off": larger draws become `max_size`). The file is their total, so its mean is
+/// E[N]·E[min(S, max_size)] (Wald's identity; 25 · 480 B ≈ 12 kB in the standard).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DatagramsSpec {
+    /// Mean number of datagrams per packet call, at least 1 (1 means exactly one).
+    pub mean_count: f64,
+    /// Datagram sizes above this are set to it; none means no cut-off.
+    pub max_size: Option<Bytes>,
 }
 
 /// What to record beyond the always-on `flows` and `links` tables.

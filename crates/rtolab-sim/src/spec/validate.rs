@@ -196,9 +196,17 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
             route(r, s, &format!("{p}.route"))?;
             tcp(t, &format!("{p}.tcp"))
         }
-        GeneratorSpec::Web(WebSpec { users, route: r, tcp: t, .. }) => {
+        GeneratorSpec::Web(WebSpec { users, route: r, tcp: t, datagrams, .. }) => {
             if *users == 0 {
                 return fail(format!("{p}.users"), "expected at least one user");
+            }
+            if let Some(d) = datagrams {
+                if !(d.mean_count.is_finite() && d.mean_count >= 1.0) {
+                    return fail(format!("{p}.datagrams.mean_count"), format!("got {}, expected a mean of at least 1 datagram per packet call", d.mean_count));
+                }
+                if d.max_size.is_some_and(|b| b.0 == 0) {
+                    return fail(format!("{p}.datagrams.max_size"), "got 0 B, expected a positive cut-off size");
+                }
             }
             if s.duration.is_none() {
                 return fail(p.to_string(), "web users never stop: the run needs a `duration`");
@@ -311,6 +319,36 @@ mod tests {
     fn zero_rate() {
         let e = from_toml(&spec("", "route = [\"l\"]").replace("1Mbps", "0Mbps")).unwrap_err();
         assert_eq!(e.path, "links[0].rate");
+    }
+
+    fn web(datagrams: &str) -> String {
+        let gen = format!("[[generators]]\nkind = \"web\"\nusers = 1\nsize = \"pareto(scale=81.5B, shape=1.1)\"\nthink = \"exp(412s)\"\nroute = [\"l\"]\ndatagrams = {datagrams}\n");
+        format!("duration = \"10s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n{gen}")
+    }
+
+    #[test]
+    fn web_datagrams_of_the_3gpp_model() {
+        from_toml(&web("{ mean_count = 25, max_size = \"66666B\" }")).unwrap();
+        from_toml(&web("{ mean_count = 1 }")).unwrap();
+    }
+
+    #[test]
+    fn web_datagram_count_below_one() {
+        let e = from_toml(&web("{ mean_count = 0.5 }")).unwrap_err();
+        assert_eq!(e.path, "generators[0].datagrams.mean_count");
+        assert!(e.message.contains("got 0.5"), "{e}");
+    }
+
+    #[test]
+    fn web_datagram_cut_off_of_zero() {
+        let e = from_toml(&web("{ mean_count = 25, max_size = 0 }")).unwrap_err();
+        assert_eq!(e.path, "generators[0].datagrams.max_size");
+    }
+
+    #[test]
+    fn web_datagrams_unknown_field() {
+        let e = from_toml(&web("{ count = 25 }")).unwrap_err();
+        assert!(e.path.starts_with("generators[0]"), "{e}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! size and start in either.
 
 use super::flow::Origin;
-use super::traffic::WebUser;
+use super::traffic::{Datagrams, WebUser};
 use crate::rng::stream;
 use crate::spec::{BurstSpec, GeneratorSpec, Scenario, TcpSpec, WebSpec};
 use crate::time::{SimDuration, SimTime};
@@ -72,9 +72,13 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                     });
                 }
             }
-            GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, tcp }) => {
+            GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, tcp, datagrams }) => {
                 let name = name.clone().unwrap_or_else(|| format!("web{g}"));
                 let spec = web.len() as u32;
+                let datagrams = datagrams.as_ref().map(|d| Datagrams {
+                    mean_count: d.mean_count,
+                    max_size: d.max_size.map_or(f64::INFINITY, |b| b.0 as f64),
+                });
                 let users = (0..*users)
                     .map(|u| WebUser {
                         spec,
@@ -82,6 +86,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                         files: 0,
                         size: RvSampler::new(size.0.clone()),
                         think: RvSampler::new(think.0.clone()),
+                        datagrams,
                         rng: stream(seed, &format!("generators/{name}/user{u}"), "size-and-think"),
                     })
                     .collect();
