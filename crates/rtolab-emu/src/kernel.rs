@@ -161,7 +161,7 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     if t.max_burst.is_some() {
         return refuse(p, "max_burst", "the kernel has no per-ACK burst limit");
     }
-    if t.icmp_rto == Some(true) || t.icmp_rto_case7.is_some() || t.icmp_rto_extension.is_some() {
+    if t.icmp_rto == Some(true) || t.icmp_rto_case7.is_some() || t.icmp_rto_extension.is_some() || t.icmp_rto_backoff.is_some() {
         return refuse(p, "icmp_rto", "the kernel does not act on ICMP DROP / DEFER (paper 001's scheme is simulated only)");
     }
     if t.rto.is_some_and(|r| r != RtoPreset::Linux) {

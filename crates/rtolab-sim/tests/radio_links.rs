@@ -10,6 +10,10 @@ use rtolab_sim::spec::from_toml;
 /// 100 ms tick. Transmissions `lost_from..=lost_to` of the wireless hop are lost: a bad
 /// period long enough for several flushes.
 fn paper_001(icmp_rto: bool, lost: (u64, u64)) -> String {
+    paper_001_with(&format!("icmp_rto = {icmp_rto}"), lost)
+}
+
+fn paper_001_with(icmp: &str, lost: (u64, u64)) -> String {
     let drops: Vec<String> = (lost.0..=lost.1).map(|n| n.to_string()).collect();
     format!(
         r#"
@@ -27,7 +31,7 @@ drop_packets = [{}]
 name = "f"
 route = ["wired", "wireless"]
 size = "40kB"
-tcp = {{ cc = "newreno", sack = false, mss = 1460, tick = "100ms", icmp_rto = {icmp_rto} }}
+tcp = {{ cc = "newreno", sack = false, mss = 1460, tick = "100ms", {icmp} }}
 "#,
         drops.join(", ")
     )
@@ -52,6 +56,18 @@ fn drops_reach_the_sender_and_the_scheme_acts_on_them() {
     assert_eq!(p.icmp_early_timeouts + p.icmp_shrinks, 0, "without icmp_rto nothing acts");
     assert!(s.icmp_early_timeouts + s.icmp_shrinks >= 1, "{s:?}");
     assert!(s.end_s.unwrap() < p.end_s.unwrap(), "the scheme times out earlier: {} vs {}", s.end_s.unwrap(), p.end_s.unwrap());
+}
+
+/// A bad period of 69 transmissions: every premature timeout that backs off doubles a, so
+/// later DROPs find b < a/4 and are ignored (case 3); without that back-off the timer stays
+/// at a and each flush can shrink it again, so the transfer ends sooner.
+#[test]
+fn premature_timeouts_without_back_off_keep_the_scheme_acting() {
+    let backoff = run(&paper_001_with("icmp_rto = true, icmp_rto_backoff = true", (12, 80)));
+    let keep = run(&paper_001_with("icmp_rto = true, icmp_rto_backoff = false", (12, 80)));
+    let (b, k) = (flow(&backoff, "f"), flow(&keep, "f"));
+    assert!(k.icmp_shrinks > b.icmp_shrinks, "{} vs {}", k.icmp_shrinks, b.icmp_shrinks);
+    assert!(k.end_s.unwrap() < b.end_s.unwrap(), "{} vs {}", k.end_s.unwrap(), b.end_s.unwrap());
 }
 
 /// With a perfect channel the scheme never fires and changes nothing.
@@ -122,6 +138,7 @@ fn bad_radio_settings_name_the_field() {
         ("", "stack = \"linux\", icmp_rto = true", "flows[0].tcp.icmp_rto"),
         ("", "icmp_rto = true, icmp_rto_extension = -1", "flows[0].tcp.icmp_rto_extension"),
         ("", "icmp_rto = true, icmp_rto_case7 = \"later\"", "flows[0].tcp.icmp_rto_case7"),
+        ("", "icmp_rto = true, icmp_rto_backoff = 1", "flows[0].tcp.icmp_rto_backoff"),
     ];
     let wrong: Vec<String> = cases
         .iter()

@@ -281,6 +281,9 @@ pub struct TcpSpec {
     pub icmp_rto_case7: Option<Case7>,
     /// Length of the extended timeout (state ET) as a multiple of the RTO (default 1).
     pub icmp_rto_extension: Option<f64>,
+    /// Whether a timeout the scheme brought forward backs the RTO off (default true; the
+    /// paper's "without affecting the back-off algorithms" read the other way is false).
+    pub icmp_rto_backoff: Option<bool>,
 }
 
 /// The two endpoints' configurations, resolved from a `TcpSpec`.
@@ -461,6 +464,7 @@ impl TcpSpec {
             icmp_rto: (self.icmp_rto == Some(true)).then(|| IcmpRtoConfig {
                 case7: self.icmp_rto_case7.unwrap_or_default(),
                 extension: self.icmp_rto_extension.unwrap_or(IcmpRtoConfig::default().extension),
+                backoff_premature: self.icmp_rto_backoff.unwrap_or(true),
             }),
         };
         let receiver = ReceiverConfig {

@@ -60,6 +60,11 @@ pub struct IcmpRtoConfig {
     /// Extended timeout length as a multiple of a (the RTO). Finite and non-negative; a NaN or
     /// negative value counts as zero (no extension: ET times out when it is entered).
     pub extension: f64,
+    /// A timeout the scheme brought forward (cases 1, 2 and 7) backs the RTO off like any
+    /// other. The paper asks that the scheme work "without affecting the back-off
+    /// algorithms", which reads either way: unchanged back-off (true, the default) or no
+    /// back-off for a timeout that the scheme, not the timer, decided (false).
+    pub backoff_premature: bool,
 }
 
 impl Default for IcmpRtoConfig {
@@ -67,7 +72,7 @@ impl Default for IcmpRtoConfig {
     /// only span it uses whole, and one more a waits as long as the next back-off would,
     /// without retransmitting or backing off).
     fn default() -> Self {
-        IcmpRtoConfig { case7: Case7::TimeOut, extension: 1.0 }
+        IcmpRtoConfig { case7: Case7::TimeOut, extension: 1.0, backoff_premature: true }
     }
 }
 

@@ -61,7 +61,7 @@ fn counts(cases: &[(usize, u64)]) -> [u64; 9] {
 #[test]
 fn default_times_out_on_case7_and_extends_by_one_rto() {
     let cfg = IcmpRtoConfig::default();
-    assert_eq!(cfg, IcmpRtoConfig { case7: Case7::TimeOut, extension: 1.0 });
+    assert_eq!(cfg, IcmpRtoConfig { case7: Case7::TimeOut, extension: 1.0, backoff_premature: true });
     let m = IcmpRto::new(cfg);
     assert_eq!(m.state(), IcmpRtoState::Normal);
     assert_eq!(m.case_counts(), [0; 9]);
@@ -215,7 +215,7 @@ fn extension_is_a_multiple_of_a_rounded_to_the_nanosecond() {
         (f64::INFINITY, SimDuration::MAX),
     ];
     for (extension, length) in cases {
-        let mut m = IcmpRto::new(IcmpRtoConfig { case7: Case7::TimeOut, extension });
+        let mut m = IcmpRto::new(IcmpRtoConfig { case7: Case7::TimeOut, extension, backoff_premature: true });
         drop_after(&mut m, secs(2));
         defer_after(&mut m, secs(2));
         assert_eq!(m.on_expiry(SET + A, A), Expiry::ExtendTo(SET + A + length), "extension {extension}");

@@ -79,7 +79,11 @@ impl TcpSender {
         let flight = self.flight();
         let first = self.rto.backoff() == 0;
         self.cc.on_rto(now, flight, first);
-        self.rto.back_off();
+        // Paper 001: a timeout its scheme brought forward may leave the back-off alone.
+        let keep_backoff = std::mem::take(&mut self.premature_timeout) && self.icmp.as_ref().is_some_and(|m| !m.config().backoff_premature);
+        if !keep_backoff {
+            self.rto.back_off();
+        }
         self.state = LossState::Loss { point: self.snd_max };
         self.recover = self.snd_max;
         self.dupacks = 0;

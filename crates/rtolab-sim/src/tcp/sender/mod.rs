@@ -21,7 +21,7 @@ mod rtt;
 mod transmit;
 
 use super::cc::{AnyCc, CongestionControl, ControllerKind, WindowArith, WindowCore};
-use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpSignal, TimerChange};
+use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpRtoState, IcmpSignal, TimerChange};
 use super::rack::Rack;
 use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
@@ -224,6 +224,8 @@ pub struct TcpSender {
     completed_at: Option<SimTime>,
     /// Paper 001's state machine, when `icmp_rto` is on.
     icmp: Option<IcmpRto>,
+    /// The timeout being taken was brought forward by paper 001's scheme.
+    premature_timeout: bool,
     pub stats: SenderStats,
     notes: Vec<SenderNote>,
 }
@@ -267,6 +269,7 @@ impl TcpSender {
             syn_retransmitted: false,
             completed_at: None,
             icmp,
+            premature_timeout: false,
             stats: SenderStats::default(),
             notes: Vec::new(),
         }
@@ -394,7 +397,11 @@ impl TcpSender {
                 self.send_syn(now, out);
             }
             (Phase::Established, _) if self.snd_una < self.snd_max => {
-                // Paper 001 case 6: the first expiry after a DEFER extends the timer (ET).
+                // Paper 001: the shrunk timer of PT fires early (case 2); the first expiry
+                // after a DEFER extends the timer instead (case 6, ET).
+                if self.icmp.as_ref().is_some_and(|m| m.state() == IcmpRtoState::Premature) {
+                    self.premature_timeout = true;
+                }
                 if let Some(Expiry::ExtendTo(t)) = self.icmp.as_mut().map(|m| m.on_expiry(now, self.rto.current())) {
                     self.stats.icmp_extensions += 1;
                     self.timer = Some(t);
@@ -430,7 +437,9 @@ impl TcpSender {
             TimerChange::FireAt(t) => self.timer = Some(t),
             TimerChange::ExpireNow => {
                 self.timer = Some(now);
+                self.premature_timeout = true;
                 self.on_timer(now, out);
+                self.premature_timeout = false;
             }
         }
     }
