@@ -52,6 +52,8 @@ FLOW_COLUMNS = [
 ]
 GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
 LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
+# Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
+RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
 LEFT = {"name", "kind", "generator", "link", "direction"}
 
 
@@ -81,7 +83,9 @@ def _print_result(result: Result, all_flows: bool = False) -> None:
     if listed.height < flows.height:
         out.print(_table(f"{title} by generator", by_generator(flows), GENERATOR_COLUMNS))
         out.print(f"{flows.height - listed.height} of {flows.height} flows summarised by generator; --all lists every flow")
-    out.print(_table("links", result.links, LINK_COLUMNS))
+    links = result.links
+    radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
+    out.print(_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
 
 
 def _execute(spec: str, seed: Optional[int]) -> Result:

@@ -110,8 +110,8 @@ fn gilbert_elliott(ge: &GilbertElliottSpec, p: &str) -> Check {
         let Some(rv) = rv else {
             return fail(format!("{p}.{field}"), "missing; expected a sojourn-time distribution such as \"exp(8s)\" (or give mean_loss and mean_burst)");
         };
-        if !rv.0.mean().is_some_and(|m| m > 0.0) {
-            return fail(format!("{p}.{field}"), "expected a sojourn time with a positive mean");
+        if let Some(m) = rv.0.mean().filter(|m| !(*m > 0.0)) {
+            return fail(format!("{p}.{field}"), format!("got a mean sojourn of {m} s, expected a positive mean"));
         }
     }
     for (field, ber) in [("ber_good", ge.ber_good), ("ber_bad", ge.ber_bad)] {
