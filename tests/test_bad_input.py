@@ -31,6 +31,17 @@ CASES = {
     "bad detect word": (BASE.replace('rto = "linux" }', 'rto = "linux", detect = "all" }'), ["flows[0].tcp.detect", '"all"', '"none" or a list']),
     "bad response": (BASE.replace('rto = "linux" }', 'rto = "linux", response = "revert" }'), ["flows[0].tcp.response", "`revert`", "rfc4015"]),
     "bad distribution": (BASE.replace('"exp(1.5s)"', '"gamma(1.5s)"'), ["generators[1].think", "unknown distribution"]),
+    "arq window 0": (BASE.replace("loss = 0.0 ", 'arq = { window = "0p", attempts = 6 } '), ["links[1].arq.window", "at least 1 packet"]),
+    "arq attempts 0": (BASE.replace("loss = 0.0 ", 'arq = { window = "3p", attempts = 0 } '), ["links[1].arq.attempts", "at least 1 attempt"]),
+    "ber above 1": (
+        BASE.replace("loss = 0.0 ", 'loss = { kind = "gilbert-elliott", good = "exp(8s)", bad = "exp(2s)", ber_good = 1e-6, ber_bad = 2 } '),
+        ["links[1].loss.ber_bad", "got 2", "[0, 1]"],
+    ),
+    "zero mean sojourn": (
+        BASE.replace("loss = 0.0 ", 'loss = { kind = "gilbert-elliott", good = "0s", bad = "exp(2s)", ber_good = 1e-6, ber_bad = 1e-3 } '),
+        ["links[1].loss.good", "positive mean"],
+    ),
+    "icmp_rto with rack": (BASE.replace('rto = "linux" }', 'rto = "linux", rack = true, icmp_rto = true }'), ["flows[0].tcp.icmp_rto", "rack"]),
 }
 
 

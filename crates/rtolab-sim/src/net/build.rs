@@ -12,7 +12,7 @@ use crate::pcap::Capture;
 use crate::rng::stream;
 use crate::spec::{ArqOverride, ArqSpec, LossSpec, Scenario};
 use crate::time::SimDuration;
-use crate::units::{Limit, RvSampler};
+use crate::units::RvSampler;
 
 const DIRECTIONS: [&str; 2] = ["forward", "reverse"];
 
@@ -53,12 +53,8 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
 }
 
 fn arq_config(a: &ArqSpec) -> ArqConfig {
-    let window = match a.window {
-        Limit::Packets(p) => p as usize,
-        Limit::Bytes(_) => unreachable!("validated: the ARQ window is in packets"),
-    };
     ArqConfig {
-        window,
+        window: a.window.0 as usize,
         attempts: a.attempts,
         in_order: a.in_order,
         feedback_delay: a.feedback_delay.map(|d| d.sim()).unwrap_or(SimDuration::ZERO),

@@ -1,7 +1,7 @@
 //! The loss-model and ARQ tables of a link direction: `loss = 0.01` (Bernoulli) or
 //! `loss = { kind = "gilbert-elliott", ... }`, and `arq = { window = "3p", attempts = 6 }`.
 
-use crate::units::{Duration, DurationRv, Limit, Probability};
+use crate::units::{Duration, DurationRv, Probability};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -86,7 +86,7 @@ impl JsonSchema for LossSpec {
 #[serde(deny_unknown_fields)]
 pub struct ArqSpec {
     /// Packets in the ARQ buffer, e.g. "3p".
-    pub window: Limit,
+    pub window: ArqWindow,
     /// Attempts per packet, the first included.
     pub attempts: u32,
     /// Deliver to the next hop in order (default true).
@@ -101,6 +101,47 @@ pub struct ArqSpec {
     /// Packets waiting (queue and ARQ buffer) at which ICMP DEFER is sent (default 3).
     #[serde(default = "three")]
     pub defer_backlog: u32,
+}
+
+/// The ARQ buffer in packets: `"3p"` or `3`, at least one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArqWindow(pub u32);
+
+const ARQ_WINDOW_FORM: &str = "expected a window of at least 1 packet, e.g. \"3p\"";
+
+impl<'de> Deserialize<'de> for ArqWindow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ArqWindow;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(ARQ_WINDOW_FORM)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ArqWindow, E> {
+                match u32::try_from(v) {
+                    Ok(n) if n >= 1 => Ok(ArqWindow(n)),
+                    _ => Err(E::custom(format!("got {v}, {ARQ_WINDOW_FORM}"))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ArqWindow, E> {
+                u64::try_from(v).map_err(|_| E::custom(format!("got {v}, {ARQ_WINDOW_FORM}"))).and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ArqWindow, E> {
+                let n = v.trim().strip_suffix('p').and_then(|n| n.trim().parse::<u64>().ok());
+                n.ok_or_else(|| E::custom(format!("got {v:?}, {ARQ_WINDOW_FORM}"))).and_then(|n| self.visit_u64(n))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for ArqWindow {
+    fn schema_name() -> Cow<'static, str> {
+        "ArqWindow".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "description": ARQ_WINDOW_FORM, "type": ["string", "integer"] })
+    }
 }
 
 fn yes() -> bool {

@@ -9,7 +9,7 @@ mod load;
 mod tcp;
 mod validate;
 
-pub use link_models::{ArqOverride, ArqSpec, GilbertElliottSpec, LossModelKind, LossSpec};
+pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
 pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 

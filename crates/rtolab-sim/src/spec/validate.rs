@@ -3,7 +3,7 @@
 use super::{
     ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
 };
-use crate::units::{FlowSize, Limit};
+use crate::units::FlowSize;
 use std::collections::HashSet;
 
 type Check = Result<(), SpecError>;
@@ -125,11 +125,6 @@ fn gilbert_elliott(ge: &GilbertElliottSpec, p: &str) -> Check {
 }
 
 fn arq(a: &ArqSpec, p: &str) -> Check {
-    match a.window {
-        Limit::Packets(0) => return fail(format!("{p}.window"), "got 0 packets, expected a window of at least 1 packet"),
-        Limit::Bytes(_) => return fail(format!("{p}.window"), "expected a window in packets, e.g. \"3p\""),
-        Limit::Packets(_) => {}
-    }
     if a.attempts < 1 {
         return fail(format!("{p}.attempts"), "got 0, expected at least 1 attempt");
     }
