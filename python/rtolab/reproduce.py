@@ -79,8 +79,9 @@ def icmp_rto_study(out: Path, quick: bool = False, executor: Executor | None = N
     """Paper 001: sweeps web traffic, FTP, the ARQ characterisation and the ablation of the
     scheme into ``out/sweep-{web,ftp,arq,ablation}``, runs the web and FTP runs once more for
     the time-averaged RTO, and writes ``runs-web.csv``, ``runs-ftp.csv``, ``summary.csv``
-    (every measure with its 90 % interval), ``comparison.csv`` (scheme off against on,
-    paired), ``arq.csv``, ``ablation.csv`` and Figures 2 and 4–8 under ``out``."""
+    (every measure with its 90 % interval), ``comparison.csv`` (each sender with the scheme
+    against the scheme off, paired), ``cases.csv`` (how the sender judged the ICMP messages),
+    ``arq.csv``, ``ablation.csv`` and Figures 2 and 4–8 under ``out``."""
     started = time.monotonic()
     executor = executor or LocalExecutor()
     out.mkdir(parents=True, exist_ok=True)
@@ -106,6 +107,7 @@ def icmp_rto_study(out: Path, quick: bool = False, executor: Executor | None = N
     arq_summary = icmp_rto_analysis.summary(arq, ["goodput_ratio"], [icmp_rto.BAD_MEAN, icmp_rto.BAD_FRACTION, "window", "attempts"])
     arq_summary.write_csv(out / "arq.csv")
     icmp_rto_analysis.ablation(flows["ablation"]).write_csv(out / "ablation.csv")
+    pl.concat([icmp_rto_analysis.case_shares(flows["web"]), icmp_rto_analysis.case_shares(flows["ftp"])]).write_csv(out / "cases.csv")
     figures = icmp_rto_figures.comparison_figures(summaries, out)
     figures += icmp_rto_figures.arq_figure(arq_summary, out)
     runs = sum(s.replications * len(list(s.combinations())) for s in studies.values())

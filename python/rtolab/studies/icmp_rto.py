@@ -1,6 +1,7 @@
 """The ICMP-feedback adaptive RTO study of paper 001 (Sec. III–V): a wired and a wireless
 hop, a Gilbert–Elliott channel behind link-layer ARQ at the base station, and TCP NewReno
-with and without the ICMP-driven timer (``docs/icmp-rto.md``).
+without the ICMP-driven timer and with it under both readings of its back-off
+(``icmp_rto_backoff``; ``docs/icmp-rto.md``).
 
 Set-up (Sec. III–IV): both hops 64 kbps, RTT 1 s; on the wireless hop's forward direction a
 two-state channel with exponential sojourns, mean good 8 s and mean bad 0–8 s (bad fraction
@@ -149,6 +150,31 @@ def channel_cases(bad_means: list[float], traffic: str) -> list[dict[str, Any]]:
 #: Grid path of the scheme's switch in each study.
 ICMP_WEB = "generators.web.tcp.icmp_rto"
 ICMP_FTP = "flows.ftp.tcp.icmp_rto"
+
+#: Tag column naming the sender of a web or FTP run, one of ``SCHEMES``.
+SCHEME = "tag.scheme"
+OFF, ON, ON_NO_BACKOFF = "off", "on", "on, no back-off"
+
+#: The senders compared (the TCP fields under the study's ``tcp`` table): NewReno alone; with
+#: the scheme, a timeout it brings forward (cases 1, 2, 7) backing the RTO off like any other
+#: (``icmp_rto_backoff = true``, the default); and with the scheme, such a timeout leaving the
+#: back-off alone (``false``), the two readings of the paper's "without affecting the back-off
+#: algorithms" (docs/icmp-rto.md).
+SCHEMES: dict[str, dict[str, Any]] = {
+    OFF: {"icmp_rto": False},
+    ON: {"icmp_rto": True, "icmp_rto_backoff": True},
+    ON_NO_BACKOFF: {"icmp_rto": True, "icmp_rto_backoff": False},
+}
+
+
+def scheme_cases(bad_means: list[float], traffic: str, tcp_path: str) -> list[dict[str, Any]]:
+    """Every bad mean with every sender of ``SCHEMES``; ``tcp_path`` is the grid path of the
+    flow's or generator's ``tcp`` table."""
+    return [
+        {SCHEME: name, **case, **{f"{tcp_path}.{k}": v for k, v in fields.items()}}
+        for case in channel_cases(bad_means, traffic)
+        for name, fields in SCHEMES.items()
+    ]
 WINDOW = "links.wireless.arq.window"
 ATTEMPTS = "links.wireless.arq.attempts"
 
@@ -159,26 +185,24 @@ def duration_s(study: Study) -> float:
 
 
 def web_study(quick: bool = False, replications: int | None = None, duration_s: float | None = None, bad_means: list[float] | None = None, seed: int = 2001) -> Study:
-    """Figures 4, 5 and 8: web traffic, scheme off and on, per bad fraction. Full: 8 bad
+    """Figures 4, 5 and 8: web traffic, the three ``SCHEMES``, per bad fraction. Full: 8 bad
     means × 40 replications of 100 000 s (≈ 240 packet calls each); quick: 4 × 10 × 40 000 s."""
     return Study.from_dict({
         "name": "icmp-rto-web",
         "scenario": web_scenario(duration_s or (40_000 if quick else 100_000)),
-        "cases": channel_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), "web"),
-        "grid": {ICMP_WEB: [False, True]},
+        "cases": scheme_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), "web", "generators.web.tcp"),
         "replications": replications or (10 if quick else 40),
         "seed": seed,
     })
 
 
 def ftp_study(quick: bool = False, replications: int | None = None, duration_s: float | None = None, bad_means: list[float] | None = None, seed: int = 2001) -> Study:
-    """Figures 6 and 7: bulk FTP, scheme off and on, per bad fraction. Full: 8 bad means ×
+    """Figures 6 and 7: bulk FTP, the three ``SCHEMES``, per bad fraction. Full: 8 bad means ×
     20 replications of 5 000 s; quick: 4 × 5 × 2 000 s."""
     return Study.from_dict({
         "name": "icmp-rto-ftp",
         "scenario": ftp_scenario(duration_s or (2_000 if quick else 5_000)),
-        "cases": channel_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), "ftp"),
-        "grid": {ICMP_FTP: [False, True]},
+        "cases": scheme_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), "ftp", "flows.ftp.tcp"),
         "replications": replications or (5 if quick else 20),
         "seed": seed,
     })

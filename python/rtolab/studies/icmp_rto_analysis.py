@@ -1,6 +1,7 @@
 """Paper 001's measures from the ICMP-RTO sweeps (``studies.icmp_rto``): throughput, average
-RTO and session completion time relative to the perfect channel (web and FTP, scheme off and
-on), and the ARQ characterisation's goodput ratio.
+RTO and session completion time relative to the perfect channel (web and FTP, scheme off, on,
+and on without back-off for the timeouts it brings forward), how the sender judged the ICMP
+messages (the case shares), and the ARQ characterisation's goodput ratio.
 
 Definitions (the paper names its measures without formulas; these are the readings):
 
@@ -32,23 +33,17 @@ import polars as pl
 
 from rtolab import stats
 from rtolab.executors import Executor
-from rtolab.studies.icmp_rto import ATTEMPTS, BAD_FRACTION, BAD_MEAN, ICMP_FTP, ICMP_WEB, TRAFFIC, VARIANT, WINDOW
+from rtolab.studies.icmp_rto import ATTEMPTS, BAD_FRACTION, BAD_MEAN, OFF, SCHEME, TRAFFIC, VARIANT, WINDOW
 from rtolab.study import Study
 
 LEVEL = 0.9
-ICMP = "icmp"
-KEYS = [TRAFFIC, BAD_MEAN, BAD_FRACTION, ICMP]
-
-
-def _with_icmp(flows: pl.DataFrame) -> pl.DataFrame:
-    column = ICMP_WEB if ICMP_WEB in flows.columns else ICMP_FTP
-    return flows.rename({column: ICMP})
+KEYS = [TRAFFIC, BAD_MEAN, BAD_FRACTION, SCHEME]
 
 
 def calls(flows: pl.DataFrame) -> pl.DataFrame:
     """Finished packet calls of a web sweep with their index in the user's sequence, their
     completion time and bytes; only the first K of each replication (see the module doc)."""
-    done = _with_icmp(flows).filter(pl.col("end_s").is_not_null()).with_columns(
+    done = flows.filter(pl.col("end_s").is_not_null()).with_columns(
         call=pl.col("name").str.split(".").list.last().cast(pl.Int64),
         completion_s=pl.col("end_s") - pl.col("start_s"),
     )
@@ -69,13 +64,13 @@ def web_runs(flows: pl.DataFrame, rto: pl.DataFrame) -> pl.DataFrame:
         (pl.col("rto_integral_s").sum() / pl.col("active_s").sum()).alias("rto_time_s"),
         pl.col("mean_rto_s").mean().alias("rto_sample_s"),
     )
-    perfect = runs.filter((pl.col(BAD_MEAN) == 0) & ~pl.col(ICMP)).select("replication", pl.col("completion_s").alias("perfect_s"))
+    perfect = runs.filter((pl.col(BAD_MEAN) == 0) & (pl.col(SCHEME) == OFF)).select("replication", pl.col("completion_s").alias("perfect_s"))
     return runs.join(perfect, on="replication", how="left").with_columns(completion_ratio=pl.col("completion_s") / pl.col("perfect_s")).sort([*KEYS, "replication"])
 
 
 def ftp_runs(flows: pl.DataFrame, rto: pl.DataFrame) -> pl.DataFrame:
     """One row per FTP run: throughput (delivered), timeouts, both average RTOs."""
-    f = _with_icmp(flows).join(rto, on=["run", "name"], how="left")
+    f = flows.join(rto, on=["run", "name"], how="left")
     return f.select(
         "run", "replication", *KEYS,
         pl.col("goodput_bps").alias("throughput_bps"),
@@ -150,21 +145,50 @@ def rto_pass(study: Study, executor: Executor) -> pl.DataFrame:
 
 
 def comparison(runs: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
-    """The results table: per traffic, bad fraction and measure, the mean with the scheme
-    off and on, and the on/off ratio paired by replication (each replication runs both on
-    the same channel and traffic draws) with its 90 % interval."""
+    """The results table: per traffic, bad fraction, measure and sender with the scheme, the
+    mean with the scheme off and with it (``value``), and their ratio paired by replication
+    (each replication runs every sender on the same channel and traffic draws) with its 90 %
+    interval."""
     keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION]
     parts = []
     for m in metrics:
-        off = runs.filter(~pl.col(ICMP)).select(*keys, "replication", pl.col(m).alias("off"))
-        on = runs.filter(pl.col(ICMP)).select(*keys, "replication", pl.col(m).alias("on"))
-        both = off.join(on, on=[*keys, "replication"]).with_columns(ratio=pl.col("on") / pl.col("off"))
-        ratio = stats.summarize(both, "ratio", keys, LEVEL).select(
-            *keys, "n", pl.col("mean").alias("on_over_off"), pl.col("ci_low").alias("ratio_ci_low"), pl.col("ci_high").alias("ratio_ci_high")
+        off = runs.filter(pl.col(SCHEME) == OFF).select(*keys, "replication", pl.col(m).alias("off"))
+        on = runs.filter(pl.col(SCHEME) != OFF).select(*keys, SCHEME, "replication", pl.col(m).alias("value"))
+        both = on.join(off, on=[*keys, "replication"]).with_columns(ratio=pl.col("value") / pl.col("off"))
+        ratio = stats.summarize(both, "ratio", [*keys, SCHEME], LEVEL).select(
+            *keys, SCHEME, "n", pl.col("mean").alias("over_off"), pl.col("ci_low").alias("ratio_ci_low"), pl.col("ci_high").alias("ratio_ci_high")
         )
-        means = both.group_by(keys, maintain_order=True).agg(pl.col("off").mean(), pl.col("on").mean())
-        parts.append(means.join(ratio, on=keys).select(*keys, pl.lit(m).alias("metric"), "off", "on", "on_over_off", "ratio_ci_low", "ratio_ci_high", "n"))
-    return pl.concat(parts).sort([TRAFFIC, "metric", BAD_MEAN])
+        means = both.group_by([*keys, SCHEME], maintain_order=True).agg(pl.col("off").mean(), pl.col("value").mean())
+        parts.append(means.join(ratio, on=[*keys, SCHEME]).select(*keys, SCHEME, pl.lit(m).alias("metric"), "off", "value", "over_off", "ratio_ci_low", "ratio_ci_high", "n"))
+    return pl.concat(parts).sort([TRAFFIC, "metric", BAD_MEAN, SCHEME])
+
+
+#: The sender's count columns of the flows table for paper 001's scheme.
+CASE_COUNTS = ["icmp_drop", "icmp_defer", "icmp_early_timeouts", "icmp_shrinks", "icmp_extensions", "timeouts"]
+
+
+def case_shares(flows: pl.DataFrame) -> pl.DataFrame:
+    """Per traffic, bad fraction and sender with the scheme: the ICMP messages that reached
+    the sender (summed over every flow of every run) and how they were judged. ``case1`` and
+    ``case2`` are the shares of DROPs that timed out at once or shrank the timer; ``other``
+    the rest (case 3, too early to act on; case 4, a DROP in PT; case 7, a DROP in the
+    intermediate state or ET; a DROP with no timer running). ``extended`` is the share of
+    DEFERs whose timer went on to expire into ET (case 6). ``timeouts`` is per run."""
+    keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION, SCHEME]
+    on = flows.filter(pl.col(SCHEME) != OFF)
+    per_run = on.group_by(["run", *keys]).agg(*(pl.col(c).sum() for c in CASE_COUNTS))
+    total = per_run.group_by(keys).agg(pl.len().alias("runs"), *(pl.col(c).sum() for c in CASE_COUNTS))
+    drop = pl.col("icmp_drop")
+    return total.select(
+        *keys, "runs",
+        (drop / pl.col("runs")).alias("drops_per_run"),
+        (pl.col("icmp_defer") / pl.col("runs")).alias("defers_per_run"),
+        (pl.col("icmp_early_timeouts") / drop).alias("case1"),
+        (pl.col("icmp_shrinks") / drop).alias("case2"),
+        (1 - (pl.col("icmp_early_timeouts") + pl.col("icmp_shrinks")) / drop).alias("other"),
+        (pl.col("icmp_extensions") / pl.col("icmp_defer")).alias("extended"),
+        (pl.col("timeouts") / pl.col("runs")).alias("timeouts_per_run"),
+    ).sort(keys)
 
 
 def ablation(flows: pl.DataFrame) -> pl.DataFrame:

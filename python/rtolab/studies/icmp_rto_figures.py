@@ -1,5 +1,6 @@
 """Paper 001's Figures 2 and 4–8 from the ICMP-RTO summaries (``icmp_rto_analysis``): each
-measure against the fraction of bad period, scheme off and on, with 90 % intervals."""
+measure against the fraction of bad period, scheme off, on, and on without back-off on the
+timeouts it brings forward, with 90 % intervals."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from rtolab.studies.figures import save
-from rtolab.studies.icmp_rto import BAD_FRACTION
-from rtolab.studies.icmp_rto_analysis import ICMP
+from rtolab.studies.icmp_rto import BAD_FRACTION, OFF, ON, ON_NO_BACKOFF, SCHEME
 
 SUFFIXES = ("png", "svg")
 DPI = 110
-LABELS = {False: "NewReno", True: "NewReno + ICMP-driven RTO"}
+LABELS = {OFF: "NewReno", ON: "NewReno + ICMP-driven RTO", ON_NO_BACKOFF: "NewReno + ICMP-driven RTO, no back-off on its timeouts"}
+MARKERS = {OFF: "o", ON: "s", ON_NO_BACKOFF: "^"}
 
 #: (figure, traffic, metric, y label, title) of the off/on comparisons.
 PANELS = [
@@ -37,7 +38,7 @@ def _errorbars(ax: Axes, rows: pl.DataFrame, x: str, label: str, marker: str) ->
 
 
 def comparison_figures(summaries: pl.DataFrame, out: Path) -> list[Path]:
-    """Figures 4–8: one measure per figure, scheme off and on; Figure 5 and 7 also show the
+    """Figures 4–8: one measure per figure, the three senders; Figure 5 and 7 also show the
     RTO after RTT samples (dashed, no back-off) for comparison."""
     written: list[Path] = []
     for number, traffic, metric, ylabel, title in PANELS:
@@ -46,13 +47,13 @@ def comparison_figures(summaries: pl.DataFrame, out: Path) -> list[Path]:
             continue
         fig = Figure(figsize=(6.4, 4.4))
         ax = fig.subplots()
-        for icmp, marker in ((False, "o"), (True, "s")):
-            _errorbars(ax, part.filter(pl.col(ICMP) == icmp).sort(BAD_FRACTION), BAD_FRACTION, LABELS[icmp], marker)
+        for scheme, label in LABELS.items():
+            _errorbars(ax, part.filter(pl.col(SCHEME) == scheme).sort(BAD_FRACTION), BAD_FRACTION, label, MARKERS[scheme])
         if metric == "rto_time_s":
             sampled = summaries.filter((pl.col("tag.traffic") == traffic) & (pl.col("metric") == "rto_sample_s"))
-            for icmp in (False, True):
-                rows = sampled.filter(pl.col(ICMP) == icmp).sort(BAD_FRACTION)
-                ax.plot(rows[BAD_FRACTION] * 100, rows["mean"], "--", alpha=0.6, label=f"{LABELS[icmp]}: RTO after RTT samples")
+            for scheme, label in LABELS.items():
+                rows = sampled.filter(pl.col(SCHEME) == scheme).sort(BAD_FRACTION)
+                ax.plot(rows[BAD_FRACTION] * 100, rows["mean"], "--", alpha=0.6, label=f"{label}: RTO after RTT samples")
         ax.set_xlabel("fraction of bad period (%)")
         ax.set_ylabel(ylabel)
         ax.set_title(f"Figure {number}: {title}", fontsize=10)
