@@ -28,6 +28,24 @@ def names() -> list[str]:
     return _core.bench_names()
 
 
+SCALE_FLOWS = [4, 400, 4_000, 40_000]
+
+
+def run_scale(flows: int) -> tuple[BenchResult, int]:
+    """`scale-N` in a fresh interpreter, so its peak resident memory (KiB) is its own."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, resource, rtolab.bench as b; r = b.run(%r); "
+        "print(json.dumps([r.sim_s, r.wall_s, r.data_packets, r.events, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))"
+    ) % f"scale-{flows}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    sim_s, wall_s, packets, events, rss_kib = json.loads(out)
+    return BenchResult(f"scale-{flows}", sim_s, wall_s, packets, events), int(rss_kib)
+
+
 def run(name: str) -> BenchResult:
     meta, wall = _core.run_bench(name)
     return BenchResult(name, meta["sim_time_s"], wall, meta["data_packets"], meta["events"])

@@ -151,10 +151,16 @@ def schema() -> None:
 
 
 @app.command()
-def bench(names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios to run (default: all).")] = None) -> None:
+def bench(
+    names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios to run (default: all).")] = None,
+    scale: Annotated[bool, typer.Option("--scale", help="Cost as the number of flows grows: 4 to 40 000 bulk flows on 1 Gbps, 100 s each.")] = False,
+) -> None:
     """Run the benchmark scenarios and report simulated packets and events per second."""
     from rtolab import bench as bench_mod
 
+    if scale:
+        _bench_scale()
+        return
     chosen = names or bench_mod.names()
     unknown = [n for n in chosen if n not in bench_mod.names()]
     if unknown:
@@ -165,6 +171,23 @@ def bench(names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios t
     for name in chosen:
         r = bench_mod.run(name)
         table.add_row(name, f"{r.sim_s:.0f}", f"{r.wall_s:.3f}", f"{r.data_packets:,}", f"{r.events:,}", f"{r.packets_per_s:,.0f}", f"{r.events_per_s:,.0f}")
+    out.print(table)
+
+
+def _bench_scale() -> None:
+    """flows × data packets/s × peak memory, each point in its own process; memory per flow
+    is the growth over the 4-flow run divided by the added flows."""
+    from rtolab import bench as bench_mod
+
+    table = Table(title="rtolab bench --scale (1 Gbps, 100 s)")
+    for c in ("flows", "wall s", "data packets", "packets/s", "events/packet", "peak RSS MiB", "KiB per flow"):
+        table.add_column(c, justify="right")
+    base: Optional[tuple[int, int]] = None
+    for flows in bench_mod.SCALE_FLOWS:
+        r, rss = bench_mod.run_scale(flows)
+        per_flow = f"{(rss - base[1]) / (flows - base[0]):.1f}" if base else "–"
+        base = base or (flows, rss)
+        table.add_row(f"{flows:,}", f"{r.wall_s:.2f}", f"{r.data_packets:,}", f"{r.packets_per_s:,.0f}", f"{r.events / r.data_packets:.2f}", f"{rss / 1024:.0f}", per_flow)
     out.print(table)
 
 

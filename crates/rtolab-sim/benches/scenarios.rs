@@ -1,13 +1,17 @@
 //! `cargo bench`: runs the named benchmark scenarios and prints simulated and wall time,
 //! data packets and events, and their rates. Targets are stated in the README, not asserted.
 
-use rtolab_sim::bench::{scenario, NAMES};
+use rtolab_sim::bench::{scenario, NAMES, SCALE_FLOWS};
 use std::time::Instant;
 
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     println!("{:<12} {:>9} {:>8} {:>12} {:>12} {:>12} {:>12}", "scenario", "sim s", "wall s", "data pkts", "events", "pkts/s", "events/s");
-    for name in NAMES.iter().filter(|n| filter.is_empty() || filter.iter().any(|f| n.contains(f.as_str()))) {
+    let scale: Vec<String> = SCALE_FLOWS.iter().map(|n| format!("scale-{n}")).collect();
+    // `scale-N` runs only when named (they take minutes in all).
+    let named = NAMES.iter().map(|s| s.to_string()).filter(|n| filter.is_empty() || filter.iter().any(|f| n.contains(f.as_str())));
+    let chosen: Vec<String> = named.chain(scale.into_iter().filter(|n| filter.iter().any(|f| n == f))).collect();
+    for name in &chosen {
         let s = scenario(name).expect("named scenario");
         let t = Instant::now();
         let r = rtolab_sim::run(&s, None).expect("benchmark runs");

@@ -61,8 +61,30 @@ route = ["core", "radio"]
 /// (CUBIC, RACK-TLP, PRR, Linux's RTT samples and ACK policy).
 pub const NAMES: [&str; 3] = ["bulk-lte", "bulk-lte-linux", "spiky-hspa"];
 
-/// The scenario of a named benchmark.
+/// The flow counts of `rtolab bench --scale` (issue targets at 4 000 and 40 000 flows).
+pub const SCALE_FLOWS: [u32; 4] = [4, 400, 4_000, 40_000];
+
+/// `scale-N`: N NewReno SACK bulk flows sharing one 1 Gbps / 10 ms link with a 10 000-packet
+/// DropTail queue, starts spread over the first second, 100 s simulated: the engine's cost
+/// per packet as the number of flows grows.
+fn scale(flows: u32) -> String {
+    let mut text = format!(
+        "name = \"scale-{flows}\"\nduration = \"100s\"\n[[links]]\nname = \"l\"\nrate = \"1Gbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"droptail\", limit = \"10000p\" }}\n"
+    );
+    for i in 0..flows {
+        let start_ms = (i as u64 * 1000) / flows as u64;
+        text.push_str(&format!(
+            "[[flows]]\nname = \"f{i}\"\nroute = [\"l\"]\nstart = \"{start_ms}ms\"\ntcp = {{ cc = \"newreno\", sack = true, mss = 1448 }}\n"
+        ));
+    }
+    text
+}
+
+/// The scenario of a named benchmark (`NAMES`, or `scale-N` for N in `SCALE_FLOWS`).
 pub fn scenario(name: &str) -> Option<Scenario> {
+    if let Some(n) = name.strip_prefix("scale-").and_then(|n| n.parse::<u32>().ok()).filter(|n| SCALE_FLOWS.contains(n)) {
+        return Some(from_toml(&scale(n)).expect("benchmark scenarios are valid"));
+    }
     let text = match name {
         "bulk-lte" => BULK_LTE.to_string(),
         "bulk-lte-linux" => BULK_LTE.replace("name = \"bulk-lte\"", "name = \"bulk-lte-linux\"").replace("cc = \"newreno\", sack = true", "stack = \"linux\""),

@@ -3,6 +3,12 @@
 //! Invariants: `seq` only grows, so events at the same instant run in the order they were
 //! scheduled, always; popped times never decrease (`now` never goes backwards). Events are a
 //! compact enum routed by component index, not boxed closures.
+//!
+//! The queue keeps two heaps under one `(time, seq)` order: the network's events (a handful
+//! pending, one per link element, but most of the traffic) and the endpoints' timers and
+//! flow starts (one or two per flow, rarely due). Popping the earlier of the two heads gives
+//! exactly the order of a single heap, while a link event no longer sifts through a heap as
+//! deep as the number of flows.
 
 use crate::net::ids::{DirId, FlowId};
 use crate::time::SimTime;
@@ -68,7 +74,10 @@ impl Ord for Entry {
 
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    /// Link, ARQ, spike and stop events.
+    network: BinaryHeap<Entry>,
+    /// Timers, flow starts and web users' wake-ups.
+    endpoints: BinaryHeap<Entry>,
     next_seq: u64,
     now: SimTime,
     processed: u64,
@@ -85,20 +94,31 @@ impl EventQueue {
     }
 
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.network.len() + self.endpoints.len()
     }
 
     /// Schedules `event` at `time`; a time in the past is clamped to now.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let time = time.max(self.now);
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        let entry = Entry { time, seq: self.next_seq, event };
+        match event {
+            Event::Timer { .. } | Event::FlowStart(_) | Event::UserWake(_) => self.endpoints.push(entry),
+            _ => self.network.push(entry),
+        }
         self.next_seq += 1;
     }
 
     /// The next event, advancing `now` to its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
+        // `Entry`'s order is reversed: the greater entry is the earlier event.
+        let from_network = match (self.network.peek(), self.endpoints.peek()) {
+            (Some(n), Some(e)) => n > e,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let e = if from_network { self.network.pop() } else { self.endpoints.pop() }?;
         debug_assert!(e.time >= self.now, "time went backwards");
         self.now = e.time;
         self.processed += 1;
@@ -106,7 +126,10 @@ impl EventQueue {
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        match (self.network.peek(), self.endpoints.peek()) {
+            (Some(n), Some(e)) => Some(n.time.min(e.time)),
+            (n, e) => n.or(e).map(|x| x.time),
+        }
     }
 }
 
@@ -123,6 +146,20 @@ mod tests {
         q.schedule(SimTime(5), Event::Stop);
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec![Event::FlowStart(FlowId(0)), Event::FlowStart(FlowId(1)), Event::FlowStart(FlowId(2)), Event::Stop]);
+    }
+
+    /// Network and endpoint events interleave by (time, seq) exactly as one heap would.
+    #[test]
+    fn both_heaps_keep_one_order() {
+        let mut q = EventQueue::default();
+        let timer = |f| Event::Timer { flow: FlowId(f), side: Side::Sender, generation: 0 };
+        q.schedule(SimTime(5), timer(0));
+        q.schedule(SimTime(5), Event::TxDone(DirId(0)));
+        q.schedule(SimTime(3), Event::Arrive(DirId(1)));
+        q.schedule(SimTime(5), timer(1));
+        q.schedule(SimTime(4), Event::FlowStart(FlowId(2)));
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec![Event::Arrive(DirId(1)), Event::FlowStart(FlowId(2)), timer(0), Event::TxDone(DirId(0)), timer(1)]);
     }
 
     #[test]

@@ -40,7 +40,7 @@ fn run(mut l: LinkDir, n: u32) -> (LinkDir, Outcome) {
             o.dropped.push(p);
         }
     }
-    let mut take = |l: &mut LinkDir, o: &mut Outcome| {
+    let take = |l: &mut LinkDir, o: &mut Outcome| {
         let n = l.take_notices();
         o.signals.extend(n.signals.iter().map(|&(p, s)| (p.0, s)));
         o.dropped.extend(n.dropped.iter().map(|p| p.0));
