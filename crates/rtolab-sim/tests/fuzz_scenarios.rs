@@ -628,7 +628,9 @@ fn quantity_parsers_never_panic() {
 /// (`response = "ns2-1" | "ns2-2" | "ns2-3"`) on an ARQ link that delivers out of order.
 /// A spurious episode is detected and `respond_ns2` restores ssthresh to
 /// max(prior cwnd, prior ssthresh), which before any loss is the initial "infinite" ssthresh
-/// (`u64::MAX / 4`); cwnd is later set to that ssthresh, and without a receiver window
+/// (`u64::MAX / 4`), while the sender is still in fast recovery (the episode was a fast
+/// retransmit, and `respond_ns2` leaves only Loss); `exit_recovery` then sets cwnd to the
+/// recovery's exit window, that ssthresh (4.6e18 B), and without a receiver window
 /// (`max_window` unset) `send_allowed` then loops, pushing segments until memory runs out.
 /// Here `max_window` bounds the loop so that the run ends and the window can be read.
 ///
