@@ -103,6 +103,11 @@ impl Arq {
         self.frames.iter().filter(|f| f.status != Status::Received).count()
     }
 
+    /// Packets in the buffer, across the channel or not (the one being sent included).
+    pub fn held(&self) -> usize {
+        self.frames.len()
+    }
+
     /// A packet from the queue enters the buffer.
     pub fn admit(&mut self, pkt: PacketId, bytes: u32) {
         debug_assert!(self.has_room());

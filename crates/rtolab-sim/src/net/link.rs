@@ -106,6 +106,18 @@ impl LinkDir {
         self.queue.len()
     }
 
+    /// Packets this direction holds, counted by its elements: the queue, then the ARQ
+    /// buffer (which includes the frame being sent) or the transmitter, then the wire.
+    /// Invariant: every packet accepted by `offer` and not yet returned (arrived, lost or
+    /// dropped) is counted exactly once.
+    pub fn packets_inside(&self) -> usize {
+        let sending = match &self.arq {
+            Some(arq) => arq.held(),
+            None => usize::from(!self.tx.is_idle()),
+        };
+        self.queue.len() + sending + self.wire.in_flight()
+    }
+
     pub fn is_held(&self) -> bool {
         self.held_since.is_some()
     }

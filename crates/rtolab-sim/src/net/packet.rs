@@ -88,6 +88,18 @@ impl PacketArena {
         self.slots.len() - self.free.len()
     }
 
+    /// Calls `f` on every live packet, in slot order (for end-of-run checks: it allocates a
+    /// bitmap of the slots).
+    pub fn for_each_live(&self, mut f: impl FnMut(&Packet)) {
+        let mut free = vec![false; self.slots.len()];
+        for id in &self.free {
+            free[id.index()] = true;
+        }
+        for (p, _) in self.slots.iter().zip(free).filter(|(_, is_free)| !is_free) {
+            f(p);
+        }
+    }
+
     /// High-water mark of simultaneously live packets.
     pub fn capacity(&self) -> usize {
         self.slots.len()

@@ -22,6 +22,11 @@ impl Propagation {
         Propagation { delay, pipe: VecDeque::new(), arrival_pending: false, held: false }
     }
 
+    /// Packets on the wire (held ones included).
+    pub fn in_flight(&self) -> usize {
+        self.pipe.len()
+    }
+
     /// `pkt` is on the wire from `now`.
     #[inline]
     pub fn send(&mut self, now: SimTime, pkt: PacketId, dir: DirId, events: &mut EventQueue) {

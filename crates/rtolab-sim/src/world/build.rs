@@ -1,6 +1,7 @@
 //! Turns a validated `Scenario` into the run-time world.
 
 use super::flow::FlowRuntime;
+use super::ledger::Ledger;
 use super::plan::plan;
 use super::Simulation;
 use crate::engine::{Event, EventQueue};
@@ -15,6 +16,7 @@ impl Simulation {
         let series = &scenario.output.series;
         let record = LinkRecording { queue: series.contains(&SeriesMetric::Queue), channel: series.contains(&SeriesMetric::Channel) };
         let links = link_dirs(scenario, seed, record);
+        let n_dirs = links.len();
         let (planned, planned_web) = plan(scenario, seed);
         let flows = planned
             .into_iter()
@@ -51,6 +53,7 @@ impl Simulation {
             series: Default::default(),
             completed: 0,
             data_packets: 0,
+            ledger: Ledger::new(n_dirs),
             segments: Vec::new(),
             arrivals: Vec::new(),
             error: None,

@@ -7,6 +7,7 @@
 
 mod build;
 mod flow;
+mod ledger;
 pub mod plan;
 mod report;
 pub mod traffic;
@@ -21,6 +22,7 @@ use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
 use flow::FlowRuntime;
+use ledger::Ledger;
 use thiserror::Error;
 use traffic::WebUser;
 
@@ -57,6 +59,8 @@ pub struct Simulation {
     series: SeriesTable,
     completed: usize,
     data_packets: u64,
+    /// Packet conservation counts, checked when the run ends.
+    ledger: Ledger,
     /// Scratch buffers reused across events.
     segments: Vec<Segment>,
     arrivals: Vec<PacketId>,
@@ -98,13 +102,23 @@ impl Simulation {
                 }
             }
         };
+        self.check_conservation()?;
         Ok(self.report(end))
+    }
+
+    /// Packet conservation (see `ledger.rs`) at the end of a run.
+    fn check_conservation(&self) -> Result<(), SimError> {
+        let flows = &self.flows;
+        self.ledger
+            .check(&self.links, &self.packets, flows.len(), |i| flows.get(i).map_or_else(|| format!("#{i}"), |f| f.name.clone()))
+            .map_err(|(flow, message)| SimError::Invariant { flow, message })
     }
 
     fn dispatch(&mut self, now: SimTime, event: Event) {
         match event {
             Event::TxDone(d) => {
                 if let Some(lost) = self.links[d.index()].on_tx_done(now, &mut self.events) {
+                    self.ledger.dropped_at(d.index(), 1);
                     self.drop_packet(lost);
                 }
                 self.take_notices(now, d);
@@ -112,6 +126,7 @@ impl Simulation {
             Event::Arrive(d) => {
                 let mut arrivals = std::mem::take(&mut self.arrivals);
                 self.links[d.index()].on_arrival(now, &mut self.events, &mut arrivals);
+                self.ledger.left(d.index(), arrivals.len());
                 for p in arrivals.drain(..) {
                     self.forward(now, p);
                 }
@@ -158,6 +173,7 @@ impl Simulation {
                 self.send_signal(now, dir, pkt, signal);
             }
         }
+        self.ledger.dropped_at(dir.index(), notices.dropped.len());
         for &p in &notices.dropped {
             self.drop_packet(p);
         }
@@ -179,6 +195,7 @@ impl Simulation {
         let mut arrivals = std::mem::take(&mut self.arrivals);
         for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
             self.links[d].release(now, &mut self.events, &mut arrivals);
+            self.ledger.left(d, arrivals.len());
             for p in arrivals.drain(..) {
                 self.forward(now, p);
             }
@@ -269,6 +286,7 @@ impl Simulation {
             }
         }
         let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), payload: Payload::Segment(segment), sent_at: now };
+        self.ledger.allocated(&packet);
         let id = self.packets.alloc(packet);
         self.offer(now, first_dir, id);
     }
@@ -292,6 +310,7 @@ impl Simulation {
             return;
         }
         let first = self.flows[f.index()].reverse[start];
+        self.ledger.allocated(&packet);
         let id = self.packets.alloc(packet);
         self.offer(now, first, id);
     }
@@ -308,7 +327,9 @@ impl Simulation {
             c.record(now, p);
         }
         let bytes = p.wire_bytes;
+        self.ledger.offered_to(dir.index());
         if self.links[dir.index()].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
+            self.ledger.dropped_at(dir.index(), 1);
             self.drop_packet(id);
         }
         self.take_notices(now, dir);
@@ -316,6 +337,7 @@ impl Simulation {
 
     fn drop_packet(&mut self, id: PacketId) {
         let p = self.packets.get(id);
+        self.ledger.dropped(p);
         if let (Way::Forward, Payload::Segment(s)) = (p.way, &p.payload) {
             let oracle = &mut self.flows[p.flow.index()].oracle;
             if s.is_syn() {
@@ -339,6 +361,7 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
+        self.ledger.delivered(p);
         let (f, way, payload, sent_at) = (p.flow, p.way, p.payload, p.sent_at);
         self.packets.free(id);
         let segment = match payload {

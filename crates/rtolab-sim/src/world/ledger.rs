@@ -1,0 +1,202 @@
+//! Packet conservation: counts of where packets went, checked against what the network
+//! still holds when the run ends (issue 13 §6).
+//!
+//! Invariants checked at the end of every run:
+//! - whole run: packets allocated = delivered (freed at the end of their route) + dropped
+//!   (freed where a link refused or lost them) + live in the arena, and the live packets are
+//!   exactly the ones the link directions hold;
+//! - per link direction: packets offered = packets that left its far end + packets it
+//!   dropped + `LinkDir::packets_inside()` (its queue, ARQ buffer, transmitter and wire,
+//!   counted by the elements themselves, so a packet an element forgets or emits twice shows);
+//! - per flow: data packets sent = arrived at the receiver + dropped + data packets of the
+//!   flow still live in the arena.
+//!
+//! Counting costs a few u64 increments per packet and hop; the check runs once.
+
+use crate::net::{FlowId, LinkDir, Packet, PacketArena, Payload, Way};
+
+/// Fates of the packets through one link direction.
+#[derive(Clone, Copy, Debug, Default)]
+struct DirCount {
+    offered: u64,
+    left: u64,
+    dropped: u64,
+}
+
+/// Fates of one flow's data packets (forward segments with payload).
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowCount {
+    sent: u64,
+    arrived: u64,
+    dropped: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Ledger {
+    allocated: u64,
+    delivered: u64,
+    dropped: u64,
+    dirs: Vec<DirCount>,
+    flows: Vec<FlowCount>,
+}
+
+/// A data packet: a forward TCP segment with payload (not a SYN, ACK or control message).
+fn is_data(p: &Packet) -> bool {
+    matches!((p.way, &p.payload), (Way::Forward, Payload::Segment(s)) if s.len > 0)
+}
+
+impl Ledger {
+    pub fn new(dirs: usize) -> Self {
+        Ledger { dirs: vec![DirCount::default(); dirs], ..Default::default() }
+    }
+
+    fn flow(&mut self, f: FlowId) -> &mut FlowCount {
+        let i = f.index();
+        if i >= self.flows.len() {
+            self.flows.resize(i + 1, FlowCount::default());
+        }
+        &mut self.flows[i]
+    }
+
+    /// A packet was allocated (by an endpoint or, for a control message, an element).
+    #[inline]
+    pub fn allocated(&mut self, p: &Packet) {
+        self.allocated += 1;
+        if is_data(p) {
+            self.flow(p.flow).sent += 1;
+        }
+    }
+
+    /// A packet was handed to its endpoint and freed.
+    #[inline]
+    pub fn delivered(&mut self, p: &Packet) {
+        self.delivered += 1;
+        if is_data(p) {
+            self.flow(p.flow).arrived += 1;
+        }
+    }
+
+    /// A packet was dropped and freed.
+    #[inline]
+    pub fn dropped(&mut self, p: &Packet) {
+        self.dropped += 1;
+        if is_data(p) {
+            self.flow(p.flow).dropped += 1;
+        }
+    }
+
+    /// Link direction `dir` was offered a packet.
+    #[inline]
+    pub fn offered_to(&mut self, dir: usize) {
+        self.dirs[dir].offered += 1;
+    }
+
+    /// `n` packets left link direction `dir` at its far end.
+    #[inline]
+    pub fn left(&mut self, dir: usize, n: usize) {
+        self.dirs[dir].left += n as u64;
+    }
+
+    /// Link direction `dir` refused, lost or discarded `n` packets.
+    #[inline]
+    pub fn dropped_at(&mut self, dir: usize, n: usize) {
+        self.dirs[dir].dropped += n as u64;
+    }
+
+    /// Checks every conservation law at the end of the run; `Err((scope, message))` names
+    /// the first one broken (`scope` is a flow's name or `"(network)"`).
+    pub fn check(&self, links: &[LinkDir], arena: &PacketArena, flows: usize, flow_name: impl Fn(usize) -> String) -> Result<(), (String, String)> {
+        let network = |m: String| Err(("(network)".to_string(), m));
+        let live = arena.live() as u64;
+        if self.allocated != self.delivered + self.dropped + live {
+            return network(format!(
+                "packet conservation: {} allocated != {} delivered + {} dropped + {} live",
+                self.allocated, self.delivered, self.dropped, live
+            ));
+        }
+        let mut inside_total = 0;
+        for (d, (c, link)) in self.dirs.iter().zip(links).enumerate() {
+            let inside = link.packets_inside() as u64;
+            inside_total += inside;
+            if c.offered != c.left + c.dropped + inside {
+                return network(format!(
+                    "packet conservation on link direction {} ({d}): {} offered != {} left + {} dropped + {} inside",
+                    link.cfg.name, c.offered, c.left, c.dropped, inside
+                ));
+            }
+        }
+        if inside_total != live {
+            return network(format!("packet conservation: the links hold {inside_total} packets but {live} are live"));
+        }
+        let mut in_flight = vec![0u64; flows.max(self.flows.len())];
+        arena.for_each_live(|p| {
+            if is_data(p) {
+                in_flight[p.flow.index()] += 1;
+            }
+        });
+        for (i, &n) in in_flight.iter().enumerate() {
+            let c = self.flows.get(i).copied().unwrap_or_default();
+            if c.sent != c.arrived + c.dropped + n {
+                return Err((
+                    flow_name(i),
+                    format!("data packet conservation: {} sent != {} arrived + {} dropped + {} in flight", c.sent, c.arrived, c.dropped, n),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::IcmpSignal;
+    use crate::time::SimTime;
+
+    fn control_packet() -> Packet {
+        Packet {
+            flow: FlowId(0),
+            way: Way::Reverse,
+            hop: 0,
+            wire_bytes: IcmpSignal::WIRE_BYTES,
+            payload: Payload::Control(IcmpSignal::Drop),
+            sent_at: SimTime::ZERO,
+        }
+    }
+
+    fn check(l: &Ledger, arena: &PacketArena) -> Result<(), String> {
+        l.check(&[], arena, 0, |i| format!("f{i}")).map_err(|(_, m)| m)
+    }
+
+    #[test]
+    fn delivered_packet_balances() {
+        let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
+        let p = control_packet();
+        l.allocated(&p);
+        let id = arena.alloc(p.clone());
+        l.delivered(&p);
+        arena.free(id);
+        assert_eq!(check(&l, &arena), Ok(()));
+    }
+
+    #[test]
+    fn packet_counted_twice_breaks_the_balance() {
+        let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
+        let p = control_packet();
+        l.allocated(&p);
+        let id = arena.alloc(p.clone());
+        l.delivered(&p);
+        l.dropped(&p);
+        arena.free(id);
+        assert_eq!(check(&l, &arena), Err("packet conservation: 1 allocated != 1 delivered + 1 dropped + 0 live".into()));
+    }
+
+    #[test]
+    fn live_packet_no_link_holds_is_reported() {
+        let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
+        let p = control_packet();
+        l.allocated(&p);
+        arena.alloc(p);
+        assert_eq!(check(&l, &arena), Err("packet conservation: the links hold 0 packets but 1 are live".into()));
+    }
+}
