@@ -145,6 +145,10 @@ impl TcpSender {
             // RFC 4015 covers timeouts only.
             Response::Rfc4015 if ep.kind != EpisodeKind::Timeout => return,
             Response::Rfc4015 => self.respond_rfc4015(&ep, acked, sample),
+            // ns-2's `spurious_timeout()` covers timeouts only, too; applied to a fast
+            // recovery it would leave Recovery with ssthresh restored, possibly to its
+            // initial "infinite" value, and the recovery's exit would set cwnd to it.
+            Response::Ns2(_) if ep.kind != EpisodeKind::Timeout => return,
             Response::Ns2(mode) => self.respond_ns2(&ep, mode, acked),
         }
         self.stats.undos += 1;
