@@ -68,12 +68,21 @@ impl TcpSender {
     }
 
     /// RFC 6675 5 step (C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
+    ///
+    /// The scoreboard is walked again after a retransmission only: a new segment at SND.MAX
+    /// is neither SACKed nor lost (nothing is SACKed above it) nor retransmitted, so it adds
+    /// exactly its length to the pipe and leaves NextSeg's rule 1 as it was; rule 2 stays
+    /// the choice while new data may be sent.
     fn sack_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let mut cwnd_stopped = false;
+        let mut planned = None;
         loop {
             let len = self.segment_len(self.snd_max);
             let new_ok = len > 0 && self.snd_max + len - self.snd_una <= self.rwnd;
-            let (pipe, next) = self.scoreboard.plan(self.snd_una, self.snd_max, new_ok, self.loss_marking(), &self.geometry);
+            let (pipe, next) = match planned.take() {
+                Some(pipe) if new_ok => (pipe, NextSeg::NewData),
+                _ => self.scoreboard.plan(self.snd_una, self.snd_max, new_ok, self.loss_marking(), &self.geometry),
+            };
             if self.cc.cwnd() < pipe + self.geometry.mss {
                 cwnd_stopped = true;
                 break;
@@ -83,6 +92,7 @@ impl TcpSender {
                 NextSeg::NewData => {
                     self.snd_nxt = self.snd_max;
                     self.send_new(now, out);
+                    planned = Some(pipe + len);
                 }
                 NextSeg::Nothing => break,
             }
