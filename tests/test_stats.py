@@ -41,10 +41,12 @@ def test_jain_examples() -> None:
     assert by["jain"].to_list() == pytest.approx([1.0, 16 / 20])
 
 
-def test_ecdf_steps_by_one_over_n() -> None:
-    e = stats.ecdf([3.0, 1.0, 2.0, 2.0])
-    assert e["x"].to_list() == [1.0, 2.0, 2.0, 3.0]
-    assert e["p"].to_list() == [0.25, 0.5, 0.75, 1.0]
+def test_ecdf_steps_at_each_distinct_value() -> None:
+    """By hand: of [3, 1, 2, 2, nan], 1 of 4 values is ≤ 1, 3 are ≤ 2, all 4 are ≤ 3."""
+    e = stats.ecdf([3.0, 1.0, 2.0, 2.0, float("nan")])
+    assert e["x"].to_list() == [1.0, 2.0, 3.0]
+    assert e["p"].to_list() == [0.25, 0.75, 1.0]
+    assert stats.ecdf([]).height == 0
 
 
 def test_detector_scores_by_hand() -> None:

@@ -88,10 +88,14 @@ def jain_by(df: pl.DataFrame, value: str, by: Sequence[str]) -> pl.DataFrame:
 
 
 def ecdf(values: ArrayLike) -> pl.DataFrame:
-    """The empirical CDF: sorted values ``x`` and ``p`` = i/n for the i-th smallest."""
-    x = np.sort(np.asarray(values, dtype=float))
+    """The empirical CDF (``scipy.stats.ecdf``): its steps, one row per distinct value ``x``
+    with ``p`` = the share of values ≤ x. NaNs are left out."""
+    x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
-    return pl.DataFrame({"x": x, "p": np.arange(1, x.size + 1) / max(x.size, 1)})
+    if x.size == 0:
+        return pl.DataFrame({"x": [], "p": []}, schema={"x": pl.Float64, "p": pl.Float64})
+    cdf = sps.ecdf(x).cdf
+    return pl.DataFrame({"x": cdf.quantiles, "p": cdf.probabilities})
 
 
 def ecdf_by(df: pl.DataFrame, value: str, by: Sequence[str]) -> pl.DataFrame:
