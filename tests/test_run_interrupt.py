@@ -32,8 +32,10 @@ def test_ctrl_c_stops_a_single_run_with_130_and_writes_nothing(tmp_path: Path) -
 
 def test_progress_callback_sees_simulated_time_advance() -> None:
     seen: list[tuple[float, int]] = []
+    stops: set[float | None] = set()
     spec = ENDLESS.replace('"1e9s"', '"2000s"')
-    rtolab.run(spec, progress=lambda t, n: seen.append((t, n)))
+    rtolab.run(spec, progress=lambda t, n, stop: (seen.append((t, n)), stops.add(stop)))
+    assert stops == {2000.0}, "the stop time comes from the run itself"
     assert seen, "a run of about half a second is watched about every 50 ms"
     assert all(b[0] >= a[0] and b[1] >= a[1] for a, b in zip(seen, seen[1:]))
     assert 0 < seen[-1][0] <= 2000

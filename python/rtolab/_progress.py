@@ -11,24 +11,23 @@ DELAY_S = 2.0
 
 
 class RunProgress:
-    """A ``progress(simulated_seconds, events)`` callback for ``rtolab.run``."""
+    """A ``progress(simulated_seconds, events, stop_seconds)`` callback for ``rtolab.run``."""
 
-    def __init__(self, duration_s: float | None) -> None:
-        self.duration_s = duration_s
+    def __init__(self) -> None:
         self.started = time.monotonic()
         self.bar: Any = None
         self.task: Any = None
 
-    def __call__(self, sim_s: float, events: int) -> None:
+    def __call__(self, sim_s: float, events: int, stop_s: float | None) -> None:
         elapsed = time.monotonic() - self.started
         if elapsed < DELAY_S:
             return
         if self.bar is None:
-            self._open()
+            self._open(stop_s)
         rate = events / elapsed
         self.bar.update(self.task, completed=sim_s, rate=f"{rate / 1e6:.2f} M events/s", sim=f"t = {sim_s:,.1f} s")
 
-    def _open(self) -> None:
+    def _open(self, stop_s: float | None) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
         from rtolab._console import err
@@ -42,7 +41,7 @@ class RunProgress:
             console=err,
             transient=True,
         )
-        self.task = self.bar.add_task("run", total=self.duration_s, sim="", rate="")
+        self.task = self.bar.add_task("run", total=stop_s, sim="", rate="")
         self.bar.start()
 
     def close(self) -> None:

@@ -29,12 +29,13 @@ def _git_hash() -> str | None:
     return out.stdout.strip() or None
 
 
-def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int], object] | None = None) -> Result:
+def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int, float | None], object] | None = None) -> Result:
     """Runs one scenario and returns its tables.
 
     ``spec`` is a mapping, a path to a TOML file, or TOML text. ``seed`` overrides the
     scenario's seed (default 1). Same spec and seed give bit-identical tables.
-    ``progress(simulated_seconds, events)`` is called about every 50 ms while the run goes on.
+    ``progress(simulated_seconds, events, stop_seconds)`` is called about every 50 ms while the
+    run goes on (``stop_seconds`` is None when the scenario has no ``duration``).
     Ctrl-C stops the run within a few milliseconds and raises ``KeyboardInterrupt``.
     Raises ``SpecError`` for a spec that cannot run and ``SimulationError`` for a failed run.
     """

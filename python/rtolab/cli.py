@@ -94,7 +94,7 @@ def _execute(spec: str, seed: Optional[int]) -> Result:
     from rtolab._progress import RunProgress
     from rtolab.api import run as run_scenario
 
-    progress = RunProgress(_duration_s(spec)) if sys.stderr.isatty() else None
+    progress = RunProgress() if sys.stderr.isatty() else None
     try:
         return run_scenario(spec, seed=seed, progress=progress)
     except _core.SpecError as e:
@@ -108,16 +108,6 @@ def _execute(spec: str, seed: Optional[int]) -> Result:
         if progress is not None:
             progress.close()
 
-
-def _duration_s(spec: str) -> Optional[float]:
-    """The scenario's `duration` in seconds, for the progress bar's total (None if unknown)."""
-    import tomllib
-
-    try:
-        duration = tomllib.loads(Path(spec).read_text()).get("duration")
-        return _core.parse_quantity("duration", str(duration)) if duration is not None else None
-    except (OSError, ValueError, tomllib.TOMLDecodeError):
-        return None
 
 
 def _executor(workers: Optional[int], dask: Optional[str]) -> Executor:

@@ -59,7 +59,7 @@ const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 /// Runs the scenario on a worker thread; the calling thread (GIL released while it waits)
 /// wakes every `WATCH_EVERY` to run Python's signal handlers — a KeyboardInterrupt stops the
 /// run within one poll of the core (`RunControl`) and is raised, nothing returned — and, if
-/// given, to call `progress(simulated_seconds, events)`.
+/// given, to call `progress(simulated_seconds, events, stop_seconds)` (stop time or None).
 fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>, progress: Option<&Bound<'_, PyAny>>) -> PyResult<RunResult> {
     let control = Arc::new(RunControl::default());
     let (tx, mut rx) = mpsc::channel();
@@ -80,7 +80,7 @@ fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>, progress: Opt
         let watched = py.check_signals().and_then(|()| match progress {
             Some(callback) => {
                 let (t, events) = control.progress();
-                callback.call1((t.as_secs_f64(), events)).map(|_| ())
+                callback.call1((t.as_secs_f64(), events, control.end().map(|e| e.as_secs_f64()))).map(|_| ())
             }
             None => Ok(()),
         });
@@ -158,7 +158,8 @@ pub(crate) fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Boun
 }
 
 /// Runs a scenario given as TOML or JSON text; returns the columnar result dict.
-/// `progress(simulated_seconds, events)` is called about every 50 ms while it runs.
+/// `progress(simulated_seconds, events, stop_seconds)` is called about every 50 ms while it
+/// runs (`stop_seconds` is None for a run without a stop time).
 #[pyfunction]
 #[pyo3(signature = (text, format, seed=None, progress=None))]
 fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {

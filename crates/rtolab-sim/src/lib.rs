@@ -32,5 +32,6 @@ pub fn run(scenario: &Scenario, seed: Option<u64>) -> Result<RunResult, SimError
 /// `run`, watched and stoppable from another thread through `control`.
 pub fn run_with(scenario: &Scenario, seed: Option<u64>, control: &control::RunControl) -> Result<RunResult, SimError> {
     let seed = seed.or(scenario.seed).unwrap_or(1);
+    control.set_end(scenario.duration.map(|d| SimTime::ZERO + d.sim()));
     Simulation::new(scenario, seed).run_controlled(control)
 }

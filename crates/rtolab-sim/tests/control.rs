@@ -17,6 +17,7 @@ fn an_endless_run_reports_progress_and_stops_when_interrupted() {
         std::thread::yield_now();
     }
     let (t, events) = control.progress();
+    assert_eq!(control.end().map(|e| e.as_secs_f64()), Some(1e9));
     assert!(t.as_secs_f64() > 0.0 && events >= 100_000);
     control.interrupt();
     match run.join().unwrap() {

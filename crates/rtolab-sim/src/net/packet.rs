@@ -38,17 +38,6 @@ pub struct Packet {
     pub sent_at: SimTime,
 }
 
-impl Packet {
-    /// The TCP segment, if the packet carries one.
-    #[inline]
-    pub fn segment(&self) -> Option<&Segment> {
-        match &self.payload {
-            Payload::Segment(s) => Some(s),
-            Payload::Control(_) => None,
-        }
-    }
-}
-
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,

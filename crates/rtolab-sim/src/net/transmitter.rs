@@ -26,10 +26,6 @@ impl Transmitter {
         self.current.is_none()
     }
 
-    pub fn rate_bps(&self) -> u64 {
-        self.rate_bps
-    }
-
     /// Starts serialising `pkt`; returns when it will be on the wire.
     #[inline]
     pub fn start(&mut self, now: SimTime, pkt: PacketId, bytes: u32) -> SimTime {
