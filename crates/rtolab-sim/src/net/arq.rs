@@ -15,6 +15,7 @@
 
 use super::icmp::IcmpSignal;
 use super::ids::{DirId, PacketId};
+use super::notices::LinkNotices;
 use crate::engine::{Event, EventQueue};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -64,14 +65,6 @@ struct Frame {
     bytes: u32,
     attempts: u32,
     status: Status,
-}
-
-/// What an outcome did: packets for the wire (in order), packets dropped, messages to send.
-#[derive(Debug, Default)]
-pub struct ArqOutput {
-    pub to_wire: Vec<PacketId>,
-    pub dropped: Vec<PacketId>,
-    pub signals: Vec<(PacketId, IcmpSignal)>,
 }
 
 pub struct Arq {
@@ -129,7 +122,7 @@ impl Arq {
     }
 
     /// The frame being sent has been serialised at `now`; the channel `lost` it or not.
-    pub fn attempt_done(&mut self, now: SimTime, lost: bool, dir: DirId, events: &mut EventQueue, out: &mut ArqOutput) {
+    pub fn attempt_done(&mut self, now: SimTime, lost: bool, dir: DirId, events: &mut EventQueue, to_wire: &mut Vec<PacketId>, notices: &mut LinkNotices) {
         let Some(i) = self.frames.iter().position(|f| f.status == Status::Sending) else {
             return;
         };
@@ -137,7 +130,7 @@ impl Arq {
         let f = &mut self.frames[i];
         f.attempts += 1;
         if self.cfg.feedback_delay == SimDuration::ZERO {
-            self.resolve(i, !lost, out);
+            self.resolve(i, !lost, to_wire, notices);
         } else {
             f.status = Status::Awaiting;
             self.feedback.push_back((now + self.cfg.feedback_delay, f.seq, !lost));
@@ -155,7 +148,7 @@ impl Arq {
     }
 
     /// The feedback event fired: outcomes due by `now` take effect, oldest first.
-    pub fn on_feedback(&mut self, now: SimTime, dir: DirId, events: &mut EventQueue, out: &mut ArqOutput) {
+    pub fn on_feedback(&mut self, now: SimTime, dir: DirId, events: &mut EventQueue, to_wire: &mut Vec<PacketId>, notices: &mut LinkNotices) {
         self.feedback_pending = false;
         while let Some(&(t, seq, ok)) = self.feedback.front() {
             if t > now {
@@ -163,13 +156,13 @@ impl Arq {
             }
             self.feedback.pop_front();
             if let Some(i) = self.frames.iter().position(|f| f.seq == seq && f.status == Status::Awaiting) {
-                self.resolve(i, ok, out);
+                self.resolve(i, ok, to_wire, notices);
             }
         }
         self.arm(dir, events);
     }
 
-    fn resolve(&mut self, i: usize, ok: bool, out: &mut ArqOutput) {
+    fn resolve(&mut self, i: usize, ok: bool, to_wire: &mut Vec<PacketId>, notices: &mut LinkNotices) {
         let f = &mut self.frames[i];
         if ok {
             f.status = Status::Received;
@@ -177,23 +170,23 @@ impl Arq {
             if f.attempts > 1 {
                 self.stats.retry_successes += 1;
                 if self.cfg.icmp {
-                    out.signals.push((f.pkt, IcmpSignal::Defer));
+                    notices.signals.push((f.pkt, IcmpSignal::Defer));
                 }
             }
         } else if f.attempts < self.cfg.attempts {
             f.status = Status::Ready;
         } else {
-            self.flush(i, out);
+            self.flush(i, notices);
         }
-        self.deliver(out);
+        self.deliver(to_wire);
     }
 
     /// Frame `i` failed its last attempt: it and every frame not yet across are dropped, except
     /// one being serialised (its outcome arrives later and is judged then).
-    fn flush(&mut self, i: usize, out: &mut ArqOutput) {
+    fn flush(&mut self, i: usize, notices: &mut LinkNotices) {
         self.stats.flushes += 1;
         if self.cfg.icmp {
-            out.signals.push((self.frames[i].pkt, IcmpSignal::Drop));
+            notices.signals.push((self.frames[i].pkt, IcmpSignal::Drop));
         }
         // The failed frame itself may still be marked as being sent (outcome known at once).
         self.frames[i].status = Status::Ready;
@@ -201,7 +194,7 @@ impl Arq {
         self.frames.retain(|f| {
             let drop = matches!(f.status, Status::Ready | Status::Awaiting);
             if drop {
-                out.dropped.push(f.pkt);
+                notices.dropped.push(f.pkt);
             }
             !drop
         });
@@ -210,16 +203,16 @@ impl Arq {
 
     /// Frames across the channel leave for the wire: the received prefix (in order), or all
     /// received frames.
-    fn deliver(&mut self, out: &mut ArqOutput) {
+    fn deliver(&mut self, to_wire: &mut Vec<PacketId>) {
         if self.cfg.in_order {
             while self.frames.front().is_some_and(|f| f.status == Status::Received) {
-                out.to_wire.push(self.frames.pop_front().expect("front exists").pkt);
+                to_wire.push(self.frames.pop_front().expect("front exists").pkt);
             }
         } else {
             self.frames.retain(|f| {
                 let done = f.status == Status::Received;
                 if done {
-                    out.to_wire.push(f.pkt);
+                    to_wire.push(f.pkt);
                 }
                 !done
             });

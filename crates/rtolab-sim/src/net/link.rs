@@ -10,10 +10,11 @@
 //! (drops of a whole buffer) and control messages wait in `LinkNotices` until the caller
 //! takes them (`has_notices` is one comparison on the hot path).
 
-use super::arq::{Arq, ArqConfig, ArqOutput};
+use super::arq::{Arq, ArqConfig};
 use super::channel::{Channel, ChannelModel};
 use super::icmp::IcmpSignal;
 use super::ids::{DirId, PacketId};
+use super::notices::LinkNotices;
 use super::propagation::Propagation;
 use super::queue::QueueDisc;
 use super::red::Red;
@@ -44,18 +45,9 @@ pub struct LinkStats {
     pub loss_drops: u64,
     pub spikes: u64,
     pub spike_time: SimDuration,
-    pub icmp_drop: u64,
-    pub icmp_defer: u64,
-}
-
-/// What a direction's elements decided besides single drops, for the caller to act on:
-/// packets dropped together (an ARQ flush) and control messages about a packet (toward its
-/// flow's sender). The caller acts on the messages before the drops (a message may name a
-/// dropped packet).
-#[derive(Debug, Default)]
-pub struct LinkNotices {
-    pub dropped: Vec<PacketId>,
-    pub signals: Vec<(PacketId, IcmpSignal)>,
+    /// ICMP DEFERs sent because the backlog reached the threshold (the ARQ counts the
+    /// others: a DROP per flush, a DEFER per retry success, when it sends ICMP).
+    pub backlog_defers: u64,
 }
 
 /// What became of a packet offered to a link direction.
@@ -78,7 +70,8 @@ pub struct LinkDir {
     backlog_high: bool,
     /// The direction's stream: RED's and the channel's per-packet draws, in event order.
     rng: Xoshiro256PlusPlus,
-    arq_out: ArqOutput,
+    /// Frames the ARQ released, on their way onto the wire (a reused buffer).
+    to_wire: Vec<PacketId>,
     notices: LinkNotices,
     pub stats: LinkStats,
 }
@@ -96,7 +89,7 @@ impl LinkDir {
             held_since: None,
             backlog_high: false,
             rng,
-            arq_out: ArqOutput::default(),
+            to_wire: Vec::new(),
             notices: LinkNotices::default(),
             stats: LinkStats::default(),
         }
@@ -183,7 +176,7 @@ impl LinkDir {
         let high = self.queue.len() + arq.waiting() >= arq.config().defer_backlog;
         if high && !self.backlog_high {
             self.notices.signals.push((pkt, IcmpSignal::Defer));
-            self.stats.icmp_defer += 1;
+            self.stats.backlog_defers += 1;
         }
         self.backlog_high = high;
     }
@@ -228,7 +221,7 @@ impl LinkDir {
         let mut dropped = None;
         if self.arq.is_some() {
             let dir = self.id;
-            self.arq_step(now, events, |arq, events, out| arq.attempt_done(now, lost, dir, events, out));
+            self.arq_step(now, events, |arq, events, to_wire, notices| arq.attempt_done(now, lost, dir, events, to_wire, notices));
         } else if lost {
             self.stats.loss_drops += 1;
             dropped = Some(pkt);
@@ -242,28 +235,20 @@ impl LinkDir {
     /// An ARQ feedback event: outcomes due now take effect.
     pub fn on_feedback(&mut self, now: SimTime, events: &mut EventQueue) {
         let dir = self.id;
-        self.arq_step(now, events, |arq, events, out| arq.on_feedback(now, dir, events, out));
+        self.arq_step(now, events, |arq, events, to_wire, notices| arq.on_feedback(now, dir, events, to_wire, notices));
         self.start_next(now, events);
     }
 
-    /// Runs `step` on the ARQ and carries out what it decided: frames onto the wire, drops
-    /// and control messages to the caller.
-    fn arq_step(&mut self, now: SimTime, events: &mut EventQueue, step: impl FnOnce(&mut Arq, &mut EventQueue, &mut ArqOutput)) {
+    /// Runs `step` on the ARQ: the frames it releases go onto the wire, its drops and
+    /// control messages into the notices.
+    fn arq_step(&mut self, now: SimTime, events: &mut EventQueue, step: impl FnOnce(&mut Arq, &mut EventQueue, &mut Vec<PacketId>, &mut LinkNotices)) {
         let Some(arq) = &mut self.arq else { return };
-        let mut out = std::mem::take(&mut self.arq_out);
-        step(arq, events, &mut out);
-        for p in out.to_wire.drain(..) {
+        let mut to_wire = std::mem::take(&mut self.to_wire);
+        step(arq, events, &mut to_wire, &mut self.notices);
+        for p in to_wire.drain(..) {
             self.wire.send(now, p, self.id, events);
         }
-        self.notices.dropped.append(&mut out.dropped);
-        for (p, s) in out.signals.drain(..) {
-            match s {
-                IcmpSignal::Drop => self.stats.icmp_drop += 1,
-                IcmpSignal::Defer => self.stats.icmp_defer += 1,
-            }
-            self.notices.signals.push((p, s));
-        }
-        self.arq_out = out;
+        self.to_wire = to_wire;
     }
 
     /// Packets whose propagation ended by `now` leave the direction, in order.
@@ -325,6 +310,7 @@ impl LinkDir {
         let st = &self.stats;
         let q = &self.queue.stats;
         let arq = self.arq.as_ref().map(|a| a.stats.clone()).unwrap_or_default();
+        let icmp = self.arq.as_ref().is_some_and(|a| a.config().icmp);
         let (link, direction) = self.cfg.name.rsplit_once('.').unwrap_or((&self.cfg.name, ""));
         let elapsed = end.0 as f64;
         LinkRow {
@@ -344,8 +330,8 @@ impl LinkDir {
             arq_successes: arq.successes,
             arq_discards: arq.discards,
             arq_flushes: arq.flushes,
-            icmp_drop: st.icmp_drop,
-            icmp_defer: st.icmp_defer,
+            icmp_drop: if icmp { arq.flushes } else { 0 },
+            icmp_defer: st.backlog_defers + if icmp { arq.retry_successes } else { 0 },
             utilisation: if elapsed > 0.0 { (self.tx.busy.as_nanos() as f64 / elapsed).min(1.0) } else { 0.0 },
             mean_queue: q.mean(end),
             max_queue: q.max_packets,
