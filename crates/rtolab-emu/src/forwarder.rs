@@ -200,14 +200,7 @@ impl Forwarder {
                 self.links[d.index()].on_feedback(t, &mut self.events);
                 self.take_notices(d);
             }
-            Event::SpikeStart(i) => {
-                let wire = self.spikes[i as usize].holds_wire;
-                for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-                    self.links[d].hold(t, wire);
-                }
-                let length = self.spikes[i as usize].spike_length();
-                self.events.schedule(t + length, Event::SpikeEnd(i));
-            }
+            Event::SpikeStart(i) => self.spikes[i as usize].begin(i, t, &mut self.links, &mut self.events),
             Event::SpikeEnd(i) => {
                 let mut arrivals = std::mem::take(&mut self.arrivals);
                 for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {

@@ -3,6 +3,8 @@
 //! next (paper 003's renewal period T is interval + spike length); with `at`, spikes start at
 //! the given instants instead.
 
+use super::LinkDir;
+use crate::engine::{Event, EventQueue};
 use crate::spec::{SpikeDirection, SpikeHold, SpikeSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::RvSampler;
@@ -50,6 +52,16 @@ impl SpikeProcess {
     /// A spike starts now: how long it lasts.
     pub fn spike_length(&mut self) -> SimDuration {
         Self::draw(&mut self.length, &mut self.rng)
+    }
+
+    /// Spike process `index` starts a spike at `now`: the directions it covers hold, and the
+    /// spike's end is scheduled.
+    pub fn begin(&mut self, index: u32, now: SimTime, links: &mut [LinkDir], events: &mut EventQueue) {
+        for d in self.dirs() {
+            links[d].hold(now, self.holds_wire);
+        }
+        let length = self.spike_length();
+        events.schedule(now + length, Event::SpikeEnd(index));
     }
 
     /// The spike that began earlier ended at `end`: when the next one starts.

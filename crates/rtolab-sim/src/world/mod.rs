@@ -183,12 +183,7 @@ impl Simulation {
     }
 
     fn spike_start(&mut self, now: SimTime, i: u32) {
-        let wire = self.spikes[i as usize].holds_wire;
-        for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-            self.links[d].hold(now, wire);
-        }
-        let length = self.spikes[i as usize].spike_length();
-        self.events.schedule(now + length, Event::SpikeEnd(i));
+        self.spikes[i as usize].begin(i, now, &mut self.links, &mut self.events);
     }
 
     fn spike_end(&mut self, now: SimTime, i: u32) {
