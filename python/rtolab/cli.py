@@ -54,6 +54,7 @@ GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_b
 LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
 # Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
 RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
+CELL_COLUMNS = ["name", "busy_share", "throughput_bps", "blocks_sent", "blocks_lost", "mean_users", "mean_served", "mean_sir_db", "buffer_drops"]
 LEFT = {"name", "kind", "generator", "link", "direction"}
 
 
@@ -86,6 +87,8 @@ def _print_result(result: Result, all_flows: bool = False) -> None:
     links = result.links
     radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
     out.print(_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
+    if result.cells.height:
+        out.print(_table("cells", result.cells, CELL_COLUMNS))
 
 
 def _execute(spec: str, seed: Optional[int]) -> Result:

@@ -19,13 +19,15 @@ from rtolab import _tables
 class Result:
     """Tables of one run.
 
-    ``flows``: one row per flow; ``links``: one row per link direction; ``series``: long
+    ``flows``: one row per flow; ``links``: one row per link direction; ``cells``: one row
+    per cell of the radio network (empty without one); ``series``: long
     format (time_s, entity, metric, value), empty unless asked for; ``meta``: seed, simulated
     time, events, versions; ``pcaps``: link direction → pcap file bytes.
     """
 
     flows: pl.DataFrame
     links: pl.DataFrame
+    cells: pl.DataFrame
     series: pl.DataFrame
     meta: dict[str, Any]
     pcaps: dict[str, bytes] = field(default_factory=dict)
@@ -35,13 +37,14 @@ class Result:
         return cls(
             flows=_tables.table(raw["flows"]),
             links=_tables.table(raw["links"]),
+            cells=_tables.table(raw["cells"]),
             series=_tables.series_table(raw),
             meta={**raw["meta"], **meta},
             pcaps=dict(raw["pcaps"]),
         )
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Writes flows/links/series as Parquet, ``meta.json`` and ``pcap/*.pcap`` into
+        """Writes flows/links/series (and cells, with a radio network) as Parquet, ``meta.json`` and ``pcap/*.pcap`` into
         ``directory``. Written to a temporary sibling first and moved into place, so an
         interrupted save leaves nothing half-written."""
         target = Path(directory)
@@ -50,6 +53,8 @@ class Result:
         try:
             self.flows.write_parquet(staging / "flows.parquet")
             self.links.write_parquet(staging / "links.parquet")
+            if self.cells.height:
+                self.cells.write_parquet(staging / "cells.parquet")
             self.series.write_parquet(staging / "series.parquet")
             (staging / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
             if self.pcaps:
@@ -72,6 +77,7 @@ class Result:
         return cls(
             flows=pl.read_parquet(d / "flows.parquet"),
             links=pl.read_parquet(d / "links.parquet"),
+            cells=pl.read_parquet(d / "cells.parquet") if (d / "cells.parquet").exists() else pl.DataFrame(),
             series=pl.read_parquet(d / "series.parquet"),
             meta=json.loads((d / "meta.json").read_text()),
             pcaps=pcaps,

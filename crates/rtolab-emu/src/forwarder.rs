@@ -216,6 +216,8 @@ impl Forwarder {
             }
             // Flows, timers and web users live in the kernel and the applications.
             Event::FlowStart(_) | Event::Timer { .. } | Event::UserWake(_) | Event::Stop => {}
+            // Refused before the run: `kernel::settings` rejects a radio network.
+            Event::Tti(_) => {}
         }
     }
 

@@ -325,6 +325,7 @@ pub fn run_result(
     RunResult {
         flows: rows,
         links,
+        cells: Vec::new(),
         series,
         meta: RunMeta {
             scenario: scenario.name.clone(),

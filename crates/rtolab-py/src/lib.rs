@@ -6,7 +6,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rtolab_sim::columns::{flows_table, links_table, Column, Table};
+use rtolab_sim::columns::{cells_table, flows_table, links_table, Column, Table};
 use rtolab_sim::control::RunControl;
 use rtolab_sim::units::{Bytes, Duration, DurationRv, RandomVar, Rate};
 use rtolab_sim::{spec, RunResult, Scenario, METRICS};
@@ -131,6 +131,7 @@ pub(crate) fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Boun
     let out = PyDict::new(py);
     out.set_item("flows", table_to_py(py, &flows_table(&r.flows))?)?;
     out.set_item("links", table_to_py(py, &links_table(&r.links))?)?;
+    out.set_item("cells", table_to_py(py, &cells_table(&r.cells))?)?;
     let s = &r.series;
     let series = PyDict::new(py);
     series.set_item("time_s", column_to_py(py, &Column::F64(s.time_s.clone()))?)?;

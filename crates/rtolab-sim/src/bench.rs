@@ -57,9 +57,26 @@ think = "exp(1.5s)"
 route = ["core", "radio"]
 "#;
 
+/// `hsdpa-150`: paper 000's HSDPA system at its highest load: seven cells, round robin,
+/// 150 web users (Pareto files, mean 25 kB, shape 1.1; exponential think time, mean 1.5 s)
+/// over ns-2's SACK agent with a 200 ms minimum RTO, 300 s simulated.
+const HSDPA_150: &str = r#"
+name = "hsdpa-150"
+duration = "300s"
+[radio]
+scheduler = "rr"
+[[generators]]
+kind = "web"
+users = 150
+size = "pareto(mean=25000B, shape=1.1)"
+think = "exp(1.5s)"
+route = ["hsdpa"]
+tcp = { stack = "ns2-sack1", min_rto = "200ms" }
+"#;
+
 /// The names `scenario` accepts. `bulk-lte-linux` is `bulk-lte` with the `linux` stack
 /// (CUBIC, RACK-TLP, PRR, Linux's RTT samples and ACK policy).
-pub const NAMES: [&str; 3] = ["bulk-lte", "bulk-lte-linux", "spiky-hspa"];
+pub const NAMES: [&str; 4] = ["bulk-lte", "bulk-lte-linux", "spiky-hspa", "hsdpa-150"];
 
 /// The flow counts of `rtolab bench --scale` (issue targets at 4 000 and 40 000 flows).
 pub const SCALE_FLOWS: [u32; 4] = [4, 400, 4_000, 40_000];
@@ -89,6 +106,7 @@ pub fn scenario(name: &str) -> Option<Scenario> {
         "bulk-lte" => BULK_LTE.to_string(),
         "bulk-lte-linux" => BULK_LTE.replace("name = \"bulk-lte\"", "name = \"bulk-lte-linux\"").replace("cc = \"newreno\", sack = true", "stack = \"linux\""),
         "spiky-hspa" => SPIKY_HSPA.to_string(),
+        "hsdpa-150" => HSDPA_150.to_string(),
         _ => return None,
     };
     Some(from_toml(&text).expect("benchmark scenarios are valid"))

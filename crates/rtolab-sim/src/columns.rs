@@ -1,7 +1,7 @@
 //! Result tables as typed columns, so bindings can hand them over without a Python object
 //! per cell. Optional values carry a validity mask (1 = present).
 
-use crate::results::{FlowRow, LinkRow};
+use crate::results::{CellRow, FlowRow, LinkRow};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {
@@ -95,5 +95,24 @@ pub fn links_table(rows: &[LinkRow]) -> Table {
         ("max_queue_bytes", u64s(rows, |r| r.max_queue_bytes)),
         ("spikes", u64s(rows, |r| r.spikes)),
         ("spike_time_s", f64s(rows, |r| r.spike_time_s)),
+    ]
+}
+
+/// The `cells` table, one row per cell of the radio network (empty without one).
+pub fn cells_table(rows: &[CellRow]) -> Table {
+    vec![
+        ("cell", u64s(rows, |r| r.cell as u64)),
+        ("name", strs(rows, |r| &r.name)),
+        ("ttis_busy", u64s(rows, |r| r.ttis_busy)),
+        ("busy_share", f64s(rows, |r| r.busy_share)),
+        ("blocks_sent", u64s(rows, |r| r.blocks_sent)),
+        ("blocks_lost", u64s(rows, |r| r.blocks_lost)),
+        ("bytes", u64s(rows, |r| r.bytes)),
+        ("throughput_bps", f64s(rows, |r| r.throughput_bps)),
+        ("mean_users", f64s(rows, |r| r.mean_users)),
+        ("mean_served", opt_f64s(rows, |r| r.mean_served)),
+        ("mean_sir_db", opt_f64s(rows, |r| r.mean_sir_db)),
+        ("buffer_drops", u64s(rows, |r| r.buffer_drops)),
+        ("flushed", u64s(rows, |r| r.flushed)),
     ]
 }

@@ -30,6 +30,8 @@ pub enum Event {
     Arrive(DirId),
     /// The outcome of the oldest unresolved ARQ attempt on a link direction is known.
     ArqFeedback(DirId),
+    /// A cell of the radio network (by index) starts a TTI.
+    Tti(u32),
     /// A spike process (by index) starts or ends a spike.
     SpikeStart(u32),
     SpikeEnd(u32),

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod intervals;
 pub mod net;
 pub mod pcap;
+pub mod radio;
 pub mod results;
 pub mod rng;
 pub mod spec;
@@ -19,7 +20,7 @@ pub mod time;
 pub mod units;
 pub mod world;
 
-pub use results::{FlowRow, LinkRow, RunMeta, RunResult, SeriesTable, METRICS};
+pub use results::{CellRow, FlowRow, LinkRow, RunMeta, RunResult, SeriesTable, METRICS};
 pub use spec::{Scenario, SpecError};
 pub use time::{SimDuration, SimTime};
 pub use world::{SimError, Simulation};

@@ -97,6 +97,31 @@ pub struct LinkRow {
     pub spike_time_s: f64,
 }
 
+/// One row of the `cells` table: a cell of the HSDPA radio network over the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CellRow {
+    pub cell: u32,
+    pub name: String,
+    /// TTIs in which the cell transmitted, and their share of the run's TTIs.
+    pub ttis_busy: u64,
+    pub busy_share: f64,
+    /// Radio blocks sent (one per served user and TTI) and those damaged.
+    pub blocks_sent: u64,
+    pub blocks_lost: u64,
+    /// Bytes of IP packets carried by intact blocks, and their rate over the run.
+    pub bytes: u64,
+    pub throughput_bps: f64,
+    /// Backlogged users per TTI, averaged over every TTI of the run.
+    pub mean_users: f64,
+    /// Users served per busy TTI (code multiplexing).
+    pub mean_served: Option<f64>,
+    /// Mean SIR of the blocks sent, in dB.
+    pub mean_sir_db: Option<f64>,
+    /// Packets refused by a full user buffer, and dropped from a buffer whose user moved on.
+    pub buffer_drops: u64,
+    pub flushed: u64,
+}
+
 /// The long-format time series: one row per recorded change.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SeriesTable {
@@ -150,6 +175,8 @@ pub struct RunMeta {
 pub struct RunResult {
     pub flows: Vec<FlowRow>,
     pub links: Vec<LinkRow>,
+    /// Empty without a radio network.
+    pub cells: Vec<CellRow>,
     pub series: SeriesTable,
     pub meta: RunMeta,
     /// (link direction, pcap file bytes).

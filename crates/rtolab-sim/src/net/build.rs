@@ -10,7 +10,7 @@ use super::ids::DirId;
 use super::{DirConfig, LinkDir, SpikeProcess};
 use crate::pcap::Capture;
 use crate::rng::stream;
-use crate::spec::{ArqOverride, ArqSpec, LossSpec, Scenario};
+use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, LossSpec, QueueSpec, RadioSpec, Scenario};
 use crate::time::SimDuration;
 use crate::units::RvSampler;
 
@@ -50,6 +50,26 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
         }
     }
     links
+}
+
+/// The hops a radio network builds for itself, numbered from `first`: the wired path's
+/// forward and reverse directions, then one dedicated uplink per mobile user (`ues` of them).
+/// Each is a plain DropTail direction without loss.
+pub fn radio_hops(radio: &RadioSpec, ues: usize, first: DirId, seed: u64, record: LinkRecording) -> Vec<LinkDir> {
+    let hop = |k: usize, name: String, h: &HopSpec| {
+        let cfg = DirConfig {
+            rate_bps: h.rate.bps().round().max(1.0) as u64,
+            delay: h.delay.sim(),
+            queue: QueueSpec::Droptail(DroptailSpec { limit: h.queue }),
+            arq: None,
+            name: name.clone(),
+        };
+        let rng = stream(seed, &format!("links/{name}"), "queue-and-loss");
+        LinkDir::new(DirId(first.0 + k as u32), cfg, ChannelModel::Perfect, Vec::new(), rng, record.queue)
+    };
+    let wired = DIRECTIONS.iter().enumerate().map(|(k, way)| hop(k, format!("{}.wired.{way}", radio.name), &radio.wired));
+    let uplinks = (0..ues).map(|u| hop(2 + u, format!("{}.ue{u}.uplink", radio.name), &radio.uplink));
+    wired.chain(uplinks).collect()
 }
 
 fn arq_config(a: &ArqSpec) -> ArqConfig {
@@ -98,9 +118,17 @@ pub fn spike_processes(scenario: &Scenario, seed: u64) -> Vec<SpikeProcess> {
 
 /// The directions a route crosses: data forward over the named links in order, ACKs back
 /// over their reverse directions in the opposite order. The route must be validated.
+///
+/// A route that ends in the radio network crosses its wired path last (forward) and first
+/// (reverse); the user's own uplink, which comes before it on the way back, is the caller's
+/// to add.
 pub fn route_dirs(scenario: &Scenario, route: &[String]) -> (Vec<DirId>, Vec<DirId>) {
     let index = |name: &String| scenario.links.iter().position(|l| &l.name == name).expect("validated route") as u32;
-    let fwd: Vec<DirId> = route.iter().map(|n| DirId(2 * index(n))).collect();
+    let links = if scenario.ends_in_radio(route) { &route[..route.len() - 1] } else { route };
+    let mut fwd: Vec<DirId> = links.iter().map(|n| DirId(2 * index(n))).collect();
+    if scenario.ends_in_radio(route) {
+        fwd.push(DirId(2 * scenario.links.len() as u32));
+    }
     let rev: Vec<DirId> = fwd.iter().rev().map(|d| d.opposite()).collect();
     (fwd, rev)
 }

@@ -6,10 +6,12 @@
 
 mod link_models;
 mod load;
+mod radio;
 mod tcp;
 mod validate;
 
 pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
+pub use radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
 pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
@@ -29,11 +31,14 @@ pub struct Scenario {
     /// Master seed; every random stream derives from it (default 1).
     pub seed: Option<u64>,
     /// Duplex links, addressed by name in routes.
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub generators: Vec<GeneratorSpec>,
+    /// An HSDPA radio access network that routes can end in (paper 000).
+    pub radio: Option<RadioSpec>,
     #[serde(default)]
     pub output: OutputSpec,
     #[serde(default)]
@@ -52,6 +57,11 @@ impl Scenario {
             (format!("generators[{i}].tcp"), t)
         });
         flows.chain(gens).collect()
+    }
+
+    /// Whether `route` ends in the radio network (validated routes name it last or not at all).
+    pub fn ends_in_radio(&self, route: &[String]) -> bool {
+        self.radio.as_ref().is_some_and(|r| route.last() == Some(&r.name))
     }
 }
 

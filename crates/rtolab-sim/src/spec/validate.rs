@@ -1,7 +1,7 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
 };
 use crate::units::FlowSize;
 use std::collections::HashSet;
@@ -14,8 +14,8 @@ fn fail(path: impl Into<String>, message: impl Into<String>) -> Check {
 
 /// Validates a parsed scenario; the first problem found is returned.
 pub fn validate(s: &Scenario) -> Check {
-    if s.links.is_empty() {
-        return fail("links", "expected at least one link");
+    if s.links.is_empty() && s.radio.is_none() {
+        return fail("links", "expected at least one link (or a radio network)");
     }
     let mut names = HashSet::new();
     for (i, l) in s.links.iter().enumerate() {
@@ -43,6 +43,9 @@ pub fn validate(s: &Scenario) -> Check {
         if !names.contains(link_name) {
             return fail(format!("output.pcap[{i}]"), format!("no link named {link_name:?}; expected \"LINK\", \"LINK.forward\" or \"LINK.reverse\""));
         }
+    }
+    if let Some(r) = &s.radio {
+        radio(r, &names)?;
     }
     if s.limits.max_events == 0 {
         return fail("limits.max_events", "expected a positive number of events");
@@ -162,10 +165,58 @@ fn route(r: &[String], s: &Scenario, p: &str) -> Check {
         return fail(p, "expected at least one link name");
     }
     for (i, name) in r.iter().enumerate() {
+        if s.radio.as_ref().is_some_and(|radio| &radio.name == name) {
+            if i + 1 != r.len() {
+                return fail(format!("{p}[{i}]"), format!("the radio network {name:?} serves mobile users, so it must be the last entry of a route"));
+            }
+            continue;
+        }
         if !s.links.iter().any(|l| &l.name == name) {
             let known: Vec<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
             return fail(format!("{p}[{i}]"), format!("no link named {name:?}; links are {known:?}"));
         }
+    }
+    Ok(())
+}
+
+fn radio(r: &RadioSpec, links: &HashSet<&str>) -> Check {
+    let p = "radio";
+    if links.contains(r.name.as_str()) {
+        return fail(format!("{p}.name"), format!("{:?} is also a link's name; expected a name of its own", r.name));
+    }
+    if ![1, 7, 19].contains(&r.cells) {
+        return fail(format!("{p}.cells"), format!("got {}, expected 1, 7 or 19 (a centre cell and full rings of hexagons)", r.cells));
+    }
+    for (field, v) in [("path_loss_exponent", r.path_loss_exponent), ("shadowing_db", r.shadowing_db)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return fail(format!("{p}.{field}"), format!("got {v}, expected a non-negative number"));
+        }
+    }
+    if r.tti.sim().as_nanos() == 0 {
+        return fail(format!("{p}.tti"), "got 0 s, expected a positive transmission time interval");
+    }
+    if r.mcs.is_empty() {
+        return fail(format!("{p}.mcs"), "expected at least one block size");
+    }
+    for (i, m) in r.mcs.iter().enumerate() {
+        if m.size.0 == 0 {
+            return fail(format!("{p}.mcs[{i}].size"), "got 0 B, expected a positive radio block size");
+        }
+        if !m.sir_db.is_finite() {
+            return fail(format!("{p}.mcs[{i}].sir_db"), format!("got {}, expected a finite threshold in dB", m.sir_db));
+        }
+        if i > 0 && !(m.sir_db > r.mcs[i - 1].sir_db && m.size.0 > r.mcs[i - 1].size.0) {
+            return fail(format!("{p}.mcs[{i}]"), "expected rows in increasing order of SIR threshold and block size");
+        }
+    }
+    if r.users_per_tti == 0 {
+        return fail(format!("{p}.users_per_tti"), "got 0, expected at least one user per TTI");
+    }
+    if r.users_per_tti > r.codes {
+        return fail(format!("{p}.users_per_tti"), format!("got {} users per TTI but only {} codes; each multiplexed user needs a code", r.users_per_tti, r.codes));
+    }
+    if r.pf_window.sim() < r.tti.sim() {
+        return fail(format!("{p}.pf_window"), "expected a window of at least one TTI");
     }
     Ok(())
 }

@@ -8,8 +8,8 @@ mod quantity;
 mod rv;
 mod schema;
 
-pub use quantity::{Bytes, Duration, FlowSize, Limit, Probability, Rate};
-pub use rv::{DurationRv, MarkovSpec, RandomVar, RvSampler, SizeRv};
+pub use quantity::{Bytes, Distance, Duration, FlowSize, Limit, Probability, Rate};
+pub use rv::{DurationRv, MarkovSpec, RandomVar, RvSampler, SizeRv, SpeedRv};
 
 /// Splits `"12.5ms"` into `(12.5, "ms")`. Whitespace between number and unit is allowed.
 pub(crate) fn split_number_unit(text: &str) -> Option<(f64, &str)> {

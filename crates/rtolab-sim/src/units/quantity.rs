@@ -64,6 +64,9 @@ const BYTE_UNITS: &[(&str, f64)] = &[
     ("MiB", 1048576.0),
 ];
 
+const DISTANCE_UNITS: &[(&str, f64)] = &[("", 1.0), ("m", 1.0), ("km", 1e3)];
+const SPEED_UNITS: &[(&str, f64)] = &[("", 1.0), ("m/s", 1.0), ("km/h", 1.0 / 3.6)];
+
 pub(crate) const RATE_FORM: &str = "a positive rate such as \"2Mbps\", \"160kbps\" or a number of bit/s";
 pub(crate) const DURATION_FORM: &str =
     "a non-negative duration such as \"70ms\", \"1.5s\", \"250us\" or a number of seconds";
@@ -71,12 +74,23 @@ pub(crate) const BYTES_FORM: &str = "a byte count such as \"180kB\", \"1500B\" o
 pub(crate) const LIMIT_FORM: &str = "a queue limit in packets (\"48p\") or bytes (\"64kB\")";
 pub(crate) const SIZE_FORM: &str = "a byte count such as \"180kB\" or \"inf\" for an unbounded flow";
 pub(crate) const PROBABILITY_FORM: &str = "a probability between 0 and 1";
+pub(crate) const DISTANCE_FORM: &str = "a positive distance such as \"500m\", \"1.2km\" or a number of metres";
+pub(crate) const SPEED_FORM: &str = "a non-negative speed such as \"3km/h\", \"1.5m/s\" or a number of m/s";
 
 /// Parses a duration in seconds from text with a unit (used by random variables too).
 pub(crate) fn parse_duration_secs(text: &str) -> Result<f64, String> {
     let v = scaled(text, DURATION_UNITS, DURATION_FORM)?;
     if v < 0.0 {
         return Err(format!("got {text:?}, expected {DURATION_FORM}"));
+    }
+    Ok(v)
+}
+
+/// Parses a speed in m/s from text with a unit (used by random variables).
+pub(crate) fn parse_speed_mps(text: &str) -> Result<f64, String> {
+    let v = scaled(text, SPEED_UNITS, SPEED_FORM)?;
+    if v < 0.0 {
+        return Err(format!("got {text:?}, expected {SPEED_FORM}"));
     }
     Ok(v)
 }
@@ -150,6 +164,31 @@ impl Duration {
     }
     pub fn sim(self) -> SimDuration {
         self.0
+    }
+}
+
+/// A distance in metres. Invariant: strictly positive and finite.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ScalarRepr", into = "f64")]
+pub struct Distance(pub f64);
+
+impl TryFrom<ScalarRepr> for Distance {
+    type Error = String;
+    fn try_from(r: ScalarRepr) -> Result<Self, String> {
+        let v = match &r {
+            ScalarRepr::Num(n) => *n,
+            ScalarRepr::Text(t) => scaled(t, DISTANCE_UNITS, DISTANCE_FORM)?,
+        };
+        if !(v.is_finite() && v > 0.0) {
+            return Err(format!("got {r}, expected {DISTANCE_FORM}"));
+        }
+        Ok(Distance(v))
+    }
+}
+
+impl From<Distance> for f64 {
+    fn from(d: Distance) -> f64 {
+        d.0
     }
 }
 
@@ -285,6 +324,18 @@ mod tests {
 
     fn text(s: &str) -> ScalarRepr {
         ScalarRepr::Text(s.into())
+    }
+
+    #[test]
+    fn distances_and_speeds_parse_with_units() {
+        assert_eq!(Distance::try_from(text("500m")).unwrap().0, 500.0);
+        assert_eq!(Distance::try_from(text("1.2km")).unwrap().0, 1200.0);
+        let e = Distance::try_from(text("-5m")).unwrap_err();
+        assert!(e.contains("\"-5m\"") && e.contains("positive distance"), "{e}");
+        // 3 km/h = 3000 m / 3600 s.
+        assert!((parse_speed_mps("3km/h").unwrap() - 0.8333333333333334).abs() < 1e-12);
+        assert_eq!(parse_speed_mps("1.5m/s").unwrap(), 1.5);
+        assert!(parse_speed_mps("3mph").is_err());
     }
 
     #[test]

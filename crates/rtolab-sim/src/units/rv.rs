@@ -6,7 +6,7 @@
 //! Values are in SI base units (seconds or bytes) once parsed. Sampling is by inversion or by
 //! `rand_distr`, from a stream the caller owns, so every draw is reproducible.
 
-use super::quantity::{parse_bytes, parse_duration_secs, ScalarRepr};
+use super::quantity::{parse_bytes, parse_duration_secs, parse_speed_mps, ScalarRepr};
 use rand::Rng;
 use rand_distr::{Distribution, Exp, LogNormal, Pareto, Uniform};
 use serde::{Deserialize, Serialize};
@@ -164,6 +164,8 @@ const DURATION_RV_FORM: &str = "a duration (\"3s\") or a distribution such as \"
 const SIZE_RV_FORM: &str = "a size (\"25kB\") or a distribution such as \"exp(25000B)\", \
     \"pareto(mean=25000B, shape=1.1)\", \"uniform(1kB, 9kB)\" or \"lognormal(mean=25kB, sd=10kB)\"";
 
+const SPEED_RV_FORM: &str = "a speed (\"3km/h\") or a distribution such as \"uniform(0km/h, 6km/h)\" or \"exp(3km/h)\"";
+
 macro_rules! rv_newtype {
     ($name:ident, $unit:path, $form:ident, $doc:literal) => {
         #[doc = $doc]
@@ -188,6 +190,7 @@ macro_rules! rv_newtype {
 
 rv_newtype!(DurationRv, parse_duration_secs, DURATION_RV_FORM, "A random duration, in seconds.");
 rv_newtype!(SizeRv, parse_bytes, SIZE_RV_FORM, "A random size, in bytes.");
+rv_newtype!(SpeedRv, parse_speed_mps, SPEED_RV_FORM, "A random speed, in m/s.");
 
 /// Draws from a `RandomVar`, holding the modulating state of a Markov variable.
 #[derive(Clone, Debug)]

@@ -1,10 +1,10 @@
 //! JSON Schema for the unit-carrying types: each is a string with a unit or a plain number.
 
 use super::quantity::{
-    Bytes, Duration, FlowSize, Limit, Probability, Rate, BYTES_FORM, DURATION_FORM, LIMIT_FORM,
+    Bytes, Distance, Duration, FlowSize, Limit, Probability, Rate, BYTES_FORM, DISTANCE_FORM, DURATION_FORM, LIMIT_FORM,
     PROBABILITY_FORM, RATE_FORM, SIZE_FORM,
 };
-use super::rv::{DurationRv, SizeRv};
+use super::rv::{DurationRv, SizeRv, SpeedRv};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use std::borrow::Cow;
 
@@ -26,6 +26,8 @@ text_or_number_schema!(Duration, "Duration", DURATION_FORM);
 text_or_number_schema!(Bytes, "Bytes", BYTES_FORM);
 text_or_number_schema!(Limit, "QueueLimit", LIMIT_FORM);
 text_or_number_schema!(FlowSize, "FlowSize", SIZE_FORM);
+text_or_number_schema!(Distance, "Distance", DISTANCE_FORM);
+text_or_number_schema!(SpeedRv, "RandomSpeed", "a speed or a distribution of speeds, e.g. \"3km/h\", \"uniform(0km/h, 6km/h)\"");
 text_or_number_schema!(SizeRv, "RandomSize", "a size or a distribution of sizes, e.g. \"pareto(mean=25000B, shape=1.1)\"");
 
 impl JsonSchema for Probability {

@@ -5,8 +5,9 @@ use super::ledger::Ledger;
 use super::plan::plan;
 use super::Simulation;
 use crate::engine::{Event, EventQueue};
-use crate::net::build::{captures, link_dirs, route_dirs, spike_processes, LinkRecording};
-use crate::net::{FlowId, PacketArena};
+use crate::net::build::{captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
+use crate::net::{DirId, FlowId, PacketArena};
+use crate::radio::RadioNetwork;
 use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 
@@ -15,22 +16,47 @@ impl Simulation {
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         let series = &scenario.output.series;
         let record = LinkRecording { queue: series.contains(&SeriesMetric::Queue), channel: series.contains(&SeriesMetric::Channel) };
-        let links = link_dirs(scenario, seed, record);
-        let n_dirs = links.len();
+        let mut links = link_dirs(scenario, seed, record);
         let (planned, planned_web) = plan(scenario, seed);
-        let flows = planned
+        // Every flow and web user whose route ends in the radio network is a mobile user.
+        let mut ues = 0u32;
+        let mut mobile = |route: &[String]| {
+            scenario.ends_in_radio(route).then(|| {
+                ues += 1;
+                ues - 1
+            })
+        };
+        let mut flows: Vec<FlowRuntime> = planned
             .into_iter()
             .map(|f| {
                 let (fwd, rev) = route_dirs(scenario, f.route);
-                FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed)
+                let mut flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed);
+                flow.ue = mobile(f.route);
+                flow
             })
             .collect();
         let mut web_users = Vec::new();
         let mut web_specs = Vec::new();
         for w in planned_web {
             web_specs.push((w.name, route_dirs(scenario, w.route), w.tcp.clone(), w.start));
-            web_users.extend(w.users);
+            for mut user in w.users {
+                user.ue = mobile(w.route);
+                web_users.push(user);
+            }
         }
+        let radio = scenario.radio.as_ref().map(|r| {
+            let first = DirId(links.len() as u32);
+            links.extend(radio_hops(r, ues as usize, first, seed, record));
+            RadioNetwork::new(r, ues as usize, DirId(first.0 + 2), seed)
+        });
+        if let Some(radio) = &radio {
+            for f in &mut flows {
+                if let Some(ue) = f.ue {
+                    f.reverse.insert(0, radio.uplink(ue));
+                }
+            }
+        }
+        let n_dirs = links.len();
         let spikes = spike_processes(scenario, seed);
         let captures = captures(scenario, &links);
 
@@ -39,6 +65,8 @@ impl Simulation {
             seed,
             events: EventQueue::default(),
             links,
+            reported_links: 2 * scenario.links.len() + if scenario.radio.is_some() { 2 } else { 0 },
+            radio,
             flows,
             packets: PacketArena::default(),
             spikes,

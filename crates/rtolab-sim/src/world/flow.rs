@@ -227,6 +227,8 @@ pub struct FlowRuntime {
     pub size: Option<u64>,
     pub forward: Vec<DirId>,
     pub reverse: Vec<DirId>,
+    /// The mobile user at the end of a route into the radio network.
+    pub ue: Option<u32>,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
     /// Per side (sender, receiver): generation and time of the pending timer event.
@@ -257,6 +259,7 @@ impl FlowRuntime {
             size,
             forward,
             reverse,
+            ue: None,
             sender: TcpSender::new(resolved.sender),
             receiver: TcpReceiver::new(resolved.receiver),
             timer_generation: [0; 2],

@@ -8,6 +8,8 @@
 //! - per link direction: packets offered = packets that left its far end + packets it
 //!   dropped + `LinkDir::packets_inside()` (its queue, ARQ buffer, transmitter and wire,
 //!   counted by the elements themselves, so a packet an element forgets or emits twice shows);
+//! - the radio network likewise: packets offered to base stations = handed to users +
+//!   dropped (full buffer, or flushed when a user moved on) + `RadioNetwork::packets_inside()`;
 //! - per flow: data packets sent = arrived at the receiver + dropped + data packets of the
 //!   flow still live in the arena.
 //!
@@ -37,6 +39,8 @@ pub struct Ledger {
     delivered: u64,
     dropped: u64,
     dirs: Vec<DirCount>,
+    /// The radio network's base-station buffers, as one place.
+    radio: DirCount,
     flows: Vec<FlowCount>,
 }
 
@@ -103,9 +107,28 @@ impl Ledger {
         self.dirs[dir].dropped += n as u64;
     }
 
+    /// A packet reached a base station of the radio network.
+    #[inline]
+    pub fn offered_to_radio(&mut self) {
+        self.radio.offered += 1;
+    }
+
+    /// `n` packets reached their mobile users.
+    #[inline]
+    pub fn left_radio(&mut self, n: usize) {
+        self.radio.left += n as u64;
+    }
+
+    /// The radio network dropped `n` packets.
+    #[inline]
+    pub fn dropped_in_radio(&mut self, n: usize) {
+        self.radio.dropped += n as u64;
+    }
+
     /// Checks every conservation law at the end of the run; `Err((scope, message))` names
-    /// the first one broken (`scope` is a flow's name or `"(network)"`).
-    pub fn check(&self, links: &[LinkDir], arena: &PacketArena, flows: usize, flow_name: impl Fn(usize) -> String) -> Result<(), (String, String)> {
+    /// the first one broken (`scope` is a flow's name or `"(network)"`). `radio_inside` is
+    /// what the radio network holds (0 without one).
+    pub fn check(&self, links: &[LinkDir], radio_inside: usize, arena: &PacketArena, flows: usize, flow_name: impl Fn(usize) -> String) -> Result<(), (String, String)> {
         let network = |m: String| Err(("(network)".to_string(), m));
         let live = arena.live() as u64;
         if self.allocated != self.delivered + self.dropped + live {
@@ -125,6 +148,14 @@ impl Ledger {
                 ));
             }
         }
+        let r = &self.radio;
+        if r.offered != r.left + r.dropped + radio_inside as u64 {
+            return network(format!(
+                "packet conservation in the radio network: {} offered != {} handed to users + {} dropped + {} inside",
+                r.offered, r.left, r.dropped, radio_inside
+            ));
+        }
+        inside_total += radio_inside as u64;
         if inside_total != live {
             return network(format!("packet conservation: the links hold {inside_total} packets but {live} are live"));
         }
@@ -165,7 +196,7 @@ mod tests {
     }
 
     fn check(l: &Ledger, arena: &PacketArena) -> Result<(), String> {
-        l.check(&[], arena, 0, |i| format!("f{i}")).map_err(|(_, m)| m)
+        l.check(&[], 0, arena, 0, |i| format!("f{i}")).map_err(|(_, m)| m)
     }
 
     #[test]

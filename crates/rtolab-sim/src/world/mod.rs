@@ -18,6 +18,7 @@ use crate::control::{RunControl, POLL_EVERY};
 use crate::engine::{Event, EventQueue, Side};
 use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
 use crate::pcap::Capture;
+use crate::radio::RadioNetwork;
 use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
@@ -44,6 +45,10 @@ pub struct Simulation {
     seed: u64,
     events: EventQueue,
     links: Vec<LinkDir>,
+    /// The links table covers the scenario's links and the radio's wired path, not the
+    /// users' uplinks (the directions from this index on).
+    reported_links: usize,
+    radio: Option<RadioNetwork>,
     flows: Vec<FlowRuntime>,
     packets: PacketArena,
     spikes: Vec<SpikeProcess>,
@@ -109,8 +114,9 @@ impl Simulation {
     /// Packet conservation (see `ledger.rs`) at the end of a run.
     fn check_conservation(&self) -> Result<(), SimError> {
         let flows = &self.flows;
+        let radio_inside = self.radio.as_ref().map_or(0, |r| r.packets_inside());
         self.ledger
-            .check(&self.links, &self.packets, flows.len(), |i| flows.get(i).map_or_else(|| format!("#{i}"), |f| f.name.clone()))
+            .check(&self.links, radio_inside, &self.packets, flows.len(), |i| flows.get(i).map_or_else(|| format!("#{i}"), |f| f.name.clone()))
             .map_err(|(flow, message)| SimError::Invariant { flow, message })
     }
 
@@ -136,9 +142,13 @@ impl Simulation {
                 self.links[d.index()].on_feedback(now, &mut self.events);
                 self.take_notices(now, d);
             }
+            Event::Tti(c) => self.tti(now, c),
             Event::SpikeStart(i) => self.spike_start(now, i),
             Event::SpikeEnd(i) => self.spike_end(now, i),
             Event::FlowStart(f) => {
+                if let Some(ue) = self.flows[f.index()].ue {
+                    self.relocate(now, ue);
+                }
                 let flow = &mut self.flows[f.index()];
                 flow.started = true;
                 let mut out = std::mem::take(&mut self.segments);
@@ -180,6 +190,32 @@ impl Simulation {
         notices.signals.clear();
         notices.dropped.clear();
         self.links[dir.index()].return_notices(notices);
+    }
+
+    /// A cell's TTI: the packets it hands over reach their users.
+    fn tti(&mut self, now: SimTime, c: u32) {
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        if let Some(radio) = &mut self.radio {
+            radio.on_tti(now, c as usize, &mut self.events, &mut arrivals);
+        }
+        self.ledger.left_radio(arrivals.len());
+        for p in arrivals.drain(..) {
+            self.deliver(now, p);
+        }
+        self.arrivals = arrivals;
+    }
+
+    /// Mobile user `ue` begins a new transfer somewhere else; what its old buffer held is
+    /// dropped.
+    fn relocate(&mut self, now: SimTime, ue: u32) {
+        let mut flushed = Vec::new();
+        if let Some(radio) = &mut self.radio {
+            radio.relocate(now, ue, &mut flushed);
+        }
+        self.ledger.dropped_in_radio(flushed.len());
+        for p in flushed {
+            self.drop_packet(p);
+        }
     }
 
     fn spike_start(&mut self, now: SimTime, i: u32) {
@@ -356,6 +392,22 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
+        if let (Way::Forward, Some(ue), Some(radio)) = (p.way, flow.ue, &mut self.radio) {
+            let bytes = p.wire_bytes;
+            self.ledger.offered_to_radio();
+            if radio.offer(now, ue, id, bytes, &mut self.events) == Offer::Dropped {
+                self.ledger.dropped_in_radio(1);
+                self.drop_packet(id);
+            }
+            return;
+        }
+        self.deliver(now, id);
+    }
+
+    /// A packet reached the endpoint at the end of its route: the receiver (data) or the
+    /// sender (ACKs, control messages).
+    fn deliver(&mut self, now: SimTime, id: PacketId) {
+        let p = self.packets.get(id);
         self.ledger.delivered(p);
         let (f, way, payload, sent_at) = (p.flow, p.way, p.payload, p.sent_at);
         self.packets.free(id);
@@ -406,7 +458,11 @@ impl Simulation {
         let name = format!("{gen_name}.u{}.{}", user.user, user.files);
         user.files += 1;
         let origin = Origin::Web { user: u, generator: gen_name.clone() };
-        let flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp, self.seed);
+        let mut flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp, self.seed);
+        if let (Some(ue), Some(radio)) = (user.ue, &self.radio) {
+            flow.ue = Some(ue);
+            flow.reverse.insert(0, radio.uplink(ue));
+        }
         self.flows.push(flow);
         let f = FlowId((self.flows.len() - 1) as u32);
         self.dispatch(now, Event::FlowStart(f));

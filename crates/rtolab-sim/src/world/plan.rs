@@ -84,6 +84,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                         spec,
                         user: u,
                         files: 0,
+                        ue: None,
                         size: RvSampler::new(size.0.clone()),
                         think: RvSampler::new(think.0.clone()),
                         datagrams,

@@ -61,7 +61,7 @@ impl Simulation {
         let n_flows = self.flows.len() as u32;
         let mut entities: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
         let mut links = Vec::with_capacity(self.links.len());
-        for (d, l) in self.links.iter_mut().enumerate() {
+        for (d, l) in self.links.iter_mut().enumerate().take(self.reported_links) {
             l.finish(end);
             entities.push(l.cfg.name.clone());
             l.take_series(n_flows + d as u32, &mut self.series);
@@ -77,6 +77,7 @@ impl Simulation {
             peak_live_packets: self.packets.capacity() as u64,
         };
         let pcaps = self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect();
-        RunResult { flows, links, series: self.series, meta, pcaps }
+        let cells = self.radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
+        RunResult { flows, links, cells, series: self.series, meta, pcaps }
     }
 }

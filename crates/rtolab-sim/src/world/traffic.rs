@@ -30,6 +30,8 @@ pub struct WebUser {
     pub spec: u32,
     pub user: u32,
     pub files: u32,
+    /// The mobile user it is, when its route ends in the radio network.
+    pub ue: Option<u32>,
     pub size: RvSampler,
     pub think: RvSampler,
     /// With `Some`, a file is a packet call of datagrams whose sizes `size` draws.
@@ -71,6 +73,7 @@ mod tests {
             spec: 0,
             user: 0,
             files: 0,
+            ue: None,
             size: RvSampler::new(RandomVar::Pareto {
                 scale: 81.5,
                 shape: 1.1,

@@ -1,0 +1,251 @@
+//! The HSDPA radio access network at run time: the cells, the mobile users, and the TTI of
+//! each cell (paper 000, Sec. 3.1).
+//!
+//! Engine rule: one pending TTI event per cell, on the common 2 ms grid, and only while the
+//! cell has users to serve or packets to hand over; an idle cell schedules nothing. A TTI
+//! costs O(backlogged users of the cell × cells) (gains from every base station).
+//!
+//! One TTI of cell c starting at t: the packets reassembled in the previous TTI reach their
+//! users; the scheduler orders the backlogged users; the first is served, and further users
+//! are code-multiplexed (up to `users_per_tti`) while those chosen cannot fill their blocks;
+//! each chosen user's SIR follows from the k users sharing the cell's power and the cells
+//! that transmit at t; its block size from link adaptation; a damaged block (uniform draw at
+//! the block error rate) leaves the buffer as it was and the user goes first next TTI.
+
+use super::buffer::UeBuffer;
+use super::cell::Cell;
+use super::geometry::Layout;
+use super::link_adaptation::LinkAdaptation;
+use super::mobility::Mobility;
+use super::scheduler::{proportional_fair::update_average, rank, Candidate};
+use super::shadowing::Shadowing;
+use super::sir::{db, Interference};
+use super::ue::Ue;
+use crate::engine::{Event, EventQueue};
+use crate::net::{DirId, Offer, PacketId};
+use crate::results::CellRow;
+use crate::rng::stream;
+use crate::spec::{RadioSpec, SchedulerKind};
+use crate::time::{SimDuration, SimTime};
+use crate::units::RvSampler;
+use rand::Rng;
+
+pub struct RadioNetwork {
+    pub name: String,
+    layout: Layout,
+    tti: SimDuration,
+    exponent: f64,
+    interference: Interference,
+    adaptation: LinkAdaptation,
+    users_per_tti: usize,
+    scheduler: SchedulerKind,
+    pf_window_ttis: f64,
+    cells: Vec<Cell>,
+    ues: Vec<Ue>,
+    /// Scratch: this TTI's candidates.
+    candidates: Vec<Candidate>,
+}
+
+impl RadioNetwork {
+    /// The network of a validated `spec` with `ues` users whose uplinks are the directions
+    /// `first_uplink`, `first_uplink + 1`, …
+    pub fn new(spec: &RadioSpec, ues: usize, first_uplink: DirId, seed: u64) -> Self {
+        let layout = Layout::hexagonal(spec.cells, spec.radius.0).expect("validated: 1, 7 or 19 cells and a positive radius");
+        let n = layout.cells();
+        let cells = (0..n).map(|c| Cell::new(stream(seed, &format!("radio/{}/cell{c}", spec.name), "block-errors"))).collect();
+        let ues = (0..ues)
+            .map(|u| {
+                let mut rng = stream(seed, &format!("radio/{}/ue{u}", spec.name), "movement-and-shadowing");
+                let mut speed = RvSampler::new(spec.speed.0.clone());
+                let v = speed.sample(&mut rng);
+                let mobility = Mobility::place(&layout, &mut rng, v, SimTime::ZERO);
+                let shadowing = Shadowing::new(n, spec.shadowing_db, spec.decorrelation.0, &mut rng);
+                let cell = layout.nearest_cell(mobility.position(&layout, SimTime::ZERO)) as u32;
+                Ue {
+                    mobility,
+                    shadowing,
+                    shadow_at: SimTime::ZERO,
+                    gains: vec![0.0; n],
+                    gains_at: None,
+                    cell,
+                    buffer: UeBuffer::new(spec.buffer),
+                    retransmit: false,
+                    active: false,
+                    last_served: 0,
+                    average: 0.0,
+                    speed,
+                    rng,
+                    uplink: DirId(first_uplink.0 + u as u32),
+                }
+            })
+            .collect();
+        let tti = spec.tti.sim();
+        RadioNetwork {
+            name: spec.name.clone(),
+            layout,
+            tti,
+            exponent: spec.path_loss_exponent,
+            interference: Interference { self_share: spec.self_interference.0, own_cell_share: spec.own_cell_interference.0 },
+            adaptation: LinkAdaptation::new(&spec.mcs, spec.bler.0, spec.bler_low.0),
+            users_per_tti: spec.users_per_tti as usize,
+            scheduler: spec.scheduler,
+            pf_window_ttis: spec.pf_window.sim().as_nanos() as f64 / tti.as_nanos() as f64,
+            cells,
+            ues,
+            candidates: Vec::new(),
+        }
+    }
+
+    pub fn uplink(&self, ue: u32) -> DirId {
+        self.ues[ue as usize].uplink
+    }
+
+    pub fn cells(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// A new transfer of user `ue` begins: it jumps to a new position and attaches to the
+    /// nearest base station. Packets left in its old buffer are pushed onto `flushed`.
+    pub fn relocate(&mut self, now: SimTime, ue: u32, flushed: &mut Vec<PacketId>) {
+        let u = &mut self.ues[ue as usize];
+        let old = u.cell as usize;
+        let before = flushed.len();
+        flushed.extend(u.buffer.flush());
+        self.cells[old].stats.flushed += (flushed.len() - before) as u64;
+        if u.active {
+            u.active = false;
+            self.cells[old].active.retain(|&x| x != ue);
+        }
+        u.cell = u.relocate(&self.layout, now);
+    }
+
+    /// A packet for user `ue` reaches its base station.
+    pub fn offer(&mut self, now: SimTime, ue: u32, id: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
+        let u = &mut self.ues[ue as usize];
+        let c = u.cell as usize;
+        if !u.buffer.offer(id, bytes) {
+            self.cells[c].stats.buffer_drops += 1;
+            return Offer::Dropped;
+        }
+        if !u.active {
+            u.active = true;
+            self.cells[c].active.push(ue);
+        }
+        self.wake(now, c, events);
+        Offer::Accepted
+    }
+
+    /// Schedules cell `c`'s next TTI on the grid if none is pending: the boundary at or
+    /// after `now`, unless the cell already transmitted in the TTI starting there.
+    fn wake(&mut self, now: SimTime, c: usize, events: &mut EventQueue) {
+        let cell = &mut self.cells[c];
+        if cell.next_tti.is_some() {
+            return;
+        }
+        let tti = self.tti.as_nanos();
+        let mut t = SimTime(now.0.div_ceil(tti) * tti);
+        if cell.last_tx == Some(t) {
+            t = t + self.tti;
+        }
+        cell.next_tti = Some(t);
+        events.schedule(t, Event::Tti(c as u32));
+    }
+
+    /// Cell `c`'s TTI starting at `now`. Packets that reach their users are pushed onto
+    /// `delivered`.
+    pub fn on_tti(&mut self, now: SimTime, c: usize, events: &mut EventQueue, delivered: &mut Vec<PacketId>) {
+        delivered.append(&mut self.cells[c].delivering);
+        self.cells[c].next_tti = None;
+        if !self.cells[c].active.is_empty() {
+            self.transmit(now, c);
+        }
+        let cell = &self.cells[c];
+        if !cell.active.is_empty() || !cell.delivering.is_empty() {
+            let t = now + self.tti;
+            self.cells[c].next_tti = Some(t);
+            events.schedule(t, Event::Tti(c as u32));
+        }
+    }
+
+    fn transmit(&mut self, now: SimTime, c: usize) {
+        let tti_index = now.0 / self.tti.as_nanos() + 1;
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        for &ue in &self.cells[c].active {
+            let u = &mut self.ues[ue as usize];
+            u.update_gains(&self.layout, self.exponent, now);
+            let cells = &self.cells;
+            let sir = self.interference.sir(&u.gains, c, 1, |b| cells[b].transmits_at(now));
+            let block = self.adaptation.block(db(sir));
+            candidates.push(Candidate {
+                ue,
+                sir_db: db(sir),
+                block_bytes: block.bytes,
+                retransmit: u.retransmit,
+                last_served: u.last_served,
+                average: u.average,
+            });
+        }
+        rank(self.scheduler, &mut candidates);
+        // Multiplex further users while those chosen cannot fill their blocks.
+        let mut k = 1;
+        while k < self.users_per_tti.min(candidates.len()) {
+            let (backlog, room) =
+                candidates[..k].iter().fold((0u64, 0u64), |(b, r), x| (b + self.ues[x.ue as usize].buffer.backlog(), r + x.block_bytes as u64));
+            if backlog >= room {
+                break;
+            }
+            k += 1;
+        }
+        self.cells[c].last_tx = Some(now);
+        let stats_users = self.cells[c].active.len() as u64;
+        for x in &candidates[..k] {
+            let u = &mut self.ues[x.ue as usize];
+            let cells = &self.cells;
+            let sir_db = db(self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now)));
+            let block = self.adaptation.block(sir_db);
+            let cell = &mut self.cells[c];
+            let damaged = cell.rng.random::<f64>() < block.error_rate;
+            cell.stats.blocks_sent += 1;
+            cell.stats.sir_db_sum += sir_db;
+            u.last_served = tti_index;
+            if damaged {
+                cell.stats.blocks_lost += 1;
+                u.retransmit = true;
+            } else {
+                u.retransmit = false;
+                let taken = u.buffer.take(block.bytes, &mut cell.delivering);
+                cell.stats.bytes += taken as u64;
+                u.average = update_average(u.average, taken, self.pf_window_ttis);
+            }
+        }
+        let served = &candidates[..k];
+        for &ue in &self.cells[c].active {
+            if !served.iter().any(|x| x.ue == ue) || self.ues[ue as usize].retransmit {
+                let u = &mut self.ues[ue as usize];
+                u.average = update_average(u.average, 0, self.pf_window_ttis);
+            }
+        }
+        let cell = &mut self.cells[c];
+        cell.stats.ttis_busy += 1;
+        cell.stats.user_ttis += stats_users;
+        cell.stats.served_ttis += k as u64;
+        let ues = &mut self.ues;
+        cell.active.retain(|&ue| {
+            let u = &mut ues[ue as usize];
+            u.active = !u.buffer.is_empty();
+            u.active
+        });
+        self.candidates = candidates;
+    }
+
+    /// Packets the network holds: queued at base stations or being handed over.
+    pub fn packets_inside(&self) -> usize {
+        self.ues.iter().map(|u| u.buffer.len()).sum::<usize>() + self.cells.iter().map(|c| c.delivering.len()).sum::<usize>()
+    }
+
+    /// One row per cell for a run that lasted until `end`.
+    pub fn report(&self, end: SimTime) -> Vec<CellRow> {
+        self.cells.iter().enumerate().map(|(c, cell)| cell.report(c as u32, format!("{}.cell{c}", self.name), self.tti, end)).collect()
+    }
+}

@@ -1,0 +1,184 @@
+//! The `[radio]` table: an HSDPA radio access network (HS-DSCH), with paper 000's values
+//! (Sec. 3.1 and Table 1) as defaults. A flow reaches a mobile user by naming the radio
+//! (`name`, default `"hsdpa"`) as the last entry of its route.
+
+use crate::units::{Distance, Duration, Limit, Probability, Rate, SpeedRv};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// A system-level model of HS-DSCH: hexagonal cells with wrap-around, distance path loss
+/// and log-normal shadowing, interference within and between cells, link adaptation by SIR,
+/// a 2 ms TTI with up to `users_per_tti` code-multiplexed users, per-user buffers at the base
+/// station and a pluggable scheduler. Every mobile user has a dedicated uplink for its ACKs.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RadioSpec {
+    /// The name routes use for the radio hop (it must be the last entry of a route).
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Number of hexagonal cells: 1, 7 (paper 000) or 19 (a centre cell and full rings).
+    #[serde(default = "default_cells")]
+    pub cells: u32,
+    /// Cell radius, centre to vertex (paper 000: 500 m).
+    #[serde(default = "default_radius")]
+    pub radius: Distance,
+    /// Distance path-loss exponent: received power ∝ d^(−exponent) (paper 000: 3.5).
+    #[serde(default = "default_exponent")]
+    pub path_loss_exponent: f64,
+    /// Standard deviation of log-normal shadowing in dB (paper 000: 8 dB).
+    #[serde(default = "default_shadowing")]
+    pub shadowing_db: f64,
+    /// Gudmundson decorrelation distance of the shadowing along a user's path: values Δx
+    /// apart correlate by exp(−Δx / decorrelation). Not in paper 000; 50 m is a common
+    /// urban value.
+    #[serde(default = "default_decorrelation")]
+    pub decorrelation: Distance,
+    /// Share of a user's own received signal that interferes with it (paper 000: 10 %).
+    #[serde(default = "default_self_interference")]
+    pub self_interference: Probability,
+    /// Share of the power of simultaneous transmissions in the user's own cell that
+    /// interferes with it (paper 000: 40 %).
+    #[serde(default = "default_own_cell_interference")]
+    pub own_cell_interference: Probability,
+    /// Transmission time interval (HS-DSCH: 2 ms).
+    #[serde(default = "default_tti")]
+    pub tti: Duration,
+    /// Link adaptation (paper 000, Table 1): the largest radio block whose SIR threshold the
+    /// user's SIR reaches; below every threshold the smallest block is still sent.
+    #[serde(default = "default_mcs")]
+    pub mcs: Vec<McsSpec>,
+    /// Block error rate at or above the lowest threshold (paper 000: 10 %).
+    #[serde(default = "default_bler")]
+    pub bler: Probability,
+    /// Block error rate below the lowest threshold (paper 000: "approximately every second
+    /// block", 50 %).
+    #[serde(default = "default_bler_low")]
+    pub bler_low: Probability,
+    /// Users served in one TTI of a cell by code multiplexing (paper 000: up to 3).
+    #[serde(default = "default_users_per_tti")]
+    pub users_per_tti: u32,
+    /// Channelisation codes of the HS-DSCH (15 in WCDMA release 5/6); each multiplexed user
+    /// needs at least one.
+    #[serde(default = "default_codes")]
+    pub codes: u32,
+    /// Each user's buffer at the base station, in packets or bytes; arrivals beyond it are
+    /// dropped. Not given in paper 000.
+    #[serde(default = "default_buffer")]
+    pub buffer: Limit,
+    /// Which users a cell serves in a TTI.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// Averaging window of the proportional-fair scheduler's throughput (an exponential
+    /// average over window/TTI TTIs; 1000 slots in Jalali, Padovani and Pankaj, VTC 2000).
+    #[serde(default = "default_pf_window")]
+    pub pf_window: Duration,
+    /// A user's speed, drawn at the start of each transfer (the direction is uniform).
+    /// Paper 000 names a low-speed model without its numbers; 3 km/h is 3GPP's pedestrian
+    /// speed.
+    #[serde(default = "default_speed")]
+    pub speed: SpeedRv,
+    /// The wired path between the traffic sources and the base stations (paper 000,
+    /// Figure 1: 25 ms, 5 Gbps).
+    #[serde(default = "default_wired")]
+    pub wired: HopSpec,
+    /// Each user's dedicated uplink, which carries its ACKs. Not given in paper 000;
+    /// 384 kbit/s and 10 ms are a WCDMA release 99 dedicated channel's rate and TTI.
+    #[serde(default = "default_uplink")]
+    pub uplink: HopSpec,
+}
+
+/// One row of the link-adaptation table.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McsSpec {
+    /// The lowest SIR, in dB, at which this block size is used.
+    pub sir_db: f64,
+    /// The radio block's payload per TTI.
+    pub size: crate::units::Bytes,
+}
+
+/// A rate and a delay (and a queue) for a hop the radio network builds for itself.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HopSpec {
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default = "default_hop_queue")]
+    pub queue: Limit,
+}
+
+/// The HS-DSCH scheduler of every cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerKind {
+    /// Round robin: the backlogged user served longest ago goes first (paper 000).
+    #[default]
+    Rr,
+    /// Maximum SIR: the backlogged user with the best SIR goes first (paper 000).
+    MaxSir,
+    /// Proportional fair: the highest ratio of achievable rate to average throughput.
+    Pf,
+}
+
+fn default_name() -> String {
+    "hsdpa".into()
+}
+fn default_cells() -> u32 {
+    7
+}
+fn default_radius() -> Distance {
+    Distance(500.0)
+}
+fn default_exponent() -> f64 {
+    3.5
+}
+fn default_shadowing() -> f64 {
+    8.0
+}
+fn default_decorrelation() -> Distance {
+    Distance(50.0)
+}
+fn default_self_interference() -> Probability {
+    Probability(0.1)
+}
+fn default_own_cell_interference() -> Probability {
+    Probability(0.4)
+}
+fn default_tti() -> Duration {
+    Duration::from_secs_f64(0.002)
+}
+/// Paper 000, Table 1: QPSK 1/4, QPSK 1/2, 16QAM 3/8, 16QAM 5/8 at −3.5, 0, 3.5, 7.5 dB with
+/// radio blocks of 360, 720, 1080, 1800 B (1.44 … 7.2 Mbit/s over a 2 ms TTI).
+pub fn default_mcs() -> Vec<McsSpec> {
+    [(-3.5, 360), (0.0, 720), (3.5, 1080), (7.5, 1800)].into_iter().map(|(sir_db, size)| McsSpec { sir_db, size: crate::units::Bytes(size) }).collect()
+}
+fn default_bler() -> Probability {
+    Probability(0.1)
+}
+fn default_bler_low() -> Probability {
+    Probability(0.5)
+}
+fn default_users_per_tti() -> u32 {
+    3
+}
+fn default_codes() -> u32 {
+    15
+}
+fn default_buffer() -> Limit {
+    Limit::Packets(100)
+}
+fn default_pf_window() -> Duration {
+    Duration::from_secs_f64(2.0)
+}
+fn default_speed() -> SpeedRv {
+    SpeedRv(crate::units::RandomVar::Const(3.0 / 3.6))
+}
+fn default_hop_queue() -> Limit {
+    Limit::Packets(1000)
+}
+fn default_wired() -> HopSpec {
+    HopSpec { rate: Rate(5e9), delay: Duration::from_secs_f64(0.025), queue: default_hop_queue() }
+}
+fn default_uplink() -> HopSpec {
+    HopSpec { rate: Rate(384e3), delay: Duration::from_secs_f64(0.010), queue: default_hop_queue() }
+}
