@@ -18,7 +18,9 @@ pub struct Block {
 
 #[derive(Clone, Debug)]
 pub struct LinkAdaptation {
-    thresholds_db: Vec<f64>,
+    /// The thresholds as power ratios (10^(dB/10)), so that a TTI compares without a
+    /// logarithm.
+    thresholds: Vec<f64>,
     sizes: Vec<u32>,
     bler: f64,
     bler_low: f64,
@@ -27,7 +29,7 @@ pub struct LinkAdaptation {
 impl LinkAdaptation {
     pub fn new(table: &[McsSpec], bler: f64, bler_low: f64) -> Self {
         LinkAdaptation {
-            thresholds_db: table.iter().map(|m| m.sir_db).collect(),
+            thresholds: table.iter().map(|m| ratio(m.sir_db)).collect(),
             sizes: table.iter().map(|m| m.size.0.min(u32::MAX as u64) as u32).collect(),
             bler,
             bler_low,
@@ -36,7 +38,12 @@ impl LinkAdaptation {
 
     /// The block for a user at `sir_db`.
     pub fn block(&self, sir_db: f64) -> Block {
-        match self.thresholds_db.iter().rposition(|&t| sir_db >= t) {
+        self.block_at_ratio(ratio(sir_db))
+    }
+
+    /// The block for a user whose SIR is the power ratio `sir`.
+    pub fn block_at_ratio(&self, sir: f64) -> Block {
+        match self.thresholds.iter().rposition(|&t| sir >= t) {
             Some(row) => Block { bytes: self.sizes[row], error_rate: self.bler },
             None => Block { bytes: self.sizes[0], error_rate: self.bler_low },
         }
@@ -46,6 +53,10 @@ impl LinkAdaptation {
     pub fn largest(&self) -> u32 {
         self.sizes.last().copied().unwrap_or(0)
     }
+}
+
+fn ratio(db: f64) -> f64 {
+    10f64.powf(db / 10.0)
 }
 
 #[cfg(test)]

@@ -176,17 +176,10 @@ impl RadioNetwork {
             u.update_gains(&self.layout, self.exponent, now);
             let cells = &self.cells;
             let sir = self.interference.sir(&u.gains, c, 1, |b| cells[b].transmits_at(now));
-            let block = self.adaptation.block(db(sir));
-            candidates.push(Candidate {
-                ue,
-                sir_db: db(sir),
-                block_bytes: block.bytes,
-                retransmit: u.retransmit,
-                last_served: u.last_served,
-                average: u.average,
-            });
+            let block = self.adaptation.block_at_ratio(sir);
+            candidates.push(Candidate { ue, sir, block_bytes: block.bytes, retransmit: u.retransmit, last_served: u.last_served, average: u.average });
         }
-        rank(self.scheduler, &mut candidates);
+        rank(self.scheduler, &mut candidates, self.users_per_tti);
         // Multiplex further users while those chosen cannot fill their blocks.
         let mut k = 1;
         while k < self.users_per_tti.min(candidates.len()) {
@@ -202,12 +195,12 @@ impl RadioNetwork {
         for x in &candidates[..k] {
             let u = &mut self.ues[x.ue as usize];
             let cells = &self.cells;
-            let sir_db = db(self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now)));
-            let block = self.adaptation.block(sir_db);
+            let sir = self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now));
+            let block = self.adaptation.block_at_ratio(sir);
             let cell = &mut self.cells[c];
             let damaged = cell.rng.random::<f64>() < block.error_rate;
             cell.stats.blocks_sent += 1;
-            cell.stats.sir_db_sum += sir_db;
+            cell.stats.sir_db_sum += db(sir);
             u.last_served = tti_index;
             if damaged {
                 cell.stats.blocks_lost += 1;

@@ -6,7 +6,7 @@ use super::Candidate;
 use std::cmp::Ordering;
 
 pub fn compare(a: &Candidate, b: &Candidate) -> Ordering {
-    b.sir_db.total_cmp(&a.sir_db)
+    b.sir.total_cmp(&a.sir)
 }
 
 #[cfg(test)]
@@ -18,7 +18,7 @@ mod tests {
     fn the_best_sir_goes_first_whoever_was_served_last() {
         let mut c = [candidate(0, -1.0, 360), candidate(1, 8.2, 1800), candidate(2, 3.9, 1080)];
         c[1].last_served = 99;
-        rank(SchedulerKind::MaxSir, &mut c);
+        rank(SchedulerKind::MaxSir, &mut c, 3);
         assert_eq!(c.map(|x| x.ue), [1, 2, 0]);
     }
 }

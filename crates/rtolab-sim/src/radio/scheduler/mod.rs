@@ -16,8 +16,8 @@ use std::cmp::Ordering;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Candidate {
     pub ue: u32,
-    /// SIR (dB) if served alone in this TTI.
-    pub sir_db: f64,
+    /// SIR (a power ratio) if served alone in this TTI.
+    pub sir: f64,
     /// Block it would receive if served alone (its achievable rate per TTI).
     pub block_bytes: u32,
     /// Its last block arrived damaged.
@@ -28,19 +28,29 @@ pub struct Candidate {
     pub average: f64,
 }
 
-/// Sorts `candidates` into service order under `kind`.
-pub fn rank(kind: SchedulerKind, candidates: &mut [Candidate]) {
+/// Puts the first `n` candidates in service order under `kind` at the front of
+/// `candidates`, sorted; the rest follow in no particular order. The order is total (ties go
+/// to the lower user index), so the choice never depends on where a candidate started.
+pub fn rank(kind: SchedulerKind, candidates: &mut [Candidate], n: usize) {
     let policy: fn(&Candidate, &Candidate) -> Ordering = match kind {
         SchedulerKind::Rr => round_robin::compare,
         SchedulerKind::MaxSir => max_sir::compare,
         SchedulerKind::Pf => proportional_fair::compare,
     };
-    candidates.sort_by(|a, b| b.retransmit.cmp(&a.retransmit).then_with(|| policy(a, b)).then(a.ue.cmp(&b.ue)));
+    let order = |a: &Candidate, b: &Candidate| b.retransmit.cmp(&a.retransmit).then_with(|| policy(a, b)).then(a.ue.cmp(&b.ue));
+    let n = n.min(candidates.len());
+    if n == 0 {
+        return;
+    }
+    if n < candidates.len() {
+        candidates.select_nth_unstable_by(n - 1, order);
+    }
+    candidates[..n].sort_unstable_by(order);
 }
 
 #[cfg(test)]
 pub(crate) fn candidate(ue: u32, sir_db: f64, block_bytes: u32) -> Candidate {
-    Candidate { ue, sir_db, block_bytes, retransmit: false, last_served: 0, average: 0.0 }
+    Candidate { ue, sir: 10f64.powf(sir_db / 10.0), block_bytes, retransmit: false, last_served: 0, average: 0.0 }
 }
 
 #[cfg(test)]
@@ -51,8 +61,29 @@ mod tests {
     fn a_damaged_block_goes_first_under_every_policy() {
         for kind in [SchedulerKind::Rr, SchedulerKind::MaxSir, SchedulerKind::Pf] {
             let mut c = [candidate(0, 9.0, 1800), Candidate { retransmit: true, last_served: 5, average: 900.0, ..candidate(1, -5.0, 360) }];
-            rank(kind, &mut c);
+            rank(kind, &mut c, 3);
             assert_eq!(c[0].ue, 1, "{kind:?}");
+        }
+    }
+
+    /// Selecting the first n gives the same n, in the same order, as sorting everyone.
+    #[test]
+    fn partial_ranking_agrees_with_a_full_sort() {
+        let all: Vec<Candidate> = (0..40u32)
+            .map(|u| Candidate {
+                last_served: (u * 7919) as u64 % 13,
+                average: (u % 5) as f64,
+                ..candidate(u, ((u * 31) % 17) as f64 - 5.0, 360 * (1 + u % 4))
+            })
+            .collect();
+        for kind in [SchedulerKind::Rr, SchedulerKind::MaxSir, SchedulerKind::Pf] {
+            let mut full = all.clone();
+            rank(kind, &mut full, all.len());
+            for n in 1..5 {
+                let mut part = all.clone();
+                rank(kind, &mut part, n);
+                assert_eq!(part[..n], full[..n], "{kind:?} n = {n}");
+            }
         }
     }
 
@@ -60,7 +91,7 @@ mod tests {
     fn ties_go_to_the_lower_user_index() {
         for kind in [SchedulerKind::Rr, SchedulerKind::MaxSir, SchedulerKind::Pf] {
             let mut c = [candidate(4, 3.0, 720), candidate(2, 3.0, 720), candidate(3, 3.0, 720)];
-            rank(kind, &mut c);
+            rank(kind, &mut c, 3);
             assert_eq!(c.map(|x| x.ue), [2, 3, 4], "{kind:?}");
         }
     }

@@ -40,7 +40,7 @@ mod tests {
         let mut catch_up = None;
         for tti in 0..20_000 {
             let mut c = users;
-            rank(SchedulerKind::Pf, &mut c);
+            rank(SchedulerKind::Pf, &mut c, 1);
             let first = c[0].ue as usize;
             if first == 0 && catch_up.is_none() {
                 catch_up = Some(tti);
@@ -64,7 +64,7 @@ mod tests {
         let mut c = [candidate(0, 9.0, 1800), candidate(1, 0.5, 720)];
         c[0].average = 1800.0; // ratio 1
         c[1].average = 360.0; // ratio 2
-        rank(SchedulerKind::Pf, &mut c);
+        rank(SchedulerKind::Pf, &mut c, 1);
         assert_eq!(c[0].ue, 1);
     }
 

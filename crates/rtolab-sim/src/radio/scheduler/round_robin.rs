@@ -23,7 +23,7 @@ mod tests {
         let mut order = Vec::new();
         for tti in 1..=300u64 {
             let mut c = users;
-            rank(SchedulerKind::Rr, &mut c);
+            rank(SchedulerKind::Rr, &mut c, 1);
             let first = c[0].ue as usize;
             users[first].last_served = tti;
             served[first] += 1;
