@@ -144,12 +144,17 @@ def schema() -> None:
 def bench(
     names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios to run (default: all).")] = None,
     scale: Annotated[bool, typer.Option("--scale", help="Cost as the number of flows grows: 4 to 40 000 bulk flows on 1 Gbps, 100 s each.")] = False,
+    peers: Annotated[bool, typer.Option("--peers", help="`rtolab run` of the 1000 s bulk-lte scenario against ns-2.35 on the same scenario, as whole processes.")] = False,
+    repeats: Annotated[int, typer.Option(min=1, help="With --peers: runs of each side; the median wall time is shown.")] = 3,
 ) -> None:
     """Run the benchmark scenarios and report simulated packets and events per second."""
     from rtolab import bench as bench_mod
 
     if scale:
         _bench_scale()
+        return
+    if peers:
+        _bench_peers(repeats)
         return
     chosen = names or bench_mod.names()
     unknown = [n for n in chosen if n not in bench_mod.names()]
@@ -179,6 +184,35 @@ def _bench_scale() -> None:
         base = base or (flows, rss)
         table.add_row(f"{flows:,}", f"{r.wall_s:.2f}", f"{r.data_packets:,}", f"{r.packets_per_s:,.0f}", f"{r.events / r.data_packets:.2f}", f"{rss / 1024:.0f}", per_flow)
     out.print(table)
+
+
+def _bench_peers(repeats: int) -> None:
+    """Whole-process wall times of rtolab and ns-2.35 on bulk-lte, their ratio, and the data
+    packets each simulated; ns-2 is skipped, with the reason, where it cannot run."""
+    from rtolab import bench_peers
+
+    missing = bench_peers.ns2_missing()
+    runs = [bench_peers.rtolab_whole_process(repeats), bench_peers.rtolab_in_process(repeats)]
+    if missing is None:
+        runs.append(bench_peers.ns2_whole_process(repeats))
+    table = Table(title=f"rtolab bench --peers: {bench_peers.SCENARIO} (4 bulk flows, 50 Mbps / 15 ms, 1000 s simulated)")
+    table.add_column("run")
+    for c in (f"wall s (median of {repeats})", "data packets", "packets/s"):
+        table.add_column(c, justify="right")
+    for r in runs:
+        table.add_row(r.name, f"{r.wall_s:.3f}", f"{r.data_packets:,}", f"{r.packets_per_s:,.0f}")
+    out.print(table)
+    whole = runs[0]
+    if missing is not None:
+        out.print(f"ns-2.35 skipped: {missing}", highlight=False, markup=False)
+        return
+    ns2 = runs[-1]
+    out.print(
+        f"as whole processes rtolab is {ns2.wall_s / whole.wall_s:.2f}× as fast as ns-2.35 "
+        f"({whole.wall_s:.2f} s against {ns2.wall_s:.2f} s); their data packets differ by "
+        f"{100 * abs(whole.data_packets - ns2.data_packets) / ns2.data_packets:.2f} %",
+        highlight=False,
+    )
 
 
 @app.command()
