@@ -27,7 +27,8 @@ from rtolab.cli_model import model_app
 if TYPE_CHECKING:
     import polars as pl
 
-    from rtolab.executors import Executor
+    from concurrent.futures import Executor
+
     from rtolab.result import Result
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
