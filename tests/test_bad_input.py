@@ -66,6 +66,25 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert "no scenario file" in proc.stderr and "Traceback" not in proc.stderr
 
 
+CHOICES = {
+    "bench name": (["bench", "nope"], ["'nope' is not one of", "'bulk-lte'", "'spiky-hspa'"]),
+    "compare stack": (["compare", str(QUICKSTART), "--stack", "bsd"], ["--stack", "'bsd' is not one of", "'linux'", "'ns2-sack1'"]),
+    "compare reps": (["compare", str(QUICKSTART), "--reps", "0"], ["--reps", "greater than or equal to 1"]),
+    "reproduce replications": (["reproduce", "spikes", "--replications", "0"], ["--replications", "greater than or equal to 1"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHOICES))
+def test_bad_choice_exits_2_naming_the_choices_before_anything_runs(case: str, tmp_path: Path) -> None:
+    args, needles = CHOICES[case]
+    proc = rtolab_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    flat = " ".join(proc.stderr.replace("│", " ").split())
+    for needle in needles:
+        assert needle in flat, proc.stderr
+    assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
+
+
 def test_good_run_prints_tables_and_writes_results(tmp_path: Path) -> None:
     proc = rtolab_cli("run", str(QUICKSTART), "--seed", "3", "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr

@@ -27,7 +27,8 @@ from rtolab.cli_model import model_app
 if TYPE_CHECKING:
     import polars as pl
 
-    from rtolab.executors import Executor
+    from concurrent.futures import Executor
+
     from rtolab.result import Result
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
@@ -143,10 +144,17 @@ def schema() -> None:
     typer.echo(json.dumps(spec_schema(), indent=2))
 
 
+#: The core's benchmark scenarios, the choices of ``rtolab bench`` (mypy cannot see members
+#: computed at import).
+BenchName = StrEnum("BenchName", {name: name for name in _core.bench_names()})  # type: ignore[misc]
+
+
 @app.command()
 def bench(
-    names: Annotated[Optional[list[str]], typer.Argument(help="Scenarios to run (default: all).")] = None,
+    names: Annotated[Optional[list[BenchName]], typer.Argument(help="Scenarios to run (default: all).", show_default=False)] = None,
     scale: Annotated[bool, typer.Option("--scale", help="Cost as the number of flows grows: 4 to 40 000 bulk flows on 1 Gbps, 100 s each.")] = False,
+    peers: Annotated[bool, typer.Option("--peers", help="`rtolab run` of the 1000 s bulk-lte scenario against ns-2.35 on the same scenario, as whole processes.")] = False,
+    repeats: Annotated[int, typer.Option(min=1, help="With --peers: runs of each side; the median wall time is shown.")] = 3,
 ) -> None:
     """Run the benchmark scenarios and report simulated packets and events per second."""
     from rtolab import bench as bench_mod
@@ -154,10 +162,10 @@ def bench(
     if scale:
         _bench_scale()
         return
-    chosen = names or bench_mod.names()
-    unknown = [n for n in chosen if n not in bench_mod.names()]
-    if unknown:
-        raise _fail(f"no benchmark {unknown[0]!r}; expected one of {bench_mod.names()}")
+    if peers:
+        _bench_peers(repeats)
+        return
+    chosen = [n.value for n in names] if names else bench_mod.names()
     table = Table(title="rtolab bench")
     for c in ("scenario", "sim s", "wall s", "data packets", "events", "packets/s", "events/s"):
         table.add_column(c, justify="right")
@@ -182,6 +190,35 @@ def _bench_scale() -> None:
         base = base or (flows, rss)
         table.add_row(f"{flows:,}", f"{r.wall_s:.2f}", f"{r.data_packets:,}", f"{r.packets_per_s:,.0f}", f"{r.events / r.data_packets:.2f}", f"{rss / 1024:.0f}", per_flow)
     out.print(table)
+
+
+def _bench_peers(repeats: int) -> None:
+    """Whole-process wall times of rtolab and ns-2.35 on bulk-lte, their ratio, and the data
+    packets each simulated; ns-2 is skipped, with the reason, where it cannot run."""
+    from rtolab import bench_peers
+
+    missing = bench_peers.ns2_missing()
+    runs = [bench_peers.rtolab_whole_process(repeats), bench_peers.rtolab_in_process(repeats)]
+    if missing is None:
+        runs.append(bench_peers.ns2_whole_process(repeats))
+    table = Table(title=f"rtolab bench --peers: {bench_peers.SCENARIO} (4 bulk flows, 50 Mbps / 15 ms, 1000 s simulated)")
+    table.add_column("run")
+    for c in (f"wall s (median of {repeats})", "data packets", "packets/s"):
+        table.add_column(c, justify="right")
+    for r in runs:
+        table.add_row(r.name, f"{r.wall_s:.3f}", f"{r.data_packets:,}", f"{r.packets_per_s:,.0f}")
+    out.print(table)
+    whole = runs[0]
+    if missing is not None:
+        out.print(f"ns-2.35 skipped: {missing}", highlight=False, markup=False)
+        return
+    ns2 = runs[-1]
+    out.print(
+        f"as whole processes rtolab is {ns2.wall_s / whole.wall_s:.2f}× as fast as ns-2.35 "
+        f"({whole.wall_s:.2f} s against {ns2.wall_s:.2f} s); their data packets differ by "
+        f"{100 * abs(whole.data_packets - ns2.data_packets) / ns2.data_packets:.2f} %",
+        highlight=False,
+    )
 
 
 @app.command()
@@ -262,13 +299,11 @@ def reproduce(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
-    replications: Annotated[Optional[int], typer.Option(help="Override the number of replications.")] = None,
+    replications: Annotated[Optional[int], typer.Option(min=1, help="Override the number of replications.")] = None,
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
     from rtolab.reproduce import icmp_rto_study, iw10_irto_study, minrto_hsdpa_study, spikes_study
 
-    if replications is not None and replications < 1:
-        raise _fail(f"--replications: got {replications}, expected a positive integer")
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)

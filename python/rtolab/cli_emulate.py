@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Callable, Optional, TypeVar
 
@@ -12,6 +14,10 @@ from rtolab import _core
 from rtolab._console import err, fail, out
 
 T = TypeVar("T")
+
+#: The named stacks of the scenario schema, the choices of ``compare --stack`` (mypy cannot
+#: see members computed at import).
+StackName = StrEnum("StackName", {name: name for name in json.loads(_core.schema())["$defs"]["Stack"]["enum"]})  # type: ignore[misc]
 
 
 def _fmt(v: object) -> str:
@@ -60,8 +66,8 @@ def emulate(
 
 def compare(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    stack: Annotated[str, typer.Option(help="Stack profile of the simulated side.")] = "linux",
-    reps: Annotated[int, typer.Option(help="Runs of each side (seeds 1..N).")] = 1,
+    stack: Annotated[StackName, typer.Option(help="Stack profile of the simulated side.")] = StackName("linux"),
+    reps: Annotated[int, typer.Option(min=1, help="Runs of each side (seeds 1..N).")] = 1,
     out_dir: Annotated[Path, typer.Option("--out", help="Where compare.csv and the figure go.")] = Path("compare-out"),
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit per kernel run, in seconds.")] = 300.0,
 ) -> None:
@@ -70,11 +76,9 @@ def compare(
 
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
-    if reps < 1:
-        raise fail(f"--reps: got {reps}, expected a positive integer")
-    c = _guarded(lambda: run_compare(str(file), stack=stack, reps=reps, wall_limit_s=time_limit), "run failed")
+    c = _guarded(lambda: run_compare(str(file), stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
-    table = Table(title=f"{file.name}: simulated ({stack}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
+    table = Table(title=f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for row in summary.iter_rows(named=True):

@@ -1,25 +1,84 @@
-"""Where sweep runs execute: local processes (default: all cores) or a Dask cluster.
+"""Where sweep runs execute: any ``concurrent.futures.Executor``. rtolab brings local worker
+processes (``LocalExecutor``, a ``ProcessPoolExecutor``; all cores by default) and a Dask
+cluster (``DaskExecutor``, the client's own ``Client.get_executor()``); a plain
+``ProcessPoolExecutor`` or any other executor works too.
 
-Both call the same pure worker function and hand back its results unordered; the sweep
-writes them and sorts on load, so the tables are bit-identical whichever executor ran them.
+``run_all`` hands a pure worker function to the executor and yields the results as they
+finish; the sweep writes them and sorts on load, so the tables are bit-identical whichever
+executor ran them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import queue
 import signal
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol, TypeVar
+import threading
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
+__all__ = ["DaskExecutor", "Executor", "LocalExecutor", "interrupts_ignored", "run_all"]
 
-class Executor(Protocol):
-    """Runs ``fn`` over ``items`` and yields results as they finish."""
 
-    def run_all(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]: ...
+def run_all(executor: Executor, fn: Callable[[T], R], items: Iterable[T]) -> Generator[R, None, None]:
+    """``fn(item)`` for every item, yielded as each finishes (in no fixed order); a call that
+    is already done when submitted (a one-worker ``LocalExecutor`` runs it then) is yielded
+    before the next is submitted.
+
+    When the caller stops early (Ctrl-C, an error, or closing the iterator) every call not
+    yet finished is cancelled, and the running ones are stopped too when the executor can
+    (``terminate_workers``: ``LocalExecutor``, and ``ProcessPoolExecutor`` from Python 3.14),
+    with Ctrl-C ignored meanwhile; every result already yielded stays the caller's. A caller
+    that stops on Ctrl-C should close the iterator itself (``contextlib.closing``) rather
+    than leave that to the garbage collector, which prints what goes wrong in a clean-up."""
+    finished: queue.SimpleQueue[Future[R]] = queue.SimpleQueue()
+    pending: set[Future[R]] = set()
+    try:
+        for item in items:
+            future = executor.submit(fn, item)
+            pending.add(future)
+            future.add_done_callback(finished.put)
+            while not finished.empty():
+                yield _take(finished, pending)
+        while pending:
+            yield _take(finished, pending)
+    except BaseException:
+        with interrupts_ignored():
+            for future in pending:
+                future.cancel()
+            terminate = getattr(executor, "terminate_workers", None)
+            if callable(terminate):
+                terminate()
+        raise
+
+
+def _take(finished: queue.SimpleQueue[Future[R]], pending: set[Future[R]]) -> R:
+    """The result of the next call to finish (waiting for it)."""
+    future = finished.get()
+    pending.discard(future)
+    return future.result()
+
+
+@contextlib.contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Ctrl-C is ignored inside the block (on the main thread, the one Python's signal
+    handlers run in), so that a clean-up after an interrupt runs to its end. One Ctrl-C can
+    raise KeyboardInterrupt twice: polars installs a SIGINT handler of its own in front of
+    Python's, so a polars call in progress can raise it and Python's handler again after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _ignore_interrupts() -> None:
@@ -28,51 +87,63 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class LocalExecutor:
-    """A pool of local worker processes (spawned, so no thread state is forked).
+def _call_now(fn: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Future[R]:
+    """A future that holds ``fn(*args, **kwargs)``, called here and now. Its exceptions go into
+    the future; Ctrl-C and other ``BaseException``s reach the caller at once."""
+    future: Future[R] = Future()
+    future.set_running_or_notify_cancel()
+    try:
+        future.set_result(fn(*args, **kwargs))
+    except Exception as e:  # noqa: BLE001 - the future carries it, as a pool's would
+        future.set_exception(e)
+    return future
 
-    When the caller stops early (Ctrl-C, an error, or dropping the iterator) the pool is
-    terminated: the runs in flight stop at once and nothing more starts; every result already
-    yielded stays the caller's."""
+
+class LocalExecutor(Executor):
+    """Local worker processes: a ``ProcessPoolExecutor`` of ``workers`` spawned processes (so
+    no thread state is forked), started with the first call, that ignore Ctrl-C. With one
+    worker the calls run in this process, each when it is submitted."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
+        self._pool: ProcessPoolExecutor | None = None
+        self._shut = False
 
-    def run_all(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-        if self.workers == 1 or len(items) <= 1:
-            for item in items:
-                yield fn(item)
+    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
+        if self._shut:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        if self.workers == 1:
+            return _call_now(fn, args, kwargs)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupts)
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._shut = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    def terminate_workers(self) -> None:
+        """Stops the calls in flight at once (their workers are terminated), cancels the
+        queued ones and waits until the pool has let its processes go, so that none of its
+        clean-up is left running when the interpreter exits (on Python 3.11 that can end in
+        "Bad file descriptor"); the next ``submit`` starts fresh workers."""
+        pool, self._pool = self._pool, None
+        if pool is None:
             return
-        pool = multiprocessing.get_context("spawn").Pool(min(self.workers, len(items)), initializer=_ignore_interrupts)
-        try:
-            yield from pool.imap_unordered(fn, items, chunksize=1)
-        except BaseException:
-            pool.terminate()
-            raise
-        else:
-            pool.close()
-        finally:
-            pool.join()
+        # The pool forgets its processes when it shuts down, so they are taken first.
+        processes = list((pool._processes or {}).values())
+        for process in processes:
+            process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-class DaskExecutor:
-    """A Dask distributed cluster, by scheduler address (``tcp://host:8786``) or client.
-    When the caller stops early, the runs not yet finished are cancelled on the cluster."""
+def DaskExecutor(cluster: Any) -> Executor:  # noqa: N802 - used like the class it stands for
+    """A Dask distributed cluster, by scheduler address (``tcp://host:8786``) or client: the
+    client's ``concurrent.futures`` executor (``Client.get_executor``), whose cancelled
+    futures cancel their tasks on the cluster. Every call is a new task (``pure=False``)."""
+    from dask.distributed import Client
 
-    def __init__(self, cluster: Any) -> None:
-        from dask.distributed import Client
-
-        self.client = cluster if isinstance(cluster, Client) else Client(cluster)
-
-    def run_all(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-        from dask.distributed import as_completed as dask_completed
-
-        futures = self.client.map(fn, list(items), pure=False)
-        try:
-            for future in dask_completed(futures):
-                result: R = future.result()
-                future.release()
-                yield result
-        except BaseException:
-            self.client.cancel(futures)
-            raise
+    client = cluster if isinstance(cluster, Client) else Client(cluster)
+    executor: Executor = client.get_executor(pure=False)
+    return executor

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from rtolab.executors import Executor, LocalExecutor
+from rtolab.executors import LocalExecutor
 from rtolab.study import Study
 from rtolab.sweep import errors, sweep
 from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures

@@ -6,6 +6,7 @@ executors only inside the functions that use them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import traceback
@@ -17,9 +18,9 @@ from rtolab import _core
 from rtolab.study import RunPoint, Study, describe_params
 
 if TYPE_CHECKING:
-    import polars as pl
+    from concurrent.futures import Executor
 
-    from rtolab.executors import Executor
+    import polars as pl
 
 Task = tuple[int, str, int]
 Outcome = tuple[int, "pl.DataFrame | None", "pl.DataFrame | None", "str | None"]
@@ -77,14 +78,16 @@ def sweep(
 ) -> pl.DataFrame:
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
     all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
-    stop the others; running the same sweep again skips every finished run.
+    stop the others; running the same sweep again skips every finished run. ``executor`` is
+    any ``concurrent.futures.Executor`` (see ``rtolab.executors``); without one, local worker
+    processes on every core, shut down at the end.
 
     Raises ``SpecError``, before anything runs or is written, for a study no run of which can
     start and for an ``out`` that holds a different study; with ``extend``, a study that only
     adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from rtolab.executors import LocalExecutor
+    from rtolab.executors import LocalExecutor, run_all
     from rtolab.store import Store, param_dtypes
 
     study = _as_study(study)
@@ -99,11 +102,11 @@ def sweep(
         if points[i].point in invalid:
             store.write_error(points[i], f"SpecError: {invalid[points[i].point]}")
     tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed) for i in todo if points[i].point not in invalid]
-    executor = executor or LocalExecutor()
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
-    with Progress(*columns, disable=not progress, transient=False) as bar:
+    owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
+    with owned as pool, Progress(*columns, disable=not progress, transient=False) as bar, contextlib.closing(run_all(pool, execute, tasks)) as results:
         task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
-        for done, (index, flows, links, error) in enumerate(executor.run_all(execute, tasks), start=1):
+        for done, (index, flows, links, error) in enumerate(results, start=1):
             point = points[index]
             if error is None and flows is not None and links is not None:
                 store.write(point, flows, links, dtypes)

@@ -7,10 +7,11 @@ Standard library only; does not import rtolab.  Needs the `ns` binary of ns-2.35
     run_ns2.py spikes rate_bps=40000 loss=0.02 spike_lo_s=5 spike_hi_s=10 \
         mean_period_s=30 seed=1 duration_s=2000 agent=sack1
     run_ns2.py case three_drops [key=value ...]
+    run_ns2.py bulk_lte [duration_s=1000 ...]
     run_ns2.py --selftest
 
-From Python:  run_spikes(rate_bps=40000, loss=0.02, ...) and run_case("lost_syn") return
-dicts (the scripts' JSON).  One ns process at a time; each call blocks until it is done.
+From Python:  run_spikes(rate_bps=40000, loss=0.02, ...), run_case("lost_syn") and
+run_bulk_lte() return dicts (the scripts' JSON).  One ns process at a time; each call blocks until it is done.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SPIKES_TCL = HERE / "spikes.tcl"
 CASES_TCL = HERE / "cases.tcl"
+BULK_LTE_TCL = HERE / "bulk_lte.tcl"
 CASES = ("baseline", "held_spike", "lost_syn", "three_drops", "lost_rexmit")
 
 
@@ -33,9 +35,11 @@ class Ns2Error(RuntimeError):
 
 
 def ns_binary() -> str:
-    path = os.environ.get("NS2_BIN") or shutil.which("ns")
+    """The `ns` executable: $NS2_BIN if set, else `ns` on the PATH."""
+    name = os.environ.get("NS2_BIN") or "ns"
+    path = shutil.which(name)
     if not path:
-        raise Ns2Error("ns-2 not found: apt-get install -y ns2 (or set NS2_BIN)")
+        raise Ns2Error(f"ns-2 not found ({name!r} is not an executable): apt-get install -y ns2 (or set NS2_BIN)")
     return path
 
 
@@ -64,6 +68,12 @@ def run_case(case: str, **params: object) -> dict:
     if case not in CASES:
         raise ValueError(f"case must be one of {CASES}")
     return run_script(CASES_TCL, {"case": case, **params})
+
+
+def run_bulk_lte(**params: object) -> dict:
+    """rtolab's `bulk-lte` benchmark scenario; keys as in bulk_lte.tcl (duration_s, flows,
+    rate_bps, delay_s, qlimit, mss)."""
+    return run_script(BULK_LTE_TCL, params)
 
 
 def _kv(items: list[str]) -> dict[str, str]:
@@ -142,6 +152,9 @@ def main(argv: list[str]) -> int:
         return selftest()
     if argv[0] == "spikes":
         print(json.dumps(run_spikes(**_kv(argv[1:]))))
+        return 0
+    if argv[0] == "bulk_lte":
+        print(json.dumps(run_bulk_lte(**_kv(argv[1:]))))
         return 0
     if argv[0] == "case" and len(argv) >= 2:
         print(json.dumps(run_case(argv[1], **_kv(argv[2:]))))

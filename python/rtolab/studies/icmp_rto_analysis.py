@@ -27,12 +27,13 @@ Intervals are Student-t at 90 % over replications (``stats.summarize``).
 from __future__ import annotations
 
 import copy
+from concurrent.futures import Executor
 from typing import Any
 
 import polars as pl
 
 from rtolab import stats
-from rtolab.executors import Executor
+from rtolab.executors import run_all
 from rtolab.studies.icmp_rto import ATTEMPTS, BAD_FRACTION, BAD_MEAN, OFF, SCHEME, TRAFFIC, VARIANT, WINDOW
 from rtolab.study import Study
 
@@ -140,7 +141,7 @@ def rto_pass(study: Study, executor: Executor) -> pl.DataFrame:
         spec = copy.deepcopy(p.spec)
         spec["output"] = {"series": ["rto"]}
         tasks.append((i, spec, p.seed))
-    parts = [df.with_columns(run=pl.lit(points[i].key)) for i, df in executor.run_all(_rto_task, tasks)]
+    parts = [df.with_columns(run=pl.lit(points[i].key)) for i, df in run_all(executor, _rto_task, tasks)]
     return pl.concat(parts) if parts else pl.DataFrame(schema={"name": pl.String, "rto_integral_s": pl.Float64, "active_s": pl.Float64, "run": pl.String})
 
 

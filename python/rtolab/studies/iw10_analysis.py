@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from rtolab import stats
-from rtolab.executors import Executor
+from rtolab.executors import run_all
 from rtolab.studies.figures import save
 from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers
 from rtolab.study import derive_seed, set_path
@@ -182,7 +183,7 @@ def one_way_delays(executor: Executor, replications: int, counts: list[int], see
                     keys.append((n, buf, iw))
     parts = []
     by_task = dict(enumerate(keys))
-    results = executor.run_all(_indexed_delay_task, list(enumerate(tasks)))
+    results = run_all(executor, _indexed_delay_task, list(enumerate(tasks)))
     for i, values in results:
         n, buf, iw = by_task[i]
         parts.append(pl.DataFrame({"flows": n, "buffer": buf, "iw": iw, "delay_s": values}))

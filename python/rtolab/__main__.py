@@ -1,0 +1,5 @@
+"""``python -m rtolab``: the ``rtolab`` command line."""
+
+from rtolab.cli import main
+
+main()

@@ -1,0 +1,79 @@
+"""Executors are `concurrent.futures.Executor`s: rtolab's own, a plain process pool and Dask's
+client executor all run a sweep to the same tables; stopping early stops the runs in flight."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from polars.testing import assert_frame_equal
+
+import rtolab
+from rtolab.executors import LocalExecutor, run_all
+from test_sweep import study_dict
+
+
+def test_rtolab_executors_are_concurrent_futures_executors() -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    assert isinstance(LocalExecutor(2), cf.Executor)
+    with distributed.Client(processes=False, dashboard_address=None) as client:
+        executor = rtolab.DaskExecutor(client)
+        assert isinstance(executor, cf.Executor)
+        assert sorted(executor.map(abs, [-2, 1, -3])) == [1, 2, 3]
+
+
+def test_any_executor_runs_a_sweep_to_the_same_tables(tmp_path: Path) -> None:
+    serial = rtolab.sweep(study_dict(), tmp_path / "serial", executor=LocalExecutor(1))
+    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pooled = rtolab.sweep(study_dict(), tmp_path / "pool", executor=pool)
+    assert_frame_equal(serial, pooled)
+
+
+def test_one_worker_yields_each_result_before_the_next_call(tmp_path: Path) -> None:
+    """So a sweep on one worker writes each run as it finishes and Ctrl-C keeps them."""
+    calls: list[int] = []
+
+    def record(x: int) -> int:
+        calls.append(x)
+        return x
+
+    results = run_all(LocalExecutor(1), record, range(5))
+    assert next(results) == 0 and calls == [0]
+    results.close()
+    assert calls == [0]
+
+
+def test_stopping_early_terminates_the_runs_in_flight() -> None:
+    others = set(multiprocessing.active_children())
+    executor = LocalExecutor(2)
+    results = run_all(executor, time.sleep, [0, 60, 60, 60])
+    assert next(results) is None
+    started = time.monotonic()
+    results.close()  # the caller stops while two calls run and one waits
+    assert time.monotonic() - started < 5
+    assert set(multiprocessing.active_children()) <= others
+    assert next(run_all(executor, abs, [-4])) == 4, "the executor starts fresh workers"
+    executor.shutdown()
+
+
+class SecondCtrlC(LocalExecutor):
+    """A second Ctrl-C arrives while the executor stops its workers."""
+
+    def terminate_workers(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(100_000))  # Python's handler would run here
+        super().terminate_workers()
+
+
+def test_a_second_ctrl_c_does_not_cut_the_clean_up_short() -> None:
+    others = set(multiprocessing.active_children())
+    results = run_all(SecondCtrlC(2), time.sleep, [0, 60, 60])
+    assert next(results) is None
+    results.close()
+    assert set(multiprocessing.active_children()) <= others
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
