@@ -124,9 +124,10 @@ pub fn spike_processes(scenario: &Scenario, seed: u64) -> Vec<SpikeProcess> {
 /// to add.
 pub fn route_dirs(scenario: &Scenario, route: &[String]) -> (Vec<DirId>, Vec<DirId>) {
     let index = |name: &String| scenario.links.iter().position(|l| &l.name == name).expect("validated route") as u32;
-    let links = if scenario.ends_in_radio(route) { &route[..route.len() - 1] } else { route };
+    let radio = scenario.ends_in_radio(route);
+    let links = if radio { &route[..route.len() - 1] } else { route };
     let mut fwd: Vec<DirId> = links.iter().map(|n| DirId(2 * index(n))).collect();
-    if scenario.ends_in_radio(route) {
+    if radio {
         fwd.push(DirId(2 * scenario.links.len() as u32));
     }
     let rev: Vec<DirId> = fwd.iter().rev().map(|d| d.opposite()).collect();

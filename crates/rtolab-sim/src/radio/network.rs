@@ -42,6 +42,8 @@ pub struct RadioNetwork {
     pf_window_ttis: f64,
     cells: Vec<Cell>,
     ues: Vec<Ue>,
+    /// User u's dedicated uplink is the direction `first_uplink + u`.
+    first_uplink: DirId,
     /// Scratch: this TTI's candidates.
     candidates: Vec<Candidate>,
 }
@@ -66,7 +68,7 @@ impl RadioNetwork {
                     shadowing,
                     shadow_at: SimTime::ZERO,
                     gains: vec![0.0; n],
-                    gains_at: None,
+                    gains_stale: true,
                     cell,
                     buffer: UeBuffer::new(spec.buffer),
                     retransmit: false,
@@ -75,7 +77,6 @@ impl RadioNetwork {
                     average: 0.0,
                     speed,
                     rng,
-                    uplink: DirId(first_uplink.0 + u as u32),
                 }
             })
             .collect();
@@ -92,16 +93,14 @@ impl RadioNetwork {
             pf_window_ttis: spec.pf_window.sim().as_nanos() as f64 / tti.as_nanos() as f64,
             cells,
             ues,
+            first_uplink,
             candidates: Vec::new(),
         }
     }
 
+    /// The first hop of user `ue`'s ACKs.
     pub fn uplink(&self, ue: u32) -> DirId {
-        self.ues[ue as usize].uplink
-    }
-
-    pub fn cells(&self) -> usize {
-        self.cells.len()
+        DirId(self.first_uplink.0 + ue)
     }
 
     /// A new transfer of user `ue` begins: it jumps to a new position and attaches to the
@@ -202,19 +201,20 @@ impl RadioNetwork {
             cell.stats.blocks_sent += 1;
             cell.stats.sir_db_sum += db(sir);
             u.last_served = tti_index;
-            if damaged {
+            u.retransmit = damaged;
+            let taken = if damaged {
                 cell.stats.blocks_lost += 1;
-                u.retransmit = true;
+                0
             } else {
-                u.retransmit = false;
-                let taken = u.buffer.take(block.bytes, &mut cell.delivering);
-                cell.stats.bytes += taken as u64;
-                u.average = update_average(u.average, taken, self.pf_window_ttis);
-            }
+                u.buffer.take(block.bytes, &mut cell.delivering)
+            };
+            cell.stats.bytes += taken as u64;
+            u.average = update_average(u.average, taken, self.pf_window_ttis);
         }
+        // Proportional fair's average: the users left out of this TTI received nothing.
         let served = &candidates[..k];
         for &ue in &self.cells[c].active {
-            if !served.iter().any(|x| x.ue == ue) || self.ues[ue as usize].retransmit {
+            if !served.iter().any(|x| x.ue == ue) {
                 let u = &mut self.ues[ue as usize];
                 u.average = update_average(u.average, 0, self.pf_window_ttis);
             }

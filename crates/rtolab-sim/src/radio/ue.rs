@@ -6,7 +6,6 @@ use super::geometry::Layout;
 use super::mobility::Mobility;
 use super::shadowing::Shadowing;
 use super::sir::path_gain;
-use crate::net::DirId;
 use crate::time::SimTime;
 use crate::units::RvSampler;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -22,9 +21,10 @@ pub struct Ue {
     pub shadowing: Shadowing,
     /// The time up to which `shadowing` has followed the user's path.
     pub shadow_at: SimTime,
-    /// Gains from every base station as of `gains_at` (path loss and shadowing).
+    /// Gains from every base station (path loss and shadowing) as of `shadow_at`.
     pub gains: Vec<f64>,
-    pub gains_at: Option<SimTime>,
+    /// `gains` must be recomputed however little the user has walked (it was just placed).
+    pub gains_stale: bool,
     /// The cell the user is attached to (the nearest base station when its transfer began).
     pub cell: u32,
     pub buffer: UeBuffer,
@@ -39,8 +39,6 @@ pub struct Ue {
     pub speed: RvSampler,
     /// Movement and shadowing draws.
     pub rng: Xoshiro256PlusPlus,
-    /// Its dedicated uplink, first hop of its ACKs.
-    pub uplink: DirId,
 }
 
 impl Ue {
@@ -51,7 +49,7 @@ impl Ue {
     /// TTI, from the cells transmitting in it.
     pub fn update_gains(&mut self, layout: &Layout, exponent: f64, now: SimTime) {
         let walked = self.mobility.travelled(self.shadow_at, now);
-        if self.gains_at.is_some() && walked < GAIN_STEP_M {
+        if !self.gains_stale && walked < GAIN_STEP_M {
             return;
         }
         self.shadowing.advance(walked, &mut self.rng);
@@ -60,7 +58,7 @@ impl Ue {
         for (b, g) in self.gains.iter_mut().enumerate() {
             *g = path_gain(layout.distance(at, b), exponent, self.shadowing.db(b));
         }
-        self.gains_at = Some(now);
+        self.gains_stale = false;
     }
 
     /// A new transfer: a new position, direction and speed, fresh shadowing, and the nearest
@@ -70,7 +68,7 @@ impl Ue {
         self.mobility.restart(layout, &mut self.rng, speed, now);
         self.shadowing.redraw(&mut self.rng);
         self.shadow_at = now;
-        self.gains_at = None;
+        self.gains_stale = true;
         self.average = 0.0;
         self.retransmit = false;
         layout.nearest_cell(self.mobility.position(layout, now)) as u32

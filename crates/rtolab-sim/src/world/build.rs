@@ -26,13 +26,11 @@ impl Simulation {
                 ues - 1
             })
         };
-        let mut flows: Vec<FlowRuntime> = planned
+        let flows_and_ues: Vec<(FlowRuntime, Option<u32>)> = planned
             .into_iter()
             .map(|f| {
                 let (fwd, rev) = route_dirs(scenario, f.route);
-                let mut flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed);
-                flow.ue = mobile(f.route);
-                flow
+                (FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed), mobile(f.route))
             })
             .collect();
         let mut web_users = Vec::new();
@@ -49,13 +47,15 @@ impl Simulation {
             links.extend(radio_hops(r, ues as usize, first, seed, record));
             RadioNetwork::new(r, ues as usize, DirId(first.0 + 2), seed)
         });
-        if let Some(radio) = &radio {
-            for f in &mut flows {
-                if let Some(ue) = f.ue {
-                    f.reverse.insert(0, radio.uplink(ue));
+        let flows = flows_and_ues
+            .into_iter()
+            .map(|(mut flow, ue)| {
+                if let (Some(ue), Some(radio)) = (ue, &radio) {
+                    flow.reach_mobile(ue, radio.uplink(ue));
                 }
-            }
-        }
+                flow
+            })
+            .collect();
         let n_dirs = links.len();
         let spikes = spike_processes(scenario, seed);
         let captures = captures(scenario, &links);

@@ -242,6 +242,13 @@ pub struct FlowRuntime {
 }
 
 impl FlowRuntime {
+    /// The flow ends at mobile user `ue` of the radio network: its ACKs leave over the
+    /// user's own `uplink` before the rest of the reverse route.
+    pub fn reach_mobile(&mut self, ue: u32, uplink: DirId) {
+        self.ue = Some(ue);
+        self.reverse.insert(0, uplink);
+    }
+
     /// A flow with `tcp` resolved for its size; a stack with ns-2's coarse clock gets the
     /// clock's phase from the flow's own random stream (ns-2 draws `boot_time_` uniformly
     /// in one tick).

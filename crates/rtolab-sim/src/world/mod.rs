@@ -460,8 +460,7 @@ impl Simulation {
         let origin = Origin::Web { user: u, generator: gen_name.clone() };
         let mut flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp, self.seed);
         if let (Some(ue), Some(radio)) = (user.ue, &self.radio) {
-            flow.ue = Some(ue);
-            flow.reverse.insert(0, radio.uplink(ue));
+            flow.reach_mobile(ue, radio.uplink(ue));
         }
         self.flows.push(flow);
         let f = FlowId((self.flows.len() - 1) as u32);
