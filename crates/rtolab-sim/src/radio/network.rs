@@ -144,7 +144,7 @@ impl RadioNetwork {
         let tti = self.tti.as_nanos();
         let mut t = SimTime(now.0.div_ceil(tti) * tti);
         if cell.last_tx == Some(t) {
-            t = t + self.tti;
+            t += self.tti;
         }
         cell.next_tti = Some(t);
         events.schedule(t, Event::Tti(c as u32));
