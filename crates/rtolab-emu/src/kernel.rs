@@ -161,6 +161,10 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     if let Some((_, field, why)) = checks.iter().find(|c| c.0) {
         return refuse(p, field, why);
     }
+    if t.hystart.is_some() || t.cubic_beta.is_some() {
+        let field = if t.hystart.is_some() { "hystart" } else { "cubic_beta" };
+        return refuse(p, field, "CUBIC's module parameters are global to the host, not per namespace; the emulator leaves them as they are");
+    }
     if t.max_burst.is_some() {
         return refuse(p, "max_burst", "the kernel has no per-ACK burst limit");
     }

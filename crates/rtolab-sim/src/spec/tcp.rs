@@ -1,7 +1,7 @@
 //! TCP settings of a flow: a named stack (`stack`) sets every default; each field overrides
 //! it. `resolve` turns the table into the sender's and receiver's configurations.
 
-use crate::tcp::cc::{ControllerKind, WindowArith};
+use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith};
 use crate::tcp::icmp_rto::{Case7, IcmpRtoConfig};
 use crate::tcp::profile::{Profile, Stack};
 use crate::tcp::recovery::RecoveryKind;
@@ -47,7 +47,7 @@ impl CcKind {
     pub fn controller(self) -> ControllerKind {
         match self {
             CcKind::Reno | CcKind::Newreno => ControllerKind::Reno,
-            CcKind::Cubic => ControllerKind::Cubic,
+            CcKind::Cubic => ControllerKind::Cubic(CubicParams::default()),
             CcKind::Bic => ControllerKind::Bic,
             CcKind::Westwood => ControllerKind::Westwood,
         }
@@ -208,6 +208,13 @@ pub struct TcpSpec {
     /// "westwood" as Linux runs them (`tcp/cc/`). Default: the stack's (CUBIC for `linux`,
     /// Reno for the others).
     pub cc: Option<CcKind>,
+    /// CUBIC's HyStart (Linux 2.6.29 on); false gives the CUBIC of Linux 2.6.24, which had
+    /// none. Only with `cc = "cubic"`. Default true.
+    pub hystart: Option<bool>,
+    /// CUBIC's β, the share of the window kept at a reduction (Linux 6.x: 717/1024 ≈ 0.7;
+    /// Linux 2.6.24, CUBIC 2.1: 819/1024 ≈ 0.8), rounded to 1/1024. Only with
+    /// `cc = "cubic"`.
+    pub cubic_beta: Option<f64>,
     /// Loss recovery ("reno", "newreno", "sack"); by default SACK recovery when `sack`.
     pub recovery: Option<RecoverySpec>,
     /// SACK (RFC 2018) at the receiver and, unless `recovery` says otherwise, RFC 6675
@@ -421,7 +428,13 @@ impl TcpSpec {
         let detect = self.detectors();
         let window = self.window_segments();
         let segments = |n: u32| n.max(1) as u64 * mss as u64;
-        let controller = self.cc.unwrap_or(p.cc).controller();
+        let controller = match self.cc.unwrap_or(p.cc).controller() {
+            ControllerKind::Cubic(defaults) => ControllerKind::Cubic(CubicParams {
+                hystart: self.hystart.unwrap_or(defaults.hystart),
+                beta: self.cubic_beta.map_or(defaults.beta, |b| (b * 1024.0).round() as u32),
+            }),
+            other => other,
+        };
         let sender = SenderConfig {
             mss,
             initial_window: self.iw.unwrap_or(p.iw).bytes(mss),

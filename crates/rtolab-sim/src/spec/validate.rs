@@ -280,6 +280,17 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     if matches!(t.recovery, Some(super::tcp::RecoverySpec::Sack | super::tcp::RecoverySpec::Prr)) && !t.sack_enabled() {
         return fail(format!("{p}.recovery"), "got a SACK-based recovery (\"sack\" or \"prr\") with sack = false; expected sack = true");
     }
+    let cubic = t.cc.unwrap_or(t.profile().cc) == super::tcp::CcKind::Cubic;
+    for (field, given) in [("hystart", t.hystart.is_some()), ("cubic_beta", t.cubic_beta.is_some())] {
+        if given && !cubic {
+            return fail(format!("{p}.{field}"), "is a CUBIC setting; expected cc = \"cubic\" (or a stack whose default is CUBIC)");
+        }
+    }
+    if let Some(b) = t.cubic_beta {
+        if !(b.is_finite() && b > 0.0 && b <= 0.999) {
+            return fail(format!("{p}.cubic_beta"), format!("got {b}, expected a share of the window in (0, 0.999] (Linux: 0.7; 2.6.24: 0.8)"));
+        }
+    }
     for (field, on) in [("rack", t.rack), ("tlp", t.tlp)] {
         if on == Some(true) && !t.sack_enabled() {
             return fail(format!("{p}.{field}"), "got true with sack = false; expected sack = true (RFC 8985 needs SACK)");
@@ -339,6 +350,16 @@ mod tests {
         let e = from_toml(&spec("", "route = [\"l\", \"nope\"]")).unwrap_err();
         assert_eq!(e.path, "flows[0].route[1]");
         assert!(e.message.contains("no link named \"nope\""), "{e}");
+    }
+
+    /// CUBIC's settings need CUBIC, and β must leave a window.
+    #[test]
+    fn cubic_settings_need_cubic() {
+        let e = from_toml(&spec("", "route = [\"l\"]\ntcp = { cc = \"reno\", hystart = false }")).unwrap_err();
+        assert_eq!(e.path, "flows[0].tcp.hystart");
+        let e = from_toml(&spec("", "route = [\"l\"]\ntcp = { cc = \"cubic\", cubic_beta = 1.0 }")).unwrap_err();
+        assert_eq!(e.path, "flows[0].tcp.cubic_beta");
+        assert!(from_toml(&spec("", "route = [\"l\"]\ntcp = { stack = \"linux\", hystart = false, cubic_beta = 0.8 }")).is_ok());
     }
 
     #[test]

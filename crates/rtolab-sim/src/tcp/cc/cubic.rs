@@ -25,13 +25,14 @@
 
 use super::cube_root::cubic_root;
 use super::hystart::{self, HyStart};
-use crate::tcp::jiffies::{self, HZ};
 use super::{AckSample, CongestionControl, WindowCore};
+use crate::tcp::jiffies::{self, HZ};
 use crate::time::SimTime;
 
 /// `BICTCP_BETA_SCALE`.
 const BETA_SCALE: u32 = 1024;
-/// `beta`: the window after a reduction is 717/1024 ≈ 0.7 of the window before.
+/// `beta` of Linux 6.x: the window after a reduction is 717/1024 ≈ 0.7 of the window
+/// before (module 2.2 on; 819/1024 before it, as in Linux 2.6.24).
 const BETA: u32 = 717;
 /// `bic_scale`: C = 41·10/1024 ≈ 0.4 segments/s³.
 const BIC_SCALE: u64 = 41;
@@ -42,18 +43,39 @@ const CUBE_RTT_SCALE: u64 = BIC_SCALE * 10;
 /// `cube_factor` = 2^40 / (`bic_scale`·10) = 2 681 735 677: K = ∛(`cube_factor`·(W_max − cwnd))
 /// in 1/1024 s.
 const CUBE_FACTOR: u64 = (1 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE * 10);
-/// `beta_scale` = 8·(1024 + β)/3/(1024 − β) = 15 (integer steps): Reno's estimate grows by
-/// one segment per 15/8 windows acknowledged, α = 3(1 − β)/(1 + β) ≈ 0.53 per RTT.
-const FRIENDLY_SCALE: u32 = 8 * (BETA_SCALE + BETA) / 3 / (BETA_SCALE - BETA);
+/// `beta_scale` = 8·(1024 + β)/3/(1024 − β) in integer steps (15 for β = 717): Reno's
+/// estimate grows by one segment per `beta_scale`/8 windows acknowledged,
+/// α = 3(1 − β)/(1 + β) ≈ 0.53 per RTT for β = 717.
+fn friendly_scale(beta: u32) -> u32 {
+    8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)
+}
 /// The cap on `cnt` before any reduction (5 % per RTT).
 const CNT_BEFORE_LOSS: u32 = 20;
 /// `fast_convergence`.
 const FAST_CONVERGENCE: bool = true;
 
+/// The module parameters a spec may change (`/sys/module/tcp_cubic/parameters`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubicParams {
+    /// `hystart`: HyStart leaves slow start early (Linux 2.6.29 on; none in 2.6.24).
+    pub hystart: bool,
+    /// `beta`, in 1/1024: the window kept at a reduction; below 1024.
+    pub beta: u32,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams { hystart: true, beta: BETA }
+    }
+}
+
 /// CUBIC's state (`struct bictcp`) and its window.
 #[derive(Clone, Debug)]
 pub struct Cubic {
     core: WindowCore,
+    params: CubicParams,
+    /// `beta_scale` for `params.beta`.
+    friendly_scale: u32,
     /// Segments to acknowledge per segment of growth (`cnt`).
     cnt: u32,
     /// W_max, segments (`last_max_cwnd`); 0 before the first reduction.
@@ -84,9 +106,11 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(core: WindowCore) -> Self {
+    pub fn new(core: WindowCore, params: CubicParams) -> Self {
         Cubic {
             core: core.into_linux(),
+            params,
+            friendly_scale: friendly_scale(params.beta),
             cnt: 0,
             last_max_cwnd: 0,
             last_cwnd: 0,
@@ -131,7 +155,7 @@ impl Cubic {
             self.delay_min = delay;
         }
         let cwnd = self.core.cwnd_packets();
-        if !self.hystart.found() && self.core.in_slow_start() && cwnd >= hystart::LOW_WINDOW {
+        if self.params.hystart && !self.hystart.found() && self.core.in_slow_start() && cwnd >= hystart::LOW_WINDOW {
             let ack_delay = hystart::ack_delay_us(self.pacing_rate);
             let now_us = jiffies::micros(ack.now);
             if self.hystart.update(now_us, ack.snd_una, ack.snd_max, delay, self.delay_min, ack_delay) {
@@ -203,10 +227,10 @@ impl Cubic {
     }
 
     /// The TCP-friendly region: Reno's estimate `tcp_cwnd` gains a segment per
-    /// cwnd·15/8 segments acknowledged; if it is ahead of cwnd, `cnt` is at most
+    /// cwnd·`beta_scale`/8 segments acknowledged; if it is ahead of cwnd, `cnt` is at most
     /// cwnd / (tcp_cwnd − cwnd). Then `cnt` ≥ 2.
     fn tcp_friendliness(&mut self, cwnd: u32) {
-        let per_segment = cwnd.wrapping_mul(FRIENDLY_SCALE) >> 3;
+        let per_segment = cwnd.wrapping_mul(self.friendly_scale) >> 3;
         if per_segment > 0 && self.ack_cnt > per_segment {
             // The kernel subtracts in a loop while ack_cnt > per_segment.
             let n = (self.ack_cnt - 1) / per_segment;
@@ -226,12 +250,9 @@ impl Cubic {
     fn recalc_ssthresh(&mut self) -> u32 {
         self.epoch_start = None;
         let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd = if cwnd < self.last_max_cwnd && FAST_CONVERGENCE {
-            cwnd.wrapping_mul(BETA_SCALE + BETA) / (2 * BETA_SCALE)
-        } else {
-            cwnd
-        };
-        (cwnd.wrapping_mul(BETA) / BETA_SCALE).max(2)
+        self.last_max_cwnd =
+            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.params.beta) / (2 * BETA_SCALE) } else { cwnd };
+        (cwnd.wrapping_mul(self.params.beta) / BETA_SCALE).max(2)
     }
 }
 

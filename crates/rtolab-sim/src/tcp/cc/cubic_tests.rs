@@ -6,7 +6,7 @@ use super::*;
 use crate::time::SimDuration;
 
 fn cubic(iw_segments: u64) -> Cubic {
-    Cubic::new(WindowCore::new(MSS as u32, iw_segments * MSS, WindowArith::Bytes))
+    Cubic::new(WindowCore::new(MSS as u32, iw_segments * MSS, WindowArith::Bytes), CubicParams::default())
 }
 
 /// W(t) = C·(t − K)³ + W_max with C = 0.4 (RFC 9438 eq. 1).
@@ -197,4 +197,39 @@ fn undo_restores_the_window_only() {
     cc.undo(&prior);
     assert_eq!((cc.cwnd(), cc.ssthresh()), (100 * MSS, 80 * MSS));
     assert_eq!((cc.last_max_cwnd, cc.epoch_start), (100, None));
+}
+
+/// Linux 2.6.24's CUBIC (module 2.1): no HyStart and β = 819/1024.
+fn cubic_2_6_24() -> Cubic {
+    Cubic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes), CubicParams { hystart: false, beta: 819 })
+}
+
+/// Without HyStart, the ACK train that ends slow start at 115 segments with it (above)
+/// leaves slow start running: 300 ACKs later cwnd is 10 + 300 segments and ssthresh unset.
+#[test]
+fn without_hystart_slow_start_runs_on() {
+    let mut cc = cubic_2_6_24();
+    let mut s = Stream::start(&mut cc, SimTime::ZERO);
+    let acks = s.train(&mut cc, ms(1), |_| ms(100), |c| c.cwnd() >= 310 * MSS);
+    assert_eq!(acks, 300);
+    assert!(cc.ssthresh() >= u64::MAX / 8);
+    assert!(!cc.hystart.found());
+}
+
+/// β = 819/1024: a loss at 100 segments leaves ssthresh ⌊100·819/1024⌋ = ⌊79.98⌋ = 79;
+/// fast convergence after a second loss at 90 sets W_max = ⌊90·1843/2048⌋ = ⌊80.99⌋ = 80;
+/// `beta_scale` = ⌊⌊8·1843/3⌋/205⌋ = ⌊4914/205⌋ = 23 (α = 3·0.2/1.8 = 1/3 per RTT).
+#[test]
+fn beta_819_reduces_to_four_fifths() {
+    let mut cc = cubic_2_6_24();
+    let mut s = Stream::start(&mut cc, SimTime::ZERO);
+    s.ack(&mut cc, at_ms(100), 1, Some(ms(100)));
+    cc.set_cwnd(100 * MSS);
+    cc.on_congestion_event(s.now, 0);
+    assert_eq!(cc.ssthresh(), 79 * MSS);
+    assert_eq!(cc.last_max_cwnd, 100);
+    cc.set_cwnd(90 * MSS);
+    cc.on_congestion_event(s.now, 0);
+    assert_eq!(cc.last_max_cwnd, 80);
+    assert_eq!(cc.friendly_scale, 23);
 }

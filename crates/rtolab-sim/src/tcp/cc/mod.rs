@@ -27,7 +27,7 @@ mod test_acks;
 
 pub use self::core::{WindowArith, WindowCore};
 pub use bic::Bic;
-pub use cubic::Cubic;
+pub use cubic::{Cubic, CubicParams};
 pub use reno::Reno;
 pub use westwood::Westwood;
 
@@ -139,8 +139,8 @@ pub trait CongestionControl {
 pub enum ControllerKind {
     /// RFC 5681 Reno in the `WindowCore`'s arithmetic.
     Reno,
-    /// Linux `cubic` with HyStart (always the Linux arithmetic).
-    Cubic,
+    /// Linux `cubic`, HyStart and β as `CubicParams` say (always the Linux arithmetic).
+    Cubic(CubicParams),
     /// Linux `bic` (always the Linux arithmetic).
     Bic,
     /// Linux `westwood`, Westwood+ (always the Linux arithmetic).
@@ -160,7 +160,7 @@ impl AnyCc {
     pub fn new(kind: ControllerKind, core: WindowCore) -> Self {
         match kind {
             ControllerKind::Reno => AnyCc::Reno(Reno::new(core)),
-            ControllerKind::Cubic => AnyCc::Cubic(Cubic::new(core)),
+            ControllerKind::Cubic(params) => AnyCc::Cubic(Cubic::new(core, params)),
             ControllerKind::Bic => AnyCc::Bic(Bic::new(core)),
             ControllerKind::Westwood => AnyCc::Westwood(Westwood::new(core)),
         }
