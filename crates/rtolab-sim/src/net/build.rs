@@ -46,7 +46,11 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
             let channel = channel_model(loss.as_ref(), seed, &l.name, way, record.channel);
             let drop_packets = if d == 0 { l.drop_packets.clone() } else { rev.drop_packets.unwrap_or_default() };
             let rng = stream(seed, &format!("links/{}/{way}", l.name), "queue-and-loss");
-            links.push(LinkDir::new(DirId((2 * i + d) as u32), cfg, channel, drop_packets, rng, record.queue));
+            let mut dir = LinkDir::new(DirId((2 * i + d) as u32), cfg, channel, drop_packets, rng, record.queue);
+            if let Some(jitter) = rev.jitter.as_ref().or(l.jitter.as_ref()) {
+                dir.set_jitter(jitter.0.clone(), stream(seed, &format!("links/{}/{way}", l.name), "jitter"));
+            }
+            links.push(dir);
         }
     }
     links
@@ -54,7 +58,7 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
 
 /// The hops a radio network builds for itself, numbered from `first`: the wired path's
 /// forward and reverse directions, then one dedicated uplink per mobile user (`ues` of them).
-/// Each is a plain DropTail direction without loss.
+/// Each is a plain DropTail direction without loss, with the hop's jitter if it has one.
 pub fn radio_hops(radio: &RadioSpec, ues: usize, first: DirId, seed: u64, record: LinkRecording) -> Vec<LinkDir> {
     let hop = |k: usize, name: String, h: &HopSpec| {
         let cfg = DirConfig {
@@ -65,7 +69,11 @@ pub fn radio_hops(radio: &RadioSpec, ues: usize, first: DirId, seed: u64, record
             name: name.clone(),
         };
         let rng = stream(seed, &format!("links/{name}"), "queue-and-loss");
-        LinkDir::new(DirId(first.0 + k as u32), cfg, ChannelModel::Perfect, Vec::new(), rng, record.queue)
+        let mut dir = LinkDir::new(DirId(first.0 + k as u32), cfg, ChannelModel::Perfect, Vec::new(), rng, record.queue);
+        if let Some(jitter) = &h.jitter {
+            dir.set_jitter(jitter.0.clone(), stream(seed, &format!("links/{name}"), "jitter"));
+        }
+        dir
     };
     let wired = DIRECTIONS.iter().enumerate().map(|(k, way)| hop(k, format!("{}.wired.{way}", radio.name), &radio.wired));
     let uplinks = (0..ues).map(|u| hop(2 + u, format!("{}.ue{u}.uplink", radio.name), &radio.uplink));

@@ -95,6 +95,12 @@ impl LinkDir {
         }
     }
 
+    /// Each packet's propagation gains a random delay drawn from `law` (seconds), without
+    /// reordering (`propagation.rs`); `rng` is the direction's own jitter stream.
+    pub fn set_jitter(&mut self, law: crate::units::RandomVar, rng: Xoshiro256PlusPlus) {
+        self.wire.set_jitter(law, rng);
+    }
+
     pub fn queue_len(&self) -> usize {
         self.queue.len()
     }

@@ -78,6 +78,9 @@ pub struct LinkSpec {
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Duration,
+    /// Random extra delay per packet ("exp(5ms)", "uniform(0ms, 20ms)"), added to `delay`
+    /// without reordering: no packet arrives before the one sent ahead of it.
+    pub jitter: Option<DurationRv>,
     #[serde(default)]
     pub queue: QueueSpec,
     /// Loss applied to each transmission: a Bernoulli probability, or a Gilbert–Elliott
@@ -100,6 +103,7 @@ pub struct LinkSpec {
 pub struct DirectionOverride {
     pub rate: Option<Rate>,
     pub delay: Option<Duration>,
+    pub jitter: Option<DurationRv>,
     pub queue: Option<QueueSpec>,
     pub loss: Option<LossSpec>,
     pub drop_packets: Option<Vec<u64>>,

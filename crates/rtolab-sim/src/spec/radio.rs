@@ -2,7 +2,7 @@
 //! (Sec. 3.1 and Table 1) as defaults. A flow reaches a mobile user by naming the radio
 //! (`name`, default `"hsdpa"`) as the last entry of its route.
 
-use crate::units::{Distance, Duration, Limit, Probability, Rate, SpeedRv};
+use crate::units::{Distance, Duration, DurationRv, Limit, Probability, Rate, SpeedRv};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -103,6 +103,10 @@ pub struct McsSpec {
 pub struct HopSpec {
     pub rate: Rate,
     pub delay: Duration,
+    /// Random extra delay per packet, without reordering (paper 004's uplink: a dedicated
+    /// channel with delay jitter). None by default.
+    #[serde(default)]
+    pub jitter: Option<DurationRv>,
     #[serde(default = "default_hop_queue")]
     pub queue: Limit,
 }
@@ -177,8 +181,8 @@ fn default_hop_queue() -> Limit {
     Limit::Packets(1000)
 }
 fn default_wired() -> HopSpec {
-    HopSpec { rate: Rate(5e9), delay: Duration::from_secs_f64(0.025), queue: default_hop_queue() }
+    HopSpec { rate: Rate(5e9), delay: Duration::from_secs_f64(0.025), jitter: None, queue: default_hop_queue() }
 }
 fn default_uplink() -> HopSpec {
-    HopSpec { rate: Rate(384e3), delay: Duration::from_secs_f64(0.010), queue: default_hop_queue() }
+    HopSpec { rate: Rate(384e3), delay: Duration::from_secs_f64(0.010), jitter: None, queue: default_hop_queue() }
 }
