@@ -158,7 +158,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let shared = Arc::new(Shared::new(Clock::start()));
     let mut static_plans = Vec::new();
     for f in &flows {
-        routes.push(route_dirs(scenario, f.route));
+        routes.push(route_dirs(scenario, f.route, f.uplink));
         let cc = Some(kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
         let meta = ConnMeta { name: f.name.clone(), origin: f.origin.clone(), route: routes.len() as u32 - 1, size: f.size, cc };
         let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
@@ -166,7 +166,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     }
     let mut web_routes = Vec::new();
     for w in &webs {
-        routes.push(route_dirs(scenario, w.route));
+        routes.push(route_dirs(scenario, w.route, w.uplink));
         web_routes.push(routes.len() as u32 - 1);
     }
     let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, routes, caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));

@@ -40,6 +40,57 @@ fn lone_user_gets_table_1_top_rate_less_block_errors() {
     assert!(goodput > 0.8 * cap && goodput < cap, "goodput {goodput} vs cap {cap}");
 }
 
+/// One cell, one mobile user sending a bulk flow (paper 004's uplink): data leaves over the
+/// dedicated 384 kbit/s uplink, ACKs return through the shared channel.
+const UPLINK_BULK: &str = r#"
+duration = "60s"
+[radio]
+cells = 1
+shadowing_db = 0
+[[flows]]
+name = "up"
+route = ["hsdpa"]
+uplink = true
+tcp = { stack = "linux", cc = "reno" }
+"#;
+
+/// The uplink is the bottleneck: goodput is its rate times the payload share of a packet,
+/// 384 kbit/s · 1448/1500 = 370.7 kbit/s, less the handshake and slow start (at most 3 %
+/// of 60 s). Every delivered segment crossed the wired path away from the cells
+/// (`hsdpa.wired.reverse`), and nothing more than was sent; the ACKs, 52 B each, one per
+/// two segments at least, are the only traffic of the shared channel.
+#[test]
+fn uplink_bulk_flow_fills_the_dedicated_channel() {
+    let r = run(UPLINK_BULK);
+    let up = flow(&r, "up");
+    let cap = 384e3 * 1448.0 / 1500.0;
+    let goodput = up.goodput_bps.unwrap();
+    assert!(goodput > 0.97 * cap && goodput <= cap, "goodput {goodput} vs the uplink's {cap}");
+    let away = r.links.iter().find(|l| l.link == "hsdpa.wired" && l.direction == "reverse").expect("wired path in the links table");
+    let delivered = up.bytes.div_ceil(1448);
+    assert!(
+        away.packets_sent >= delivered && away.packets_sent <= up.segments_sent + 1,
+        "{} packets on the wired path: {delivered} delivered, {} sent",
+        away.packets_sent,
+        up.segments_sent
+    );
+    let cell = &r.cells[0];
+    assert!(cell.blocks_sent > 0 && cell.bytes >= 52 * (up.segments_sent / 2), "{:?}", cell);
+}
+
+/// A constant jitter of 20 ms on every user's uplink adds 20 ms to a downlink flow's RTT
+/// (its ACKs cross the uplink): 10 kB fit in the initial window, so every RTT sample moves by
+/// 20 ms, a multiple of the 2 ms TTI (the same TTI phase), and so does the mean (± 0.1 ms).
+#[test]
+fn uplink_jitter_delays_the_acks_of_downlink_flows() {
+    let text = |jitter: &str| {
+        format!("duration = \"30s\"\n[radio]\ncells = 1\nshadowing_db = 0\nuplink = {{ rate = \"384kbps\", delay = \"10ms\"{jitter} }}\n[[flows]]\nname = \"down\"\nroute = [\"hsdpa\"]\nsize = \"10kB\"\ntcp = {{ stack = \"linux\", cc = \"reno\" }}\n")
+    };
+    let plain = flow(&run(&text("")), "down").mean_rtt_s.unwrap();
+    let jittered = flow(&run(&text(", jitter = \"20ms\"")), "down").mean_rtt_s.unwrap();
+    assert!((jittered - plain - 0.020).abs() < 1e-4, "mean RTT {plain} s without jitter, {jittered} s with 20 ms");
+}
+
 /// Paper 000's set-up in small: seven cells, web users with Pareto files (mean 25 kB,
 /// shape 1.1) and exponential think times (mean 1.5 s), ns-2.35's SACK agent (the paper
 /// ran ns-2.27) with a minimum RTO.
@@ -117,4 +168,8 @@ fn bad_radio_network_settings_name_the_field() {
     }
     let text = "duration = \"5s\"\n[radio]\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flows]]\nname = \"f\"\nroute = [\"hsdpa\", \"l\"]\nsize = \"10kB\"\n";
     assert_eq!(from_toml(text).expect_err("radio not last").path, "flows[0].route[0]");
+    let uplink_through = text.replace("route = [\"hsdpa\", \"l\"]", "route = [\"l\", \"hsdpa\"]\nuplink = true");
+    assert_eq!(from_toml(&uplink_through).expect_err("uplink must start at the radio").path, "flows[0].uplink");
+    let web_uplink = "duration = \"5s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[generators]]\nkind = \"web\"\nusers = 1\nsize = \"1kB\"\nthink = \"1s\"\nroute = [\"l\"]\nuplink = true\n";
+    assert_eq!(from_toml(web_uplink).expect_err("no radio to send from").path, "generators[0].uplink");
 }

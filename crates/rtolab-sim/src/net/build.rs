@@ -127,16 +127,25 @@ pub fn spike_processes(scenario: &Scenario, seed: u64) -> Vec<SpikeProcess> {
 /// The directions a route crosses: data forward over the named links in order, ACKs back
 /// over their reverse directions in the opposite order. The route must be validated.
 ///
-/// A route that ends in the radio network crosses its wired path last (forward) and first
-/// (reverse); the user's own uplink, which comes before it on the way back, is the caller's
-/// to add.
-pub fn route_dirs(scenario: &Scenario, route: &[String]) -> (Vec<DirId>, Vec<DirId>) {
+/// A route into the radio network crosses its wired path (`2L` towards the base stations,
+/// `2L + 1` away from them, for L scenario links): last on the way to a mobile receiver and
+/// first on the way back; with `uplink` (the mobile sends, the radio named first) first on
+/// the way out and last on the way back. The mobile user's own uplink is the caller's to
+/// add (`FlowRuntime::reach_mobile`).
+pub fn route_dirs(scenario: &Scenario, route: &[String], uplink: bool) -> (Vec<DirId>, Vec<DirId>) {
     let index = |name: &String| scenario.links.iter().position(|l| &l.name == name).expect("validated route") as u32;
-    let radio = scenario.ends_in_radio(route);
-    let links = if radio { &route[..route.len() - 1] } else { route };
+    let radio = scenario.reaches_radio(route, uplink);
+    let links = match (radio, uplink) {
+        (true, false) => &route[..route.len() - 1],
+        (true, true) => &route[1..],
+        (false, _) => route,
+    };
+    let towards_cells = DirId(2 * scenario.links.len() as u32);
     let mut fwd: Vec<DirId> = links.iter().map(|n| DirId(2 * index(n))).collect();
-    if radio {
-        fwd.push(DirId(2 * scenario.links.len() as u32));
+    match (radio, uplink) {
+        (true, false) => fwd.push(towards_cells),
+        (true, true) => fwd.insert(0, towards_cells.opposite()),
+        (false, _) => {}
     }
     let rev: Vec<DirId> = fwd.iter().rev().map(|d| d.opposite()).collect();
     (fwd, rev)

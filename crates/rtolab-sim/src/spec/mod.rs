@@ -59,9 +59,11 @@ impl Scenario {
         flows.chain(gens).collect()
     }
 
-    /// Whether `route` ends in the radio network (validated routes name it last or not at all).
-    pub fn ends_in_radio(&self, route: &[String]) -> bool {
-        self.radio.as_ref().is_some_and(|r| route.last() == Some(&r.name))
+    /// Whether `route` reaches a mobile user of the radio network: validated routes name the
+    /// radio last (the mobile receives), first with `uplink` (the mobile sends), or not at all.
+    pub fn reaches_radio(&self, route: &[String], uplink: bool) -> bool {
+        let end = if uplink { route.first() } else { route.last() };
+        self.radio.as_ref().is_some_and(|r| end == Some(&r.name))
     }
 }
 
@@ -237,6 +239,11 @@ pub struct FlowSpec {
     pub name: String,
     /// Links crossed by data, in order; ACKs return over the same links reversed.
     pub route: Vec<String>,
+    /// The mobile user sends: the route names the radio network first, data leaves over the
+    /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
+    /// channel. Default false (a route into the radio ends at a mobile receiver).
+    #[serde(default)]
+    pub uplink: bool,
     #[serde(default = "infinite")]
     pub size: FlowSize,
     #[serde(default)]
@@ -268,6 +275,11 @@ pub struct BurstSpec {
     /// Random offset added to each flow's start (drawn per flow from the generator's stream).
     pub jitter: Option<DurationRv>,
     pub route: Vec<String>,
+    /// The mobile user sends: the route names the radio network first, data leaves over the
+    /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
+    /// channel. Default false (a route into the radio ends at a mobile receiver).
+    #[serde(default)]
+    pub uplink: bool,
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -284,6 +296,11 @@ pub struct WebSpec {
     pub think: DurationRv,
     pub start: Option<Duration>,
     pub route: Vec<String>,
+    /// The mobile user sends: the route names the radio network first, data leaves over the
+    /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
+    /// channel. Default false (a route into the radio ends at a mobile receiver).
+    #[serde(default)]
+    pub uplink: bool,
     #[serde(default)]
     pub tcp: TcpSpec,
     /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number

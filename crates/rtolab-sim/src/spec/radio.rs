@@ -9,7 +9,8 @@ use serde::Deserialize;
 /// A system-level model of HS-DSCH: hexagonal cells with wrap-around, distance path loss
 /// and log-normal shadowing, interference within and between cells, link adaptation by SIR,
 /// a 2 ms TTI with up to `users_per_tti` code-multiplexed users, per-user buffers at the base
-/// station and a pluggable scheduler. Every mobile user has a dedicated uplink for its ACKs.
+/// station and a pluggable scheduler. Every mobile user has a dedicated uplink for what it sends
+/// (its ACKs, or its data when it sends: `uplink = true` on the traffic).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RadioSpec {
@@ -81,8 +82,9 @@ pub struct RadioSpec {
     /// Figure 1: 25 ms, 5 Gbps).
     #[serde(default = "default_wired")]
     pub wired: HopSpec,
-    /// Each user's dedicated uplink, which carries its ACKs. Not given in paper 000;
-    /// 384 kbit/s and 10 ms are a WCDMA release 99 dedicated channel's rate and TTI.
+    /// Each user's dedicated uplink, which carries what the user sends: its ACKs, or its
+    /// data with `uplink = true`. Not given in paper 000; 384 kbit/s and 10 ms are a WCDMA
+    /// release 99 dedicated channel's rate and TTI.
     #[serde(default = "default_uplink")]
     pub uplink: HopSpec,
 }
@@ -177,8 +179,11 @@ fn default_pf_window() -> Duration {
 fn default_speed() -> SpeedRv {
     SpeedRv(crate::units::RandomVar::Const(3.0 / 3.6))
 }
+/// 100 packets: on the uplink 3.1 s of full-sized packets at 384 kbit/s, a large RLC buffer
+/// as 3G uplinks had (as large as the downlink's per-user buffer); the 5 Gbps wired path
+/// never fills it.
 fn default_hop_queue() -> Limit {
-    Limit::Packets(1000)
+    Limit::Packets(100)
 }
 fn default_wired() -> HopSpec {
     HopSpec { rate: Rate(5e9), delay: Duration::from_secs_f64(0.025), jitter: None, queue: default_hop_queue() }

@@ -1,7 +1,8 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError,
+    TcpSpec, WebSpec,
 };
 use crate::units::FlowSize;
 use std::collections::HashSet;
@@ -160,20 +161,31 @@ fn red(r: &RedSpec, p: &str) -> Check {
     }
 }
 
-fn route(r: &[String], s: &Scenario, p: &str) -> Check {
+/// A route of the traffic at `p` (`p.route`, `p.uplink`): known links, and the radio network
+/// at most once, where the mobile user is: last, or first when `uplink` (the mobile sends).
+fn route(r: &[String], uplink: bool, s: &Scenario, p: &str) -> Check {
     if r.is_empty() {
-        return fail(p, "expected at least one link name");
+        return fail(format!("{p}.route"), "expected at least one link name");
     }
+    if uplink && !s.reaches_radio(r, true) {
+        let why = match &s.radio {
+            None => "the mobile user sends over the radio network, but the scenario has no [radio]".to_string(),
+            Some(radio) => format!("the mobile user sends, so the route must start with the radio network {:?}", radio.name),
+        };
+        return fail(format!("{p}.uplink"), why);
+    }
+    let mobile_at = if uplink { 0 } else { r.len() - 1 };
     for (i, name) in r.iter().enumerate() {
         if s.radio.as_ref().is_some_and(|radio| &radio.name == name) {
-            if i + 1 != r.len() {
-                return fail(format!("{p}[{i}]"), format!("the radio network {name:?} serves mobile users, so it must be the last entry of a route"));
+            if i != mobile_at {
+                let place = if uplink { "the first entry of an uplink route" } else { "the last entry of a route (or the first, with uplink = true)" };
+                return fail(format!("{p}.route[{i}]"), format!("the radio network {name:?} serves mobile users, so it must be {place}"));
             }
             continue;
         }
         if !s.links.iter().any(|l| &l.name == name) {
             let known: Vec<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
-            return fail(format!("{p}[{i}]"), format!("no link named {name:?}; links are {known:?}"));
+            return fail(format!("{p}.route[{i}]"), format!("no link named {name:?}; links are {known:?}"));
         }
     }
     Ok(())
@@ -213,7 +225,10 @@ fn radio(r: &RadioSpec, links: &HashSet<&str>) -> Check {
         return fail(format!("{p}.users_per_tti"), "got 0, expected at least one user per TTI");
     }
     if r.users_per_tti > r.codes {
-        return fail(format!("{p}.users_per_tti"), format!("got {} users per TTI but only {} codes; each multiplexed user needs a code", r.users_per_tti, r.codes));
+        return fail(
+            format!("{p}.users_per_tti"),
+            format!("got {} users per TTI but only {} codes; each multiplexed user needs a code", r.users_per_tti, r.codes),
+        );
     }
     if r.pf_window.sim() < r.tti.sim() {
         return fail(format!("{p}.pf_window"), "expected a window of at least one TTI");
@@ -222,7 +237,7 @@ fn radio(r: &RadioSpec, links: &HashSet<&str>) -> Check {
 }
 
 fn flow(f: &FlowSpec, s: &Scenario, p: &str) -> Check {
-    route(&f.route, s, &format!("{p}.route"))?;
+    route(&f.route, f.uplink, s, p)?;
     tcp(&f.tcp, &format!("{p}.tcp"))?;
     if f.size == FlowSize::Infinite && s.duration.is_none() {
         return fail(format!("{p}.size"), "an infinite flow needs a `duration` for the run");
@@ -232,17 +247,17 @@ fn flow(f: &FlowSpec, s: &Scenario, p: &str) -> Check {
 
 fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
     match g {
-        GeneratorSpec::Burst(BurstSpec { flows, total, route: r, tcp: t, .. }) => {
+        GeneratorSpec::Burst(BurstSpec { flows, total, route: r, uplink, tcp: t, .. }) => {
             if *flows == 0 {
                 return fail(format!("{p}.flows"), "expected at least one flow");
             }
             if total.0 < *flows as u64 {
                 return fail(format!("{p}.total"), format!("got {} B, expected at least one byte per flow", total.0));
             }
-            route(r, s, &format!("{p}.route"))?;
+            route(r, *uplink, s, p)?;
             tcp(t, &format!("{p}.tcp"))
         }
-        GeneratorSpec::Web(WebSpec { users, route: r, tcp: t, datagrams, .. }) => {
+        GeneratorSpec::Web(WebSpec { users, route: r, uplink, tcp: t, datagrams, .. }) => {
             if *users == 0 {
                 return fail(format!("{p}.users"), "expected at least one user");
             }
@@ -257,7 +272,7 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
             if s.duration.is_none() {
                 return fail(p.to_string(), "web users never stop: the run needs a `duration`");
             }
-            route(r, s, &format!("{p}.route"))?;
+            route(r, *uplink, s, p)?;
             tcp(t, &format!("{p}.tcp"))
         }
     }

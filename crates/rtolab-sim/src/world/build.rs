@@ -3,6 +3,7 @@
 use super::flow::FlowRuntime;
 use super::ledger::Ledger;
 use super::plan::plan;
+use super::traffic::WebGenerator;
 use super::Simulation;
 use crate::engine::{Event, EventQueue};
 use crate::net::build::{captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
@@ -20,25 +21,26 @@ impl Simulation {
         let (planned, planned_web) = plan(scenario, seed);
         // Every flow and web user whose route ends in the radio network is a mobile user.
         let mut ues = 0u32;
-        let mut mobile = |route: &[String]| {
-            scenario.ends_in_radio(route).then(|| {
+        let mut mobile = |route: &[String], uplink: bool| {
+            scenario.reaches_radio(route, uplink).then(|| {
                 ues += 1;
                 ues - 1
             })
         };
-        let flows_and_ues: Vec<(FlowRuntime, Option<u32>)> = planned
+        let flows_and_ues: Vec<(FlowRuntime, Option<u32>, bool)> = planned
             .into_iter()
             .map(|f| {
-                let (fwd, rev) = route_dirs(scenario, f.route);
-                (FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed), mobile(f.route))
+                let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
+                (FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed), mobile(f.route, f.uplink), f.uplink)
             })
             .collect();
         let mut web_users = Vec::new();
         let mut web_specs = Vec::new();
         for w in planned_web {
-            web_specs.push((w.name, route_dirs(scenario, w.route), w.tcp.clone(), w.start));
+            let (forward, reverse) = route_dirs(scenario, w.route, w.uplink);
+            web_specs.push(WebGenerator { name: w.name, forward, reverse, tcp: w.tcp.clone(), start: w.start, uplink: w.uplink });
             for mut user in w.users {
-                user.ue = mobile(w.route);
+                user.ue = mobile(w.route, w.uplink);
                 web_users.push(user);
             }
         }
@@ -49,9 +51,9 @@ impl Simulation {
         });
         let flows = flows_and_ues
             .into_iter()
-            .map(|(mut flow, ue)| {
+            .map(|(mut flow, ue, uplink)| {
                 if let (Some(ue), Some(radio)) = (ue, &radio) {
-                    flow.reach_mobile(ue, radio.uplink(ue));
+                    flow.reach_mobile(ue, radio.uplink(ue), uplink);
                 }
                 flow
             })
@@ -103,7 +105,7 @@ impl Simulation {
             }
         }
         for u in 0..self.web_users.len() {
-            let start = self.web_specs[self.web_users[u].spec as usize].3;
+            let start = self.web_specs[self.web_users[u].spec as usize].start;
             let think = self.web_users[u].draw_think();
             self.events.schedule(start + think, Event::UserWake(u as u32));
         }

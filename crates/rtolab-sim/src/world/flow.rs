@@ -2,7 +2,7 @@
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
 use crate::intervals::IntervalSet;
-use crate::net::DirId;
+use crate::net::{DirId, Way};
 use crate::rng::stream;
 use crate::spec::TcpSpec;
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -227,8 +227,12 @@ pub struct FlowRuntime {
     pub size: Option<u64>,
     pub forward: Vec<DirId>,
     pub reverse: Vec<DirId>,
-    /// The mobile user at the end of a route into the radio network.
+    /// The mobile user at one end of a route into the radio network.
     pub ue: Option<u32>,
+    /// The way whose packets finish their route at a base station and cross the shared
+    /// channel to `ue`: data (`Forward`) when the mobile receives, ACKs (`Reverse`) when it
+    /// sends.
+    pub radio_way: Way,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
     /// Per side (sender, receiver): generation and time of the pending timer event.
@@ -242,11 +246,18 @@ pub struct FlowRuntime {
 }
 
 impl FlowRuntime {
-    /// The flow ends at mobile user `ue` of the radio network: its ACKs leave over the
-    /// user's own `uplink` before the rest of the reverse route.
-    pub fn reach_mobile(&mut self, ue: u32, uplink: DirId) {
+    /// The flow has mobile user `ue` of the radio network at one end: what the user sends
+    /// (ACKs when it receives, data when `sends`) leaves over its own `uplink` before the
+    /// rest of the route, and what it receives crosses the shared channel last.
+    pub fn reach_mobile(&mut self, ue: u32, uplink: DirId, sends: bool) {
         self.ue = Some(ue);
-        self.reverse.insert(0, uplink);
+        if sends {
+            self.forward.insert(0, uplink);
+            self.radio_way = Way::Reverse;
+        } else {
+            self.reverse.insert(0, uplink);
+            self.radio_way = Way::Forward;
+        }
     }
 
     /// A flow with `tcp` resolved for its size; a stack with ns-2's coarse clock gets the
@@ -267,6 +278,7 @@ impl FlowRuntime {
             forward,
             reverse,
             ue: None,
+            radio_way: Way::Forward,
             sender: TcpSender::new(resolved.sender),
             receiver: TcpReceiver::new(resolved.receiver),
             timer_generation: [0; 2],

@@ -25,7 +25,7 @@ use crate::time::SimTime;
 use flow::FlowRuntime;
 use ledger::Ledger;
 use thiserror::Error;
-use traffic::WebUser;
+use traffic::{WebGenerator, WebUser};
 
 /// A run that could not complete.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -53,8 +53,7 @@ pub struct Simulation {
     packets: PacketArena,
     spikes: Vec<SpikeProcess>,
     web_users: Vec<WebUser>,
-    /// Per web generator: name, (forward, reverse) route, TCP settings, start.
-    web_specs: Vec<(String, (Vec<DirId>, Vec<DirId>), crate::spec::TcpSpec, SimTime)>,
+    web_specs: Vec<WebGenerator>,
     captures: Vec<Option<Capture>>,
     stop_at: Option<SimTime>,
     max_events: u64,
@@ -392,7 +391,7 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
-        if let (Way::Forward, Some(ue), Some(radio)) = (p.way, flow.ue, &mut self.radio) {
+        if let (true, Some(ue), Some(radio)) = (p.way == flow.radio_way, flow.ue, &mut self.radio) {
             let bytes = p.wire_bytes;
             self.ledger.offered_to_radio();
             if radio.offer(now, ue, id, bytes, &mut self.events) == Offer::Dropped {
@@ -454,13 +453,13 @@ impl Simulation {
     fn start_web_file(&mut self, now: SimTime, u: u32) {
         let user = &mut self.web_users[u as usize];
         let size = user.draw_size();
-        let (gen_name, (fwd, rev), tcp, _) = &self.web_specs[user.spec as usize];
-        let name = format!("{gen_name}.u{}.{}", user.user, user.files);
+        let g = &self.web_specs[user.spec as usize];
+        let name = format!("{}.u{}.{}", g.name, user.user, user.files);
         user.files += 1;
-        let origin = Origin::Web { user: u, generator: gen_name.clone() };
-        let mut flow = FlowRuntime::new(name, origin, now, Some(size), fwd.clone(), rev.clone(), tcp, self.seed);
+        let origin = Origin::Web { user: u, generator: g.name.clone() };
+        let mut flow = FlowRuntime::new(name, origin, now, Some(size), g.forward.clone(), g.reverse.clone(), &g.tcp, self.seed);
         if let (Some(ue), Some(radio)) = (user.ue, &self.radio) {
-            flow.reach_mobile(ue, radio.uplink(ue));
+            flow.reach_mobile(ue, radio.uplink(ue), g.uplink);
         }
         self.flows.push(flow);
         let f = FlowId((self.flows.len() - 1) as u32);

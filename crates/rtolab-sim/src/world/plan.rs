@@ -18,6 +18,8 @@ pub struct PlannedFlow<'a> {
     /// `None` for an unbounded flow.
     pub size: Option<u64>,
     pub route: &'a [String],
+    /// The mobile user at the start of `route` sends (`FlowSpec::uplink`).
+    pub uplink: bool,
     pub tcp: &'a TcpSpec,
 }
 
@@ -26,6 +28,7 @@ pub struct PlannedWeb<'a> {
     pub name: String,
     pub start: SimTime,
     pub route: &'a [String],
+    pub uplink: bool,
     pub tcp: &'a TcpSpec,
     pub users: Vec<WebUser>,
 }
@@ -49,13 +52,14 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                 FlowSize::Infinite => None,
             },
             route: &f.route,
+            uplink: f.uplink,
             tcp: &f.tcp,
         })
         .collect();
     let mut web = Vec::new();
     for (g, gen) in scenario.generators.iter().enumerate() {
         match gen {
-            GeneratorSpec::Burst(BurstSpec { name, flows: n, total, start, jitter, route, tcp }) => {
+            GeneratorSpec::Burst(BurstSpec { name, flows: n, total, start, jitter, route, uplink, tcp }) => {
                 let name = name.clone().unwrap_or_else(|| format!("burst{g}"));
                 let (share, extra) = (total.0 / *n as u64, total.0 % *n as u64);
                 let mut jitter = jitter.as_ref().map(|j| RvSampler::new(j.0.clone()));
@@ -68,17 +72,15 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                         start: at(*start) + offset.unwrap_or(SimDuration::ZERO),
                         size: Some(share + u64::from(k < extra)),
                         route,
+                        uplink: *uplink,
                         tcp,
                     });
                 }
             }
-            GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, tcp, datagrams }) => {
+            GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, uplink, tcp, datagrams }) => {
                 let name = name.clone().unwrap_or_else(|| format!("web{g}"));
                 let spec = web.len() as u32;
-                let datagrams = datagrams.as_ref().map(|d| Datagrams {
-                    mean_count: d.mean_count,
-                    max_size: d.max_size.map_or(f64::INFINITY, |b| b.0 as f64),
-                });
+                let datagrams = datagrams.as_ref().map(|d| Datagrams { mean_count: d.mean_count, max_size: d.max_size.map_or(f64::INFINITY, |b| b.0 as f64) });
                 let users = (0..*users)
                     .map(|u| WebUser {
                         spec,
@@ -91,7 +93,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                         rng: stream(seed, &format!("generators/{name}/user{u}"), "size-and-think"),
                     })
                     .collect();
-                web.push(PlannedWeb { name, start: at(*start), route, tcp, users });
+                web.push(PlannedWeb { name, start: at(*start), route, uplink: *uplink, tcp, users });
             }
         }
     }

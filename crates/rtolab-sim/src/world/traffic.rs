@@ -2,7 +2,9 @@
 //! size over a new connection, then an exponential think time, again and again; paper 001's
 //! 3GPP packet calls: a file made of a random number of datagrams).
 
-use crate::time::SimDuration;
+use crate::net::DirId;
+use crate::spec::TcpSpec;
+use crate::time::{SimDuration, SimTime};
 use crate::units::RvSampler;
 use rand::Rng;
 use rand_distr::{Distribution, Geometric};
@@ -25,12 +27,24 @@ impl Datagrams {
     }
 }
 
+/// A web generator at run time: what each new connection of its users gets.
+pub struct WebGenerator {
+    pub name: String,
+    /// The route's directions, data and ACKs (without a mobile user's own uplink).
+    pub forward: Vec<DirId>,
+    pub reverse: Vec<DirId>,
+    pub tcp: TcpSpec,
+    pub start: SimTime,
+    /// Its mobile users send (`WebSpec::uplink`).
+    pub uplink: bool,
+}
+
 pub struct WebUser {
     /// Index into the simulation's web generator specs.
     pub spec: u32,
     pub user: u32,
     pub files: u32,
-    /// The mobile user it is, when its route ends in the radio network.
+    /// The mobile user it is, when its route reaches the radio network.
     pub ue: Option<u32>,
     pub size: RvSampler,
     pub think: RvSampler,
@@ -51,9 +65,7 @@ impl WebUser {
             None => self.size.sample(&mut self.rng).round(),
             Some(d) => {
                 let n = d.draw_count(&mut self.rng);
-                (0..n)
-                    .map(|_| self.size.sample(&mut self.rng).min(d.max_size).round())
-                    .sum()
+                (0..n).map(|_| self.size.sample(&mut self.rng).min(d.max_size).round()).sum()
             }
         };
         (bytes as u64).max(1)
@@ -74,15 +86,9 @@ mod tests {
             user: 0,
             files: 0,
             ue: None,
-            size: RvSampler::new(RandomVar::Pareto {
-                scale: 81.5,
-                shape: 1.1,
-            }),
+            size: RvSampler::new(RandomVar::Pareto { scale: 81.5, shape: 1.1 }),
             think: RvSampler::new(RandomVar::Const(1.0)),
-            datagrams: Some(Datagrams {
-                mean_count: 25.0,
-                max_size: 66_666.0,
-            }),
+            datagrams: Some(Datagrams { mean_count: 25.0, max_size: 66_666.0 }),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         }
     }
@@ -116,28 +122,19 @@ mod tests {
     #[test]
     fn datagram_count_is_geometric_from_one() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-        let d = Datagrams {
-            mean_count: 25.0,
-            max_size: f64::INFINITY,
-        };
+        let d = Datagrams { mean_count: 25.0, max_size: f64::INFINITY };
         let draws: Vec<u64> = (0..200_000).map(|_| d.draw_count(&mut rng)).collect();
         let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
         assert!((mean / 25.0 - 1.0).abs() < 0.01, "{mean}");
         assert_eq!(*draws.iter().min().unwrap(), 1);
-        let one = Datagrams {
-            mean_count: 1.0,
-            max_size: f64::INFINITY,
-        };
+        let one = Datagrams { mean_count: 1.0, max_size: f64::INFINITY };
         assert!((0..1000).all(|_| one.draw_count(&mut rng) == 1));
     }
 
     #[test]
     fn datagrams_never_exceed_the_cut_off() {
         let mut user = umts_user(5);
-        user.datagrams = Some(Datagrams {
-            mean_count: 1.0,
-            max_size: 1000.0,
-        });
+        user.datagrams = Some(Datagrams { mean_count: 1.0, max_size: 1000.0 });
         let sizes: Vec<u64> = (0..50_000).map(|_| user.draw_size()).collect();
         assert_eq!(*sizes.iter().max().unwrap(), 1000);
         assert!(*sizes.iter().min().unwrap() >= 82);
