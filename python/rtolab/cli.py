@@ -286,6 +286,7 @@ def report(
 class Reproduction(StrEnum):
     """The papers ``rtolab reproduce`` reproduces."""
 
+    cc_hsdpa = "cc-hsdpa"
     icmp_rto = "icmp-rto"
     iw10_irto = "iw10-irto"
     minrto_hsdpa = "minrto-hsdpa"
@@ -302,12 +303,13 @@ def reproduce(
     replications: Annotated[Optional[int], typer.Option(min=1, help="Override the number of replications.")] = None,
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
-    from rtolab.reproduce import icmp_rto_study, iw10_irto_study, minrto_hsdpa_study, spikes_study
+    from rtolab.reproduce import cc_hsdpa_study, icmp_rto_study, iw10_irto_study, minrto_hsdpa_study, spikes_study
 
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
     study = {
+        Reproduction.cc_hsdpa: cc_hsdpa_study,
         Reproduction.icmp_rto: icmp_rto_study,
         Reproduction.iw10_irto: iw10_irto_study,
         Reproduction.minrto_hsdpa: minrto_hsdpa_study,
@@ -317,7 +319,7 @@ def reproduce(
         r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
     except _core.SpecError as e:
         raise _fail(str(e)) from None
-    table = {Reproduction.iw10_irto: "summary.csv", Reproduction.minrto_hsdpa: "findings.csv"}.get(name, "comparison.csv")
+    table = {Reproduction.iw10_irto: "summary.csv", Reproduction.minrto_hsdpa: "findings.csv", Reproduction.cc_hsdpa: "findings.csv"}.get(name, "comparison.csv")
     out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; {table} and {len(r.figures)} figures in {target}/")
     if r.failed:
         raise _fail(f"{r.failed} run{'s' if r.failed != 1 else ''} failed (rtolab.errors({str(target / 'sweep')!r}) lists them)", code=1)

@@ -14,7 +14,7 @@ from rtolab.study import Study
 from rtolab.sweep import errors, sweep
 from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures
 from rtolab.studies import iw10_analysis as analysis
-from rtolab.studies import iw10_irto, minrto_hsdpa, minrto_hsdpa_analysis, spikes, spikes_analysis
+from rtolab.studies import cc_hsdpa, cc_hsdpa_analysis, iw10_irto, minrto_hsdpa, minrto_hsdpa_analysis, spikes, spikes_analysis
 
 
 @dataclass(frozen=True)
@@ -136,3 +136,31 @@ def minrto_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None
     figures = minrto_hsdpa_analysis.figures(table, cdf, out)
     runs_total = study.replications * len(list(study.combinations()))
     return Reproduction(out, time.monotonic() - started, runs_total, errors(out / "sweep").height, figures, found)
+
+
+def cc_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
+    """Paper 004: sweeps the congestion-control study into ``out/sweep``, traces one downlink
+    flow per algorithm, and writes ``flows.parquet`` (every measured flow), ``runs.csv``,
+    ``summary.csv`` (per-run means with 90 % intervals), ``cdf.csv``, ``findings.csv`` (the
+    paper's findings checked one by one), ``traces.parquet`` and the CDF and cwnd/RTT
+    figures under ``out``."""
+    from rtolab.api import run
+
+    started = time.monotonic()
+    study = cc_hsdpa.study(quick=quick, replications=replications)
+    flows = _sweep_into(out, study, executor or LocalExecutor(), progress)
+    measured = cc_hsdpa_analysis.per_flow(flows)
+    measured.write_parquet(out / "flows.parquet")
+    runs = cc_hsdpa_analysis.per_run(measured)
+    runs.write_csv(out / "runs.csv")
+    table = cc_hsdpa_analysis.summary(runs)
+    table.write_csv(out / "summary.csv")
+    cdf = cc_hsdpa_analysis.cdfs(measured)
+    cdf.write_csv(out / "cdf.csv")
+    found = cc_hsdpa_analysis.findings(table)
+    found.write_csv(out / "findings.csv")
+    trace = cc_hsdpa_analysis.traces({a: run(cc_hsdpa.trace_scenario(a), seed=study.seed).series for a in cc_hsdpa.ALGORITHMS})
+    trace.write_parquet(out / "traces.parquet")
+    figures = cc_hsdpa_analysis.figures(cdf, trace, out)
+    runs_total = study.replications * len(list(study.combinations()))
+    return Reproduction(out, time.monotonic() - started, runs_total + len(cc_hsdpa.ALGORITHMS), errors(out / "sweep").height, figures, found)

@@ -1,0 +1,179 @@
+"""Paper 004's measures from a congestion-control-over-HSDPA sweep: per measured flow its
+goodput, mean RTT, retransmission ratio and timeouts (all, and those the spurious-timeout
+oracle found genuine); their distributions per algorithm
+(the paper's CDFs); per-run means with 90 % intervals over replications; and the paper's
+findings checked one by one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from rtolab import stats
+from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, MAIN_UPLINK_QUEUE, UPLINK_QUEUE, WARM_UP_S
+
+#: The measured traffic, by how a flow's row identifies it.
+DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB = "downlink bulk", "uplink bulk", "downlink web"
+TRAFFIC = [DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB]
+#: Per-flow measures (paper 004: goodput, RTT, packet loss ratio, timeouts), with labels.
+MEASURES = {
+    "goodput_bps": "goodput [bit/s]",
+    "mean_rtt_s": "mean RTT [s]",
+    "retransmit_ratio": "retransmitted / sent segments",
+    "timeouts": "timeouts per flow",
+    "genuine_timeouts": "timeouts not spurious, per flow",
+}
+KEYS = [ALGORITHM, UPLINK_QUEUE, "traffic"]
+LEVEL = 0.9
+
+
+def per_flow(flows: pl.DataFrame) -> pl.DataFrame:
+    """The measured flows with their traffic class and measures: the bulk flows (whole, from
+    their start after the warm-up to the end of the run) and the measured web transfers that
+    began after the warm-up and finished. The retransmission ratio stands for the paper's
+    packet loss ratio (what a sender sees of its losses)."""
+    traffic = (
+        pl.when(pl.col("kind") == "flow")
+        .then(pl.when(pl.col("name").str.starts_with("up")).then(pl.lit(UPLINK_BULK)).otherwise(pl.lit(DOWNLINK_BULK)))
+        .when((pl.col("generator") == "measured") & (pl.col("start_s") >= WARM_UP_S) & pl.col("end_s").is_not_null())
+        .then(pl.lit(DOWNLINK_WEB))
+    )
+    return (
+        flows.with_columns(traffic=traffic)
+        .filter(pl.col("traffic").is_not_null())
+        .with_columns(
+            retransmit_ratio=pl.col("retransmits") / pl.col("segments_sent"),
+            timeouts=pl.col("timeouts").cast(pl.Float64),
+            genuine_timeouts=(pl.col("timeouts") - pl.col("spurious_timeouts")).cast(pl.Float64),
+        )
+        .select("run", *KEYS, "name", *MEASURES, "spurious_timeouts", "undos")
+    )
+
+
+def per_run(measured: pl.DataFrame) -> pl.DataFrame:
+    """One row per run and traffic class: the mean of each measure over its flows."""
+    return measured.group_by(["run", *KEYS]).agg(pl.len().alias("flows"), *(pl.col(m).mean() for m in MEASURES)).sort(KEYS)
+
+
+def summary(runs: pl.DataFrame) -> pl.DataFrame:
+    """Each measure per algorithm, uplink buffer and traffic: the mean over replications of
+    the per-run means, with its 90 % Student-t interval."""
+    parts = [stats.summarize(runs, m, KEYS, level=LEVEL).with_columns(pl.lit(m).alias("measure")) for m in MEASURES]
+    return pl.concat(parts).select("measure", *KEYS, "n", "mean", "ci_low", "ci_high").sort("measure", *KEYS)
+
+
+def cdfs(measured: pl.DataFrame, uplink_queue: str = MAIN_UPLINK_QUEUE) -> pl.DataFrame:
+    """The empirical CDF of every measure per traffic class and algorithm, over flows (the
+    paper's figures), at one uplink buffer: columns measure, traffic, algorithm, x, p."""
+    chosen = measured.filter(pl.col(UPLINK_QUEUE) == uplink_queue)
+    parts = [stats.ecdf_by(chosen.drop_nulls(m), m, ["traffic", ALGORITHM]).with_columns(pl.lit(m).alias("measure")) for m in MEASURES]
+    return pl.concat(parts).select("measure", "traffic", ALGORITHM, "x", "p")
+
+
+def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str = MAIN_UPLINK_QUEUE) -> float:
+    rows = s.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue))
+    values = rows["mean"].drop_nulls().to_numpy().astype(float)
+    return float(values.mean()) if values.size else float("nan")
+
+
+def findings(s: pl.DataFrame) -> pl.DataFrame:
+    """Paper 004's findings, each with what rtolab measures (means over runs at the main
+    uplink buffer; "×" is the ratio of BIC's and CUBIC's mean to NewReno's and Westwood+'s)."""
+    rows = []
+
+    def add(finding: str, rtolab: str, holds: bool) -> None:
+        rows.append({"finding": finding, "rtolab": rtolab, "holds": holds})
+
+    def of(measure: str, traffic: str) -> dict[str, float]:
+        return {a: _mean(s, measure, traffic, a) for a in ALGORITHMS}
+
+    def ratio(v: dict[str, float]) -> float:
+        return (v["BIC"] + v["CUBIC"]) / (v["NewReno"] + v["Westwood+"])
+
+    def listing(v: dict[str, float], fmt: str) -> str:
+        return ", ".join(f"{a} {format(x, fmt)}" for a, x in v.items())
+
+    for traffic in (DOWNLINK_BULK, DOWNLINK_WEB):
+        g = of("goodput_bps", traffic)
+        spread = (max(g.values()) - min(g.values())) / (sum(g.values()) / len(g))
+        add(f"the four give similar goodput ({traffic}; spread < 10 %)", f"{listing({a: x / 1e6 for a, x in g.items()}, '.3f')} Mbit/s; spread {spread:.3f}", spread < 0.10)
+    rtt = of("mean_rtt_s", DOWNLINK_BULK)
+    add(
+        "BIC and CUBIC inflate the RTT above NewReno and Westwood+ (downlink bulk)",
+        listing(rtt, ".3f") + " s",
+        min(rtt["BIC"], rtt["CUBIC"]) > max(rtt["NewReno"], rtt["Westwood+"]),
+    )
+    add("Westwood+ has the lowest RTT (downlink bulk)", listing(rtt, ".3f") + " s", min(rtt, key=lambda a: rtt[a]) == "Westwood+")
+    retx = of("retransmit_ratio", DOWNLINK_BULK)
+    add("BIC and CUBIC retransmit about twice as much (downlink bulk; × ≥ 1.5)", f"{listing(retx, '.4f')}; × {ratio(retx):.2f}", ratio(retx) >= 1.5)
+    rto = of("timeouts", DOWNLINK_BULK)
+    add("BIC and CUBIC time out about three times as often (downlink bulk; × ≥ 2)", f"{listing(rto, '.2f')} per flow; × {ratio(rto):.2f}", ratio(rto) >= 2.0)
+    add("CUBIC times out most (downlink bulk)", listing(rto, ".2f"), max(rto, key=lambda a: rto[a]) == "CUBIC")
+    genuine = of("genuine_timeouts", DOWNLINK_BULK)
+    add(
+        "… counting only the timeouts that were not spurious (the oracle's verdict; × ≥ 2)",
+        f"{listing(genuine, '.2f')} per flow; × {ratio(genuine):.2f}",
+        ratio(genuine) >= 2.0,
+    )
+    up_g = of("goodput_bps", UPLINK_BULK)
+    up_spread = (max(up_g.values()) - min(up_g.values())) / (sum(up_g.values()) / len(up_g))
+    up_rtt = of("mean_rtt_s", UPLINK_BULK)
+    rtt_spread = (max(up_rtt.values()) - min(up_rtt.values())) / (sum(up_rtt.values()) / len(up_rtt))
+    add(
+        f"on the uplink the four perform alike (goodput and RTT spread < 10 %, uplink buffer {MAIN_UPLINK_QUEUE})",
+        f"goodput spread {up_spread:.3f}, RTT spread {rtt_spread:.3f}; retransmitted {listing(of('retransmit_ratio', UPLINK_BULK), '.4f')}",
+        up_spread < 0.10 and rtt_spread < 0.10,
+    )
+    return pl.DataFrame(rows)
+
+
+def traces(series: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """cwnd (segments of 1448 B) and smoothed RTT over time of the traced flow of each
+    algorithm (``series``: algorithm → that run's series table)."""
+    parts = []
+    for algorithm, s in series.items():
+        one = s.filter(pl.col("entity") == "down0").select("time_s", pl.col("metric").cast(pl.String), "value")
+        parts.append(one.with_columns(pl.lit(algorithm).alias(ALGORITHM)))
+    return pl.concat(parts).with_columns(pl.when(pl.col("metric") == "cwnd").then(pl.col("value") / 1448).otherwise(pl.col("value")).alias("value"))
+
+
+def figures(cdf: pl.DataFrame, trace: pl.DataFrame, out: Path) -> list[Path]:
+    """One figure of CDFs per traffic class (a panel per measure, a line per algorithm) and
+    the cwnd and RTT traces (a panel per algorithm)."""
+    from matplotlib.figure import Figure
+
+    from rtolab.studies.figures import save
+
+    paths: list[Path] = []
+    for traffic in TRAFFIC:
+        fig = Figure(figsize=(14, 3.6))
+        axes = fig.subplots(1, len(MEASURES))
+        for ax, (measure, label) in zip(axes, MEASURES.items()):
+            for algorithm in ALGORITHMS:
+                part = cdf.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm))
+                if part.height:
+                    ax.step(part["x"].to_numpy(), part["p"].to_numpy(), where="post", label=algorithm)
+            ax.set_xlabel(label)
+            ax.grid(alpha=0.3)
+        axes[0].set_ylabel(f"CDF ({traffic})")
+        axes[-1].legend(fontsize=8)
+        fig.tight_layout()
+        paths += save(fig, out, "cdf_" + traffic.replace(" ", "_"))
+    fig = Figure(figsize=(12, 7))
+    axes = fig.subplots(2, 2, sharex=True)
+    for ax, algorithm in zip(axes.flat, ALGORITHMS):
+        part = trace.filter(pl.col(ALGORITHM) == algorithm)
+        cwnd, srtt = part.filter(pl.col("metric") == "cwnd"), part.filter(pl.col("metric") == "srtt")
+        ax.step(cwnd["time_s"].to_numpy(), cwnd["value"].to_numpy(), where="post", color="C0")
+        ax.set_ylabel("cwnd [segments]", color="C0")
+        right = ax.twinx()
+        right.plot(srtt["time_s"].to_numpy(), srtt["value"].to_numpy(), color="C3", lw=0.8)
+        right.set_ylabel("smoothed RTT [s]", color="C3")
+        ax.set_title(algorithm)
+        ax.grid(alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("time [s]")
+    fig.tight_layout()
+    paths += save(fig, out, "cwnd_rtt")
+    return paths

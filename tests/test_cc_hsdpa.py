@@ -1,0 +1,100 @@
+"""Paper 004's study on a small grid: every measured flow is classed and measured by its
+definition, each algorithm runs with Linux 2.6.24's settings, the uplink bulk flows are held
+to the uplink's rate, and the findings, CDFs and figures are produced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rtolab import run
+from rtolab.executors import LocalExecutor
+from rtolab.study import Study
+from rtolab.studies import cc_hsdpa as c
+from rtolab.studies import cc_hsdpa_analysis as a
+from rtolab.sweep import sweep
+
+RUNS_PER_CASE = 2
+
+
+@pytest.fixture(scope="module")
+def flows(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
+    study = Study.from_dict({
+        "name": "cc-hsdpa-small",
+        "scenario": c.base_scenario(30.0, background_users=20),
+        "cases": c.algorithm_cases(list(c.ALGORITHMS)),
+        "grid": {c.UPLINK_QUEUE: ["20p"]},
+        "replications": RUNS_PER_CASE,
+        "seed": 11,
+    })
+    return sweep(study, tmp_path_factory.mktemp("sweep") / "sweep", executor=LocalExecutor(1))
+
+
+def test_each_algorithm_runs_as_linux_2_6_24() -> None:
+    """The cases put one algorithm on every measured flow; CUBIC is 2.6.24's (no HyStart,
+    β = 0.8); the background keeps its own TCP."""
+    cases = {case[c.ALGORITHM]: case for case in c.algorithm_cases(list(c.ALGORITHMS))}
+    assert cases["CUBIC"]["flows.*.tcp"] == {**c.LINUX_2_6_24, "cc": "cubic", "hystart": False, "cubic_beta": 0.8}
+    assert {case["generators.measured.tcp"]["cc"] for case in cases.values()} == {"reno", "westwood", "bic", "cubic"}
+    assert all(case["flows.*.tcp"]["rack"] is False and case["flows.*.tcp"]["iw"] == "rfc3390" for case in cases.values())
+
+
+def test_measured_flows_are_classed_and_measured(flows: pl.DataFrame) -> None:
+    measured = a.per_flow(flows)
+    counts = dict(measured.group_by("traffic").len().iter_rows())
+    runs = len(c.ALGORITHMS) * RUNS_PER_CASE
+    assert counts[a.DOWNLINK_BULK] == c.BULK * runs and counts[a.UPLINK_BULK] == c.BULK * runs
+    assert counts[a.DOWNLINK_WEB] > 50 * runs
+    assert measured.filter(pl.col("traffic") == a.DOWNLINK_WEB)["name"].str.starts_with("measured.").all()
+    one = measured.filter(pl.col("traffic") == a.UPLINK_BULK).row(0, named=True)
+    raw = flows.filter((pl.col("run") == one["run"]) & (pl.col("name") == one["name"])).row(0, named=True)
+    assert one["retransmit_ratio"] == pytest.approx(raw["retransmits"] / raw["segments_sent"])
+    assert one["genuine_timeouts"] == raw["timeouts"] - raw["spurious_timeouts"]
+
+
+def test_uplink_bulk_is_held_to_the_uplink(flows: pl.DataFrame) -> None:
+    """An uplink flow's goodput cannot exceed 384 kbit/s · 1448/1500 (its dedicated
+    channel's rate times the payload share of a packet), and gets most of it over 25 s."""
+    up = a.per_flow(flows).filter(pl.col("traffic") == a.UPLINK_BULK)["goodput_bps"].to_numpy()
+    cap = 384e3 * 1448 / 1500
+    assert (up <= cap * 1.0001).all() and (up > 0.6 * cap).all(), up
+
+
+def test_summary_findings_and_figures(flows: pl.DataFrame, tmp_path: Path) -> None:
+    measured = a.per_flow(flows)
+    runs = a.per_run(measured)
+    assert runs.height == len(c.ALGORITHMS) * RUNS_PER_CASE * len(a.TRAFFIC)
+    table = a.summary(runs)
+    assert set(table["measure"].unique().to_list()) == set(a.MEASURES)
+    assert (table["n"] == RUNS_PER_CASE).all()
+    found = a.findings(table)
+    assert found.columns == ["finding", "rtolab", "holds"] and found.height == 9
+    cdf = a.cdfs(measured)
+    assert set(cdf[c.ALGORITHM].unique().to_list()) == set(c.ALGORITHMS)
+    trace = a.traces({alg: run(c.trace_scenario(alg, duration_s=15.0), seed=3).series for alg in ("NewReno", "CUBIC")})
+    assert set(trace["metric"].unique().to_list()) == {"cwnd", "srtt"}
+    paths = a.figures(cdf, trace, tmp_path)
+    assert {p.name for p in paths} == {"cdf_downlink_bulk.png", "cdf_uplink_bulk.png", "cdf_downlink_web.png", "cwnd_rtt.png"}
+
+
+def test_findings_follow_the_means() -> None:
+    """The findings read the summary: with BIC and CUBIC at 2× NewReno's and Westwood+'s
+    retransmissions and 3× their timeouts, CUBIC highest, those findings hold."""
+    rows = []
+    values = {
+        "goodput_bps": {"NewReno": 2e6, "Westwood+": 2e6, "BIC": 2.05e6, "CUBIC": 2.05e6},
+        "mean_rtt_s": {"NewReno": 0.5, "Westwood+": 0.4, "BIC": 0.7, "CUBIC": 0.8},
+        "retransmit_ratio": {"NewReno": 0.01, "Westwood+": 0.01, "BIC": 0.02, "CUBIC": 0.02},
+        "timeouts": {"NewReno": 1.0, "Westwood+": 1.0, "BIC": 2.0, "CUBIC": 4.0},
+        "genuine_timeouts": {"NewReno": 1.0, "Westwood+": 1.0, "BIC": 2.0, "CUBIC": 4.0},
+    }
+    for measure, per_alg in values.items():
+        for traffic in a.TRAFFIC:
+            for alg, v in per_alg.items():
+                rows.append({"measure": measure, c.ALGORITHM: alg, c.UPLINK_QUEUE: c.MAIN_UPLINK_QUEUE, "traffic": traffic, "n": 3, "mean": v, "ci_low": v, "ci_high": v})
+    found = a.findings(pl.DataFrame(rows))
+    holds = dict(zip(found["finding"].to_list(), found["holds"].to_list()))
+    assert all(holds[f] for f in holds if "uplink" not in f), holds
+    assert not holds[next(f for f in holds if "uplink" in f)], "RTT spread 0.6 is not alike"
