@@ -116,6 +116,32 @@ fn reverse() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// A per-packet delay law for `jitter`.
+fn jitter() -> BoxedStrategy<String> {
+    prop_oneof![(1u32..50).prop_map(|m| format!("exp({m}ms)")), (0u32..20, 1u32..40).prop_map(|(lo, d)| format!("uniform({lo}ms, {}ms)", lo + d)),].boxed()
+}
+
+/// A small HSDPA radio network (`[radio]`, named "hsdpa"): 1 or 7 cells, any scheduler, few
+/// codes, small buffers, sometimes a jittered uplink.
+fn radio() -> BoxedStrategy<String> {
+    (
+        prop_oneof![Just(1u32), Just(7u32)],
+        prop_oneof![Just("rr"), Just("max-sir"), Just("pf")],
+        1u32..=3,
+        2u32..60,
+        prop::option::weighted(0.5, jitter()),
+        float(0.0, 10.0),
+        1u32..20,
+    )
+        .prop_map(|(cells, scheduler, users_per_tti, buffer, jitter, shadowing, speed)| {
+            let jitter = jitter.map(|j| format!(", jitter = \"{j}\"")).unwrap_or_default();
+            format!(
+                "[radio]\ncells = {cells}\nscheduler = \"{scheduler}\"\nusers_per_tti = {users_per_tti}\nbuffer = \"{buffer}p\"\nshadowing_db = {shadowing}\nspeed = \"{speed}km/h\"\nuplink = {{ rate = \"384kbps\", delay = \"10ms\", queue = \"{buffer}p\"{jitter} }}\n"
+            )
+        })
+        .boxed()
+}
+
 fn link(i: usize) -> BoxedStrategy<String> {
     (
         prop_oneof![1 => 8u32..256, 4 => 256u32..20_000, 1 => 20_000u32..50_000],
@@ -126,11 +152,13 @@ fn link(i: usize) -> BoxedStrategy<String> {
         spikes(),
         reverse(),
         prop::option::weighted(0.2, prop::collection::vec(1u64..60, 1..6)),
+        prop::option::weighted(0.2, jitter()),
     )
-        .prop_map(move |(rate, delay, q, l, arq, sp, rev, drops)| {
+        .prop_map(move |(rate, delay, q, l, arq, sp, rev, drops, jitter)| {
             let arq = arq.map(|a| format!("arq = {a}\n")).unwrap_or_default();
             let drops = drops.map(|d| format!("drop_packets = {d:?}\n")).unwrap_or_default();
-            format!("[[links]]\nname = \"l{i}\"\nrate = \"{rate}kbps\"\ndelay = \"{delay}ms\"\n{q}\n{l}\n{arq}{sp}\n{rev}\n{drops}")
+            let jitter = jitter.map(|j| format!("jitter = \"{j}\"\n")).unwrap_or_default();
+            format!("[[links]]\nname = \"l{i}\"\nrate = \"{rate}kbps\"\ndelay = \"{delay}ms\"\n{q}\n{l}\n{arq}{sp}\n{rev}\n{drops}{jitter}")
         })
         .boxed()
 }
@@ -273,8 +301,32 @@ fn route(links: usize) -> BoxedStrategy<String> {
         .boxed()
 }
 
-fn flow(i: usize, links: usize) -> BoxedStrategy<String> {
-    (route(links), prop::option::weighted(0.8, 1u64..400_000), 0u32..1000, tcp())
+/// A route over the links, or, with a radio network, one that ends at a mobile user (the
+/// radio last) or starts at one (`uplink = true`, the radio first).
+fn any_route(links: usize, radio: bool) -> BoxedStrategy<String> {
+    if !radio {
+        return route(links);
+    }
+    let mobile = |r: String, uplink: bool| {
+        let names = r.trim_start_matches("route = [").trim_end_matches(']').to_string();
+        if uplink {
+            format!("route = [\"hsdpa\", {names}]\nuplink = true")
+        } else {
+            format!("route = [{names}, \"hsdpa\"]")
+        }
+    };
+    prop_oneof![
+        1 => route(links),
+        2 => route(links).prop_map(move |r| mobile(r, false)),
+        1 => route(links).prop_map(move |r| mobile(r, true)),
+        1 => Just("route = [\"hsdpa\"]".to_string()),
+        1 => Just("route = [\"hsdpa\"]\nuplink = true".to_string()),
+    ]
+    .boxed()
+}
+
+fn flow(i: usize, links: usize, radio: bool) -> BoxedStrategy<String> {
+    (any_route(links, radio), prop::option::weighted(0.8, 1u64..400_000), 0u32..1000, tcp())
         .prop_map(move |(r, size, start, t)| {
             let size = size.map_or("\"inf\"".to_string(), |b| format!("\"{b}B\""));
             format!("[[flows]]\nname = \"f{i}\"\n{r}\nsize = {size}\nstart = \"{start}ms\"\n{t}\n")
@@ -282,7 +334,7 @@ fn flow(i: usize, links: usize) -> BoxedStrategy<String> {
         .boxed()
 }
 
-fn generator(links: usize) -> BoxedStrategy<String> {
+fn generator(links: usize, radio: bool) -> BoxedStrategy<String> {
     let size = prop_oneof![
         (500u32..50_000).prop_map(|m| format!("exp({m}B)")),
         (2_000u32..50_000, float(1.1, 2.5)).prop_map(|(m, s)| format!("pareto(mean={m}B, shape={s})")),
@@ -290,28 +342,29 @@ fn generator(links: usize) -> BoxedStrategy<String> {
     ];
     prop_oneof![
         4 => Just(String::new()),
-        2 => (1u32..4, size, float(0.05, 2.0), 0u32..1000, route(links), tcp()).prop_map(|(users, size, think, start, r, t)| format!(
+        2 => (1u32..4, size, float(0.05, 2.0), 0u32..1000, any_route(links, radio), tcp()).prop_map(|(users, size, think, start, r, t)| format!(
             "[[generators]]\nkind = \"web\"\nusers = {users}\nsize = \"{size}\"\nthink = \"exp({think}s)\"\nstart = \"{start}ms\"\n{r}\n{t}\n"
         )),
-        1 => (1u32..5, 1u32..200, 0u32..1000, route(links), tcp()).prop_map(|(flows, total, start, r, t)| format!(
+        1 => (1u32..5, 1u32..200, 0u32..1000, any_route(links, radio), tcp()).prop_map(|(flows, total, start, r, t)| format!(
             "[[generators]]\nkind = \"burst\"\nflows = {flows}\ntotal = \"{total}kB\"\nstart = \"{start}ms\"\n{r}\n{t}\n"
         )),
     ]
     .boxed()
 }
 
-/// A whole scenario: 1–3 links, 1–4 flows, sometimes a generator, a short duration and an
-/// event budget.
+/// A whole scenario: 1–3 links, 1–4 flows, sometimes a generator, in one of four a radio
+/// network that routes may reach, a short duration and an event budget.
 fn scenario() -> BoxedStrategy<String> {
-    (1usize..=3, 1usize..=4)
-        .prop_flat_map(|(n_links, n_flows)| {
+    (1usize..=3, 1usize..=4, prop::bool::weighted(0.25))
+        .prop_flat_map(|(n_links, n_flows, with_radio)| {
             let links: Vec<_> = (0..n_links).map(link).collect();
-            let flows: Vec<_> = (0..n_flows).map(|i| flow(i, n_links)).collect();
-            (links, flows, generator(n_links), 500u32..10_000, 0u64..1_000_000)
+            let flows: Vec<_> = (0..n_flows).map(|i| flow(i, n_links, with_radio)).collect();
+            let radio = if with_radio { radio() } else { Just(String::new()).boxed() };
+            (links, flows, generator(n_links, with_radio), radio, 500u32..10_000, 0u64..1_000_000)
         })
-        .prop_map(|(links, flows, generator, duration, seed)| {
+        .prop_map(|(links, flows, generator, radio, duration, seed)| {
             format!(
-                "duration = \"{duration}ms\"\nseed = {seed}\n[limits]\nmax_events = {MAX_EVENTS}\n\n{}\n{}\n{generator}",
+                "duration = \"{duration}ms\"\nseed = {seed}\n[limits]\nmax_events = {MAX_EVENTS}\n{radio}\n{}\n{}\n{generator}",
                 links.join("\n"),
                 flows.join("\n")
             )
