@@ -119,6 +119,28 @@ def test_fields_the_kernel_cannot_honour_exit_2(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_a_mobile_user_downloads_and_uploads_through_the_radio_network() -> None:
+    """The HSDPA model in real time: one cell, a kernel download and upload at a mobile
+    user arrive whole; the upload is held to the dedicated uplink's 384 kbit/s (payload share
+    1448/1500), the download crosses the shared channel, whose cell reports the blocks it
+    sent; the uplinks stay out of the links table."""
+    spec = {
+        "name": "emu-radio",
+        "radio": {"cells": 1, "shadowing_db": 0},
+        "flows": [
+            {"name": "down", "route": ["hsdpa"], "size": "300kB", "tcp": {"cc": "reno"}},
+            {"name": "up", "route": ["hsdpa"], "uplink": True, "size": "100kB", "tcp": {"cc": "reno"}},
+        ],
+    }
+    r = emulate(spec)
+    flows = {f["name"]: f for f in r.flows.iter_rows(named=True)}
+    assert flows["down"]["bytes"] == 300_000 and flows["up"]["bytes"] == 100_000
+    assert flows["up"]["goodput_bps"] <= 384e3 * 1448 / 1500
+    assert r.cells.height == 1 and r.cells["blocks_sent"][0] > 200  # 300 kB in blocks of at most 1800 B
+    assert set(r.links["link"].to_list()) == {"hsdpa.wired"}
+    assert ours() == []
+
+
 def _start_long_run(tmp_path: Path) -> subprocess.Popen[str]:
     path = tmp_path / "long.toml"
     path.write_text('duration = "60s"\n[[links]]\nname = "l"\nrate = "1Mbps"\ndelay = "50ms"\n[[flows]]\nname = "f"\nroute = ["l"]\n')

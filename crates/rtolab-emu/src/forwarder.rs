@@ -1,7 +1,9 @@
 //! The real-time forwarder: packets the kernel routes into one namespace's TUN device cross
 //! the scenario's link directions — the simulator's own `LinkDir` and `SpikeProcess`, driven
 //! by the simulator's event queue — and are written into the other namespace's TUN device
-//! when the last direction releases them.
+//! when the last direction releases them. A route into the radio network ends at a base
+//! station instead: the simulator's `RadioNetwork` holds the packet until a TTI of the user's
+//! cell hands it over.
 //!
 //! Time is the monotonic clock since the start (`Clock`). Events run at their own (virtual)
 //! time as soon as the clock reaches it, so queueing, serialisation and propagation follow
@@ -15,7 +17,8 @@ use crate::wire::{self, TcpView};
 use rtolab_sim::engine::{Event, EventQueue};
 use rtolab_sim::net::{DirId, LinkDir, Offer, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
-use rtolab_sim::results::{SeriesTable, METRIC_DELAY};
+use rtolab_sim::radio::RadioNetwork;
+use rtolab_sim::results::{CellRow, SeriesTable, METRIC_DELAY};
 use rtolab_sim::{SimDuration, SimTime};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -50,14 +53,24 @@ pub struct Accuracy {
     pub realtime: bool,
 }
 
+/// The link directions of one route and, when it reaches the radio network, its mobile
+/// user: `(ue, way)`, where packets of `way` finish at a base station and cross the shared
+/// channel to the user.
+pub struct Route {
+    pub forward: Vec<DirId>,
+    pub reverse: Vec<DirId>,
+    pub mobile: Option<(u32, Way)>,
+}
+
 pub struct Forwarder {
     /// TUN devices: 0 in the sender's namespace, 1 in the receiver's.
     tuns: [File; 2],
     links: Vec<LinkDir>,
     spikes: Vec<SpikeProcess>,
     events: EventQueue,
-    /// (forward, reverse) directions per route id.
-    routes: Vec<(Vec<DirId>, Vec<DirId>)>,
+    /// Per route id.
+    routes: Vec<Route>,
+    radio: Option<RadioNetwork>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     pub conns: Vec<Option<ConnTrack>>,
@@ -78,6 +91,7 @@ pub struct ForwarderReport {
     pub accuracy: Accuracy,
     pub series: SeriesTable,
     pub pcaps: Vec<(String, Vec<u8>)>,
+    pub cells: Vec<CellRow>,
     pub events: u64,
     pub peak_slots: u64,
 }
@@ -88,7 +102,8 @@ impl Forwarder {
         tuns: [File; 2],
         links: Vec<LinkDir>,
         spikes: Vec<SpikeProcess>,
-        routes: Vec<(Vec<DirId>, Vec<DirId>)>,
+        routes: Vec<Route>,
+        radio: Option<RadioNetwork>,
         captures: Vec<Option<Capture>>,
         shared: Arc<Shared>,
         record_delay: bool,
@@ -107,6 +122,7 @@ impl Forwarder {
             spikes,
             events,
             routes,
+            radio,
             slots: Vec::new(),
             free: Vec::new(),
             conns: Vec::new(),
@@ -214,10 +230,18 @@ impl Forwarder {
                     self.events.schedule(next, Event::SpikeStart(i));
                 }
             }
+            Event::Tti(c) => {
+                let mut handed = std::mem::take(&mut self.arrivals);
+                if let Some(radio) = &mut self.radio {
+                    radio.on_tti(t, c as usize, &mut self.events, &mut handed);
+                }
+                for id in handed.drain(..) {
+                    self.egress(t, None, id.0);
+                }
+                self.arrivals = handed;
+            }
             // Flows, timers and web users live in the kernel and the applications.
             Event::FlowStart(_) | Event::Timer { .. } | Event::UserWake(_) | Event::Stop => {}
-            // Refused before the run: `kernel::settings` rejects a radio network.
-            Event::Tti(_) => {}
         }
     }
 
@@ -235,14 +259,25 @@ impl Forwarder {
         self.links[dir.index()].return_notices(notices);
     }
 
-    fn track(&mut self, k: u32) -> Option<&mut ConnTrack> {
+    /// Connection `k`'s tracker, made at its first packet (`now`); a connection of a mobile
+    /// user starts a new transfer from a new place, as in the simulator, and what the user's
+    /// base-station buffer still held is dropped.
+    fn track(&mut self, k: u32, now: SimTime) -> Option<&mut ConnTrack> {
         let i = k as usize;
         if self.conns.len() <= i {
             self.conns.resize_with(i + 1, || None);
         }
         if self.conns[i].is_none() {
             let meta = self.shared.connection(k)?;
+            let mobile = self.routes.get(meta.route as usize).and_then(|r| r.mobile);
             self.conns[i] = Some(ConnTrack::new(meta));
+            if let (Some((ue, _)), Some(radio)) = (mobile, &mut self.radio) {
+                let mut flushed = Vec::new();
+                radio.relocate(now, ue, &mut flushed);
+                for id in flushed {
+                    self.drop_slot(id.0);
+                }
+            }
         }
         self.conns[i].as_mut()
     }
@@ -259,7 +294,7 @@ impl Forwarder {
             self.accuracy.foreign_packets += 1;
             return;
         };
-        let Some(track) = self.track(k) else {
+        let Some(track) = self.track(k, now) else {
             self.accuracy.foreign_packets += 1;
             return;
         };
@@ -268,8 +303,8 @@ impl Forwarder {
         }
         let route = track.meta.route as usize;
         let first = match way {
-            Way::Forward => self.routes[route].0[0],
-            Way::Reverse => self.routes[route].1[0],
+            Way::Forward => self.routes[route].forward[0],
+            Way::Reverse => self.routes[route].reverse[0],
         };
         let id = self.alloc(Slot { data: Vec::new(), conn: k, way, hop: 0, entered: now, view }, bytes);
         self.offer(now, first, id);
@@ -318,11 +353,12 @@ impl Forwarder {
         self.free.push(id);
     }
 
-    /// A packet left direction `dir` at virtual time `t`: on to the next hop, or out.
+    /// A packet left direction `dir` at virtual time `t`: on to the next hop, to its mobile
+    /// user's base station, or out.
     fn advance(&mut self, t: SimTime, dir: DirId, id: u32) {
         let slot = &mut self.slots[id as usize];
-        let route = self.conns[slot.conn as usize].as_ref().map(|c| c.meta.route).unwrap_or(0) as usize;
-        let hops = if slot.way == Way::Forward { &self.routes[route].0 } else { &self.routes[route].1 };
+        let route = &self.routes[self.conns[slot.conn as usize].as_ref().map(|c| c.meta.route).unwrap_or(0) as usize];
+        let hops = if slot.way == Way::Forward { &route.forward } else { &route.reverse };
         let next = slot.hop as usize + 1;
         if next < hops.len() {
             slot.hop = next as u16;
@@ -330,13 +366,30 @@ impl Forwarder {
             self.offer(t, d, id);
             return;
         }
+        let mobile = route.mobile;
+        if let (Some((ue, way)), Some(radio)) = (mobile, &mut self.radio) {
+            if way == slot.way {
+                let len = slot.data.len() as u32;
+                if radio.offer(t, ue, PacketId(id), len, &mut self.events) == Offer::Dropped {
+                    self.drop_slot(id);
+                }
+                return;
+            }
+        }
+        self.egress(t, Some(dir.index()), id);
+    }
+
+    /// A packet leaves the network at virtual time `t`, from direction `dir` (or the radio
+    /// network): into the TUN device of the side it was going to.
+    fn egress(&mut self, t: SimTime, dir: Option<usize>, id: u32) {
+        let slot = &self.slots[id as usize];
         let side = if slot.way == Way::Forward { 1 } else { 0 };
         // A write to a TUN device is taken by the kernel at once; an error (device gone at
         // the end of the run) loses only this packet.
         self.tuns[side].write_all(&slot.data).ok();
         let real = self.shared.clock.now();
         let (k, way, entered, view, len) = (slot.conn, slot.way, slot.entered, slot.view, slot.data.len() as u64);
-        self.note_release(dir.index(), t, real, len);
+        self.note_release(dir, t, real, len);
         if let Some(track) = self.conns.get_mut(k as usize).and_then(|c| c.as_mut()) {
             match way {
                 Way::Forward => {
@@ -351,11 +404,15 @@ impl Forwarder {
         self.free.push(id);
     }
 
-    /// Lateness of this release, and, for releases back to back on the transmitter (their
-    /// scheduled gap is exactly one transmission time), the real spacing the receiver saw.
-    fn note_release(&mut self, dir: usize, scheduled: SimTime, real: SimTime, bytes: u64) {
+    /// Lateness of this release, and, for releases back to back on a link direction's
+    /// transmitter (their scheduled gap is exactly one transmission time), the real spacing
+    /// the receiver saw. A release by the radio network (`dir` None) counts for lateness only.
+    fn note_release(&mut self, dir: Option<usize>, scheduled: SimTime, real: SimTime, bytes: u64) {
         let acc = &mut self.accuracy;
         acc.lateness_ns.push(real.0.saturating_sub(scheduled.0));
+        let Some(dir) = dir else {
+            return;
+        };
         let rate = self.links[dir].cfg.rate_bps.max(1) as u128;
         let tx = SimDuration((bytes as u128 * 8 * 1_000_000_000 / rate) as u64);
         if let Some((prev_scheduled, prev_real)) = acc.last_release[dir] {
@@ -380,6 +437,7 @@ impl Forwarder {
             accuracy: self.accuracy,
             series: self.series,
             pcaps: self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect(),
+            cells: self.radio.as_ref().map(|r| r.report(end.max(self.events.now()))).unwrap_or_default(),
             events: self.events.processed(),
             peak_slots: self.slots.len() as u64,
         }

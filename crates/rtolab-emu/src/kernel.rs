@@ -108,9 +108,6 @@ pub fn congestion_control(t: &TcpSpec) -> Option<&'static str> {
 
 /// Namespace settings for `scenario`, or the first field the kernel cannot honour.
 pub fn settings(s: &Scenario) -> EmuResult<NsSettings> {
-    if s.radio.is_some() {
-        return Err(EmuError::unsupported("radio", "the HSDPA radio network runs in simulated time only; it cannot yet forward real packets"));
-    }
     let mut agreed: Option<(String, NsSettings)> = None;
     for (path, t) in s.tcp_tables() {
         let mine = settings_of(t, &path)?;

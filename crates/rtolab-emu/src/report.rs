@@ -310,13 +310,16 @@ pub fn run_result(
     rows: Vec<FlowRow>,
     mut series: SeriesTable,
     fwd: &mut ForwarderReport,
+    reported_links: usize,
     end: SimTime,
     data_packets: u64,
 ) -> RunResult {
     let n = rows.len() as u32;
     let mut entities: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     let mut links = Vec::new();
-    for (d, l) in fwd.links.iter_mut().enumerate() {
+    // As in the simulator: the scenario's links and the radio's wired path, not the mobile
+    // users' own uplinks.
+    for (d, l) in fwd.links.iter_mut().take(reported_links).enumerate() {
         entities.push(l.cfg.name.clone());
         l.take_series(n + d as u32, &mut series);
         links.push(l.report(end));
@@ -325,7 +328,7 @@ pub fn run_result(
     RunResult {
         flows: rows,
         links,
-        cells: Vec::new(),
+        cells: std::mem::take(&mut fwd.cells),
         series,
         meta: RunMeta {
             scenario: scenario.name.clone(),

@@ -5,13 +5,15 @@
 
 use crate::apps::{self, SendPlan};
 use crate::error::{EmuError, EmuResult};
-use crate::forwarder::Forwarder;
+use crate::forwarder::{Forwarder, Route};
 use crate::kernel::{self, NsSettings};
 use crate::netns::{self, ip, Namespace};
 use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
 use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
-use rtolab_sim::net::build::{captures, link_dirs, route_dirs, spike_processes, LinkRecording};
+use rtolab_sim::net::build::{add_uplink, captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
+use rtolab_sim::net::DirId;
+use rtolab_sim::radio::RadioNetwork;
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::plan::plan;
 use rtolab_sim::world::Origin;
@@ -150,26 +152,64 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
 
     let series_wanted = scenario.output.series.clone();
     let record = LinkRecording { queue: series_wanted.contains(&SeriesMetric::Queue), channel: series_wanted.contains(&SeriesMetric::Channel) };
-    let links = link_dirs(scenario, seed, record);
-    let caps = captures(scenario, &links);
+    let mut links = link_dirs(scenario, seed, record);
     let spikes = spike_processes(scenario, seed);
     let (flows, webs) = plan(scenario, seed);
+    // Every flow and web user whose route reaches the radio network is a mobile user, in the
+    // simulator's order (flows, then web users), with a route of its own.
+    let ues = flows.iter().filter(|f| scenario.reaches_radio(f.route, f.uplink)).count()
+        + webs.iter().filter(|w| scenario.reaches_radio(w.route, w.uplink)).map(|w| w.users.len()).sum::<usize>();
+    let radio = scenario.radio.as_ref().map(|r| {
+        let first = DirId(links.len() as u32);
+        links.extend(radio_hops(r, ues, first, seed, record));
+        RadioNetwork::new(r, ues, DirId(first.0 + 2), seed)
+    });
+    let caps = captures(scenario, &links);
+    let mut next_ue = 0u32;
+    let mut route_of = |path: &[String], uplink: bool| {
+        let (mut forward, mut reverse) = route_dirs(scenario, path, uplink);
+        let mobile = match &radio {
+            Some(radio) if scenario.reaches_radio(path, uplink) => {
+                let ue = next_ue;
+                next_ue += 1;
+                Some((ue, add_uplink(&mut forward, &mut reverse, radio.uplink(ue), uplink)))
+            }
+            _ => None,
+        };
+        Route { forward, reverse, mobile }
+    };
     let mut routes = Vec::new();
     let shared = Arc::new(Shared::new(Clock::start()));
     let mut static_plans = Vec::new();
     for f in &flows {
-        routes.push(route_dirs(scenario, f.route, f.uplink));
+        routes.push(route_of(f.route, f.uplink));
         let cc = Some(kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
         let meta = ConnMeta { name: f.name.clone(), origin: f.origin.clone(), route: routes.len() as u32 - 1, size: f.size, cc };
         let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
         static_plans.push((k, f.start, SendPlan { connection: k, size: f.size, cc }));
     }
-    let mut web_routes = Vec::new();
+    // A route per web user when its users are mobile (each has its own uplink), else one per
+    // generator.
+    let mut web_routes: Vec<Vec<u32>> = Vec::new();
     for w in &webs {
-        routes.push(route_dirs(scenario, w.route, w.uplink));
-        web_routes.push(routes.len() as u32 - 1);
+        let own = scenario.reaches_radio(w.route, w.uplink);
+        let shared_route = (!own).then(|| {
+            routes.push(route_of(w.route, w.uplink));
+            routes.len() as u32 - 1
+        });
+        web_routes.push(
+            (0..w.users.len())
+                .map(|_| {
+                    shared_route.unwrap_or_else(|| {
+                        routes.push(route_of(w.route, w.uplink));
+                        routes.len() as u32 - 1
+                    })
+                })
+                .collect(),
+        );
     }
-    let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, routes, caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));
+    let reported_links = 2 * scenario.links.len() + if radio.is_some() { 2 } else { 0 };
+    let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, routes, radio, caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));
     let mut threads = Threads { shared: shared.clone(), senders: Vec::new(), others: Vec::new(), forwarder: None };
     threads.forwarder = Some(std::thread::spawn(move || forwarder.run()));
     let clamp = settings.window_clamp;
@@ -190,9 +230,9 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     }
     let n_static = flows.len();
     let has_web = webs.iter().any(|w| !w.users.is_empty());
-    for (w, route) in webs.into_iter().zip(web_routes) {
+    for (w, user_routes) in webs.into_iter().zip(web_routes) {
         let cc = Some(kernel::congestion_control(w.tcp).unwrap_or(DEFAULT_CC));
-        for mut user in w.users {
+        for (mut user, route) in w.users.into_iter().zip(user_routes) {
             let sh = shared.clone();
             let (name, start) = (w.name.clone(), w.start);
             threads.senders.push(apps::spawn_in(&senders, move || {
@@ -285,7 +325,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     }
     let (accuracy, latency, late_packets, released) = report::accuracy(&fwd);
     let foreign_packets = fwd.accuracy.foreign_packets;
-    let result = report::run_result(scenario, seed, rows, series, &mut fwd, end, data_packets);
+    let result = report::run_result(scenario, seed, rows, series, &mut fwd, reported_links, end, data_packets);
     let meta = EmuMeta {
         kernel: nix::sys::utsname::uname().map(|u| u.release().to_string_lossy().into_owned()).unwrap_or_default(),
         wall_s: wall.elapsed().as_secs_f64(),

@@ -7,7 +7,7 @@
 use super::arq::ArqConfig;
 use super::channel::{ChannelModel, GilbertElliott, GilbertPackets};
 use super::ids::DirId;
-use super::{DirConfig, LinkDir, SpikeProcess};
+use super::{DirConfig, LinkDir, SpikeProcess, Way};
 use crate::pcap::Capture;
 use crate::rng::stream;
 use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, LossSpec, QueueSpec, RadioSpec, Scenario};
@@ -149,6 +149,20 @@ pub fn route_dirs(scenario: &Scenario, route: &[String], uplink: bool) -> (Vec<D
     }
     let rev: Vec<DirId> = fwd.iter().rev().map(|d| d.opposite()).collect();
     (fwd, rev)
+}
+
+/// Puts mobile user's own `uplink` into a route that reaches the radio network: first on the
+/// way out when the user `sends`, else first on the way back (ahead of the wired path).
+/// Returns the way whose packets finish the route at a base station and cross the shared
+/// channel to the user.
+pub fn add_uplink(forward: &mut Vec<DirId>, reverse: &mut Vec<DirId>, uplink: DirId, sends: bool) -> Way {
+    if sends {
+        forward.insert(0, uplink);
+        Way::Reverse
+    } else {
+        reverse.insert(0, uplink);
+        Way::Forward
+    }
 }
 
 /// A capture for each direction `output.pcap` names (`"l"` is its forward direction).

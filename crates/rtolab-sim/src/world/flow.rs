@@ -2,6 +2,7 @@
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
 use crate::intervals::IntervalSet;
+use crate::net::build::add_uplink;
 use crate::net::{DirId, Way};
 use crate::rng::stream;
 use crate::spec::TcpSpec;
@@ -251,13 +252,7 @@ impl FlowRuntime {
     /// rest of the route, and what it receives crosses the shared channel last.
     pub fn reach_mobile(&mut self, ue: u32, uplink: DirId, sends: bool) {
         self.ue = Some(ue);
-        if sends {
-            self.forward.insert(0, uplink);
-            self.radio_way = Way::Reverse;
-        } else {
-            self.reverse.insert(0, uplink);
-            self.radio_way = Way::Forward;
-        }
+        self.radio_way = add_uplink(&mut self.forward, &mut self.reverse, uplink, sends);
     }
 
     /// A flow with `tcp` resolved for its size; a stack with ns-2's coarse clock gets the
