@@ -139,9 +139,17 @@ def run(
 @app.command()
 def schema(
     results: Annotated[bool, typer.Option("--results", help="The result tables instead: each column's type, unit and meaning, and the series metrics.")] = False,
+    study: Annotated[bool, typer.Option("--study", help="The JSON Schema of study files instead.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --results: JSON instead of tables.")] = False,
 ) -> None:
-    """Print the JSON Schema of scenario files, or with --results the result tables' schemas."""
+    """Print the JSON Schema of scenario files; of study files with --study; the result tables' columns with --results."""
+    if results and study:
+        raise _fail("give --results or --study, not both")
+    if study:
+        from rtolab.study_schema import json_schema
+
+        typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+        return
     if not results:
         from rtolab.spec import schema as spec_schema
 
