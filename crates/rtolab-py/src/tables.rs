@@ -72,10 +72,13 @@ pub(crate) fn result_to_py(py: Python<'_>, mut r: RunResult) -> PyResult<Bound<'
     Ok(out)
 }
 
-/// Each result table as (name, an empty record batch of its schema, its columns as (name,
-/// Arrow type, nullable, unit, description)), in the order a run returns them.
+/// A column as (name, Arrow type, nullable, unit, description).
+type DescribedColumn = (&'static str, String, bool, &'static str, String);
+
+/// Each result table as (name, an empty record batch of its schema, its described columns),
+/// in the order a run returns them.
 #[pyfunction]
-pub(crate) fn result_schemas(py: Python<'_>) -> PyResult<Vec<(&'static str, Bound<'_, PyAny>, Vec<(&'static str, String, bool, &'static str, String)>)>> {
+pub(crate) fn result_schemas(py: Python<'_>) -> PyResult<Vec<(&'static str, Bound<'_, PyAny>, Vec<DescribedColumn>)>> {
     schemas()
         .into_iter()
         .zip(empty_batches())

@@ -175,5 +175,8 @@ macro_rules! result_table {
             }
         }
     };
+    ($($anything:tt)*) => {
+        compile_error!("result_table!: write `pub struct Row in \"table\" { … }` and give every field its doc comment, then `#[unit = \"…\"]`");
+    };
 }
 pub(crate) use result_table;
