@@ -10,19 +10,13 @@ from polars.testing import assert_frame_equal
 
 import rtolab
 from conftest import small_scenario
-
-FLOW_COLUMNS = {
-    "flow", "name", "kind", "start_s", "end_s", "bytes", "goodput_bps", "throughput_bps", "segments_sent",
-    "retransmits", "timeouts", "spurious_timeouts", "spurious_detected", "spurious_detected_correct", "undos",
-    "fast_retransmits", "mean_rto_s", "mean_rtt_s",
-}
-LINK_COLUMNS = {"link", "direction", "packets_sent", "bytes_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes"}
+from rtolab import result_schema
 
 
 def test_quickstart_file_runs_with_all_tables(quickstart: Path) -> None:
     r = rtolab.run(quickstart)
-    assert FLOW_COLUMNS <= set(r.flows.columns)
-    assert LINK_COLUMNS <= set(r.links.columns)
+    declared = {name: [c.name for c in columns] for name, columns in result_schema.tables().items()}
+    assert (r.flows.columns, r.links.columns, r.series.columns) == (declared["flows"], declared["links"], declared["series"])
     assert r.meta["seed"] == 7 and r.meta["sim_time_s"] == 120.0
     assert set(r.series["metric"].unique()) == {"cwnd", "ssthresh", "srtt", "rto", "queue"}
     assert list(r.pcaps) == ["radio.forward"]

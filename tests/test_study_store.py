@@ -206,3 +206,17 @@ def test_malformed_study_exits_2_naming_the_field(case: str, tmp_path: Path) -> 
     for needle in needles:
         assert needle in flat, proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_schema_study_is_the_schema_studies_are_checked_against() -> None:
+    proc = rtolab_cli("schema", "--study")
+    assert proc.returncode == 0, proc.stderr
+    schema = json.loads(proc.stdout)
+    assert schema["$defs"]["Scenario"]["properties"].keys() == rtolab.schema()["properties"].keys()
+    with pytest.raises(rtolab.SpecError, match="unknown field") as unknown:
+        Study.from_dict(study(replication=3))
+    assert str(sorted(schema["properties"])) in str(unknown.value)
+    for field, value in (("replications", 0), ("seed", "1"), ("name", 5), ("cases", [3]), ("grid", {"links.l.rate": []})):
+        assert field in schema["properties"]
+        with pytest.raises(rtolab.SpecError, match=field):
+            Study.from_dict(study(**{field: value}))

@@ -2,7 +2,7 @@
 
 from typing import Any, Callable
 
-__all__ = ["SpecError", "SimulationError", "__version__", "validate", "schema", "run", "bench_names", "run_bench", "parse_quantity", "parse_duration_rv", "_panic_for_test", "EmulatorUnavailable", "emulate"]
+__all__ = ["SpecError", "SimulationError", "__version__", "validate", "schema", "run", "bench_names", "run_bench", "parse_quantity", "parse_duration_rv", "_panic_for_test", "EmulatorUnavailable", "emulate", "result_schemas", "series_metrics"]
 
 __version__: str
 
@@ -20,7 +20,13 @@ class EmulatorUnavailable(RuntimeError):
 
 def validate(text: str, format: str) -> None: ...
 def schema() -> str: ...
-def run(text: str, format: str, seed: int | None = None, progress: Callable[[float, int, float | None], object] | None = None) -> dict[str, Any]: ...
+def run(text: str, format: str, seed: int | None = None, progress: Callable[[float, int, float | None], object] | None = None) -> dict[str, Any]:
+    """Table name → Arrow record batch (``__arrow_c_array__``), ``meta`` → dict, ``pcaps`` → dict."""
+
+def result_schemas() -> list[tuple[str, Any, list[tuple[str, str, bool, str, str]]]]:
+    """Per table: name, an empty record batch, and (column, Arrow type, nullable, unit, description)."""
+
+def series_metrics() -> list[tuple[str, str, str]]: ...
 def bench_names() -> list[str]: ...
 def run_bench(name: str) -> tuple[dict[str, Any], float]: ...
 def parse_quantity(kind: str, text: str) -> float: ...

@@ -137,11 +137,42 @@ def run(
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files."""
-    from rtolab.spec import schema as spec_schema
+def schema(
+    results: Annotated[bool, typer.Option("--results", help="The result tables instead: each column's type, unit and meaning, and the series metrics.")] = False,
+    study: Annotated[bool, typer.Option("--study", help="The JSON Schema of study files instead.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="With --results: JSON instead of tables.")] = False,
+) -> None:
+    """Print the JSON Schema of scenario files; of study files with --study; the result tables' columns with --results."""
+    if results and study:
+        raise _fail("give --results or --study, not both")
+    if study:
+        from rtolab.study_schema import json_schema
 
-    typer.echo(json.dumps(spec_schema(), indent=2))
+        typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+        return
+    if not results:
+        from rtolab.spec import schema as spec_schema
+
+        typer.echo(json.dumps(spec_schema(), indent=2))
+        return
+    from rtolab import result_schema
+
+    if as_json:
+        typer.echo(json.dumps(result_schema.as_json(), indent=2, ensure_ascii=False))
+        return
+    for name, columns in result_schema.tables().items():
+        table = Table(title=name, title_justify="left")
+        for header in ("column", "type", "unit", "description"):
+            table.add_column(header, overflow="fold")
+        for c in columns:
+            table.add_row(c.name, c.dtype + (" (nullable)" if c.nullable else ""), c.unit, c.description)
+        out.print(table)
+    metrics = Table(title="series metrics (the unit of `value`)", title_justify="left")
+    for header in ("metric", "unit", "description"):
+        metrics.add_column(header, overflow="fold")
+    for m in result_schema.series_metrics():
+        metrics.add_row(m.name, m.unit, m.description)
+    out.print(metrics)
 
 
 #: The core's benchmark scenarios, the choices of ``rtolab bench`` (mypy cannot see members

@@ -12,7 +12,6 @@ from typing import Any
 
 import polars as pl
 
-from rtolab import _tables
 
 
 @dataclass(frozen=True)
@@ -22,7 +21,8 @@ class Result:
     ``flows``: one row per flow; ``links``: one row per link direction; ``cells``: one row
     per cell of the radio network (empty without one); ``series``: long
     format (time_s, entity, metric, value), empty unless asked for; ``meta``: seed, simulated
-    time, events, versions; ``pcaps``: link direction → pcap file bytes.
+    time, events, versions; ``pcaps``: link direction → pcap file bytes. The columns, their
+    units and meanings: ``rtolab schema --results``.
     """
 
     flows: pl.DataFrame
@@ -34,11 +34,13 @@ class Result:
 
     @classmethod
     def from_core(cls, raw: dict[str, Any], meta: dict[str, Any]) -> Result:
+        """From ``_core.run``'s dict: each table is an Arrow record batch that polars takes
+        over through the Arrow PyCapsule interface (numeric columns without a copy)."""
         return cls(
-            flows=_tables.table(raw["flows"]),
-            links=_tables.table(raw["links"]),
-            cells=_tables.table(raw["cells"]),
-            series=_tables.series_table(raw),
+            flows=pl.DataFrame(raw["flows"]),
+            links=pl.DataFrame(raw["links"]),
+            cells=pl.DataFrame(raw["cells"]),
+            series=pl.DataFrame(raw["series"]),
             meta={**raw["meta"], **meta},
             pcaps=dict(raw["pcaps"]),
         )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtolab import _core
+from rtolab import _core, study_schema
 
 
 def derive_seed(base_seed: int, replication: int) -> int:
@@ -154,43 +154,20 @@ class Study:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], root: Path | None = None) -> Study:
-        known = {"name", "base", "scenario", "grid", "cases", "replications", "seed"}
-        unknown = set(d) - known
-        if unknown:
-            raise _core.SpecError(f"study: unknown field {sorted(unknown)[0]!r}; expected one of {sorted(known)}")
-        if ("base" in d) == ("scenario" in d):
-            raise _core.SpecError("study: give the base scenario as `base = \"file.toml\"` or an inline [scenario] table")
-        if "name" in d and not isinstance(d["name"], str):
-            raise _core.SpecError(f"study.name: got {d['name']!r}, expected a string")
+        study_schema.check(d)
         if "base" in d:
-            if not isinstance(d["base"], str):
-                raise _core.SpecError(f"study.base: got {d['base']!r}, expected the path of a scenario file, e.g. base = \"base.toml\"")
             base_path = Path(d["base"])
             if root is not None and not base_path.is_absolute():
                 base_path = root / base_path
             base = _read_toml(base_path, "study.base: ", "scenario file")
         else:
-            scenario = d["scenario"]
-            if not isinstance(scenario, Mapping):
-                hint = f'; to name a file, write base = "{scenario}"' if isinstance(scenario, str) else ""
-                raise _core.SpecError(f"study.scenario: got {scenario!r}, expected a table{hint}")
-            base = dict(scenario)
-        if not isinstance(d.get("grid", {}), Mapping):
-            raise _core.SpecError(f"study.grid: got {d['grid']!r}, expected a table of dotted paths to lists")
-        if not isinstance(d.get("cases", []), list) or not all(isinstance(c, Mapping) for c in d.get("cases", [])):
-            raise _core.SpecError(f"study.cases: got {d['cases']!r}, expected a list of tables ([[cases]])")
+            base = dict(d["scenario"])
         grid = dict(d.get("grid", {}))
-        for path, values in grid.items():
-            if not isinstance(values, list) or not values:
-                raise _core.SpecError(f"grid.{path}: got {values!r}, expected a non-empty list of values")
         cases = [dict(c) for c in d.get("cases", [])]
         _check_cases(cases, grid)
         replications = d.get("replications", 1)
-        if not isinstance(replications, int) or replications < 1:
-            raise _core.SpecError(f"study.replications: got {replications!r}, expected a positive integer")
         seed = d.get("seed", base.get("seed", 1))
-        if not isinstance(seed, int) or seed < 0:
-            raise _core.SpecError(f"study.seed: got {seed!r}, expected a non-negative integer")
+        study_schema.check_field("seed", seed)
         return cls(str(d.get("name", base.get("name", "study"))), base, grid, cases, replications, seed)
 
     @classmethod

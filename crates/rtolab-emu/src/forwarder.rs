@@ -18,7 +18,7 @@ use rtolab_sim::engine::{Event, EventQueue};
 use rtolab_sim::net::{DirId, LinkDir, Offer, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
 use rtolab_sim::radio::RadioNetwork;
-use rtolab_sim::results::{CellRow, SeriesTable, METRIC_DELAY};
+use rtolab_sim::results::{CellRow, SeriesMetric, SeriesTable};
 use rtolab_sim::{SimDuration, SimTime};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -395,7 +395,7 @@ impl Forwarder {
                 Way::Forward => {
                     track.arrived(real, entered, &view);
                     if self.record_delay && view.len > 0 {
-                        self.series.push(real.as_secs_f64(), k, METRIC_DELAY, real.since(entered).as_secs_f64());
+                        self.series.push(real.as_secs_f64(), k, SeriesMetric::Delay, real.since(entered).as_secs_f64());
                     }
                 }
                 Way::Reverse => track.acked(real, &view),

@@ -219,7 +219,7 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
     };
     let established = || c.samples.iter().filter(|s| s.srtt_us > 0);
     FlowRow {
-        flow: c.k,
+        flow: c.k.into(),
         name: name.to_string(),
         kind: kind.into(),
         generator,
@@ -254,13 +254,12 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
 
 /// Per-flow series from the samples, recorded on change as the simulator records them.
 pub fn sample_series(series: &mut SeriesTable, k: u32, samples: &[Sample], wanted: &[SeriesMetric]) {
-    let metrics = [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto];
     let mut last = [f64::NAN; 4];
     for s in samples.iter().filter(|s| s.srtt_us > 0) {
         let values = [s.cwnd_bytes as f64, s.ssthresh_bytes.map(|b| b as f64).unwrap_or(f64::INFINITY), s.srtt_us as f64 / 1e6, s.rto_us as f64 / 1e6];
         for (m, v) in values.into_iter().enumerate() {
-            if wanted.contains(&metrics[m]) && v != last[m] {
-                series.push(s.t.as_secs_f64(), k, m as u8, v);
+            if wanted.contains(&SeriesMetric::SENDER[m]) && v != last[m] {
+                series.push(s.t.as_secs_f64(), k, SeriesMetric::SENDER[m], v);
                 last[m] = v;
             }
         }

@@ -2,7 +2,8 @@
 //! on its own thread with the GIL released; this thread wakes every 50 ms to let Python see
 //! signals, so Ctrl-C stops the run, removes its namespaces and raises KeyboardInterrupt.
 
-use crate::{result_to_py, spec_error, SimulationError};
+use crate::tables::result_to_py;
+use crate::{spec_error, SimulationError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -59,7 +60,7 @@ pub fn emulate<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>
     }
     let run = outcome.map_err(to_py_error)?;
     let meta = serde_json::to_string(&run.meta).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    Ok((result_to_py(py, &run.result)?, meta))
+    Ok((result_to_py(py, run.result)?, meta))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,19 +1,21 @@
 //! `rtolab._core`: the PyO3 binding. Conversions and one coarse call — run a spec, return
-//! columnar results. The GIL is released while simulating, and a Rust panic is caught here
-//! and raised as `SimulationError`, never an abort.
+//! its tables as Arrow record batches. The GIL is released while simulating, and a Rust
+//! panic is caught here and raised as `SimulationError`, never an abort.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
-use rtolab_sim::columns::{cells_table, flows_table, links_table, Column, Table};
+use pyo3::types::PyDict;
 use rtolab_sim::control::RunControl;
 use rtolab_sim::units::{Bytes, Duration, DurationRv, RandomVar, Rate};
-use rtolab_sim::{spec, RunResult, Scenario, METRICS};
+use rtolab_sim::{spec, RunResult, Scenario};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
 
 mod emulate;
+mod tables;
+
+use tables::{meta_to_py, result_to_py};
 
 create_exception!(_core, SpecError, PyValueError, "A scenario that cannot run: `path` names the field, `message` says why.");
 create_exception!(_core, SimulationError, PyRuntimeError, "A run that failed: budget exceeded, invariant violated or internal error.");
@@ -98,67 +100,8 @@ fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>, progress: Opt
     }
 }
 
-fn bytes_of<T: Copy>(values: &[T], to_le: impl Fn(T) -> [u8; 8]) -> Vec<u8> {
-    values.iter().flat_map(|&v| to_le(v)).collect()
-}
-
-/// A column as (dtype, data, mask): numeric data as little-endian bytes for
-/// `numpy.frombuffer`, strings as a list; mask is bytes (1 = present) or None.
-fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, PyAny>> {
-    let f64b = |v: &[f64]| PyBytes::new(py, &bytes_of(v, f64::to_le_bytes)).into_any();
-    let u64b = |v: &[u64]| PyBytes::new(py, &bytes_of(v, u64::to_le_bytes)).into_any();
-    let none = py.None().into_bound(py);
-    let (dtype, data, mask) = match column {
-        Column::F64(v) => ("f64", f64b(v), none),
-        Column::U64(v) => ("u64", u64b(v), none),
-        Column::Str(v) => ("str", PyList::new(py, v)?.into_any(), none),
-        Column::OptF64(v, m) => ("f64", f64b(v), PyBytes::new(py, m).into_any()),
-        Column::OptU64(v, m) => ("u64", u64b(v), PyBytes::new(py, m).into_any()),
-        Column::OptStr(v) => ("str", PyList::new(py, v)?.into_any(), none),
-    };
-    Ok((dtype, data, mask).into_pyobject(py)?.into_any())
-}
-
-fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (name, column) in table {
-        d.set_item(*name, column_to_py(py, column)?)?;
-    }
-    Ok(d)
-}
-
-pub(crate) fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    out.set_item("flows", table_to_py(py, &flows_table(&r.flows))?)?;
-    out.set_item("links", table_to_py(py, &links_table(&r.links))?)?;
-    out.set_item("cells", table_to_py(py, &cells_table(&r.cells))?)?;
-    let s = &r.series;
-    let series = PyDict::new(py);
-    series.set_item("time_s", column_to_py(py, &Column::F64(s.time_s.clone()))?)?;
-    series.set_item("entity", column_to_py(py, &Column::U64(s.entity.iter().map(|&e| e as u64).collect()))?)?;
-    series.set_item("metric", column_to_py(py, &Column::U64(s.metric.iter().map(|&m| m as u64).collect()))?)?;
-    series.set_item("value", column_to_py(py, &Column::F64(s.value.clone()))?)?;
-    out.set_item("series", series)?;
-    out.set_item("series_entities", PyList::new(py, &s.entities)?)?;
-    out.set_item("series_metrics", PyList::new(py, METRICS)?)?;
-    let m = &r.meta;
-    let meta = PyDict::new(py);
-    meta.set_item("scenario", &m.scenario)?;
-    meta.set_item("seed", m.seed)?;
-    meta.set_item("sim_time_s", m.sim_time_s)?;
-    meta.set_item("events", m.events)?;
-    meta.set_item("data_packets", m.data_packets)?;
-    meta.set_item("peak_live_packets", m.peak_live_packets)?;
-    out.set_item("meta", meta)?;
-    let pcaps = PyDict::new(py);
-    for (name, bytes) in &r.pcaps {
-        pcaps.set_item(name, PyBytes::new(py, bytes))?;
-    }
-    out.set_item("pcaps", pcaps)?;
-    Ok(out)
-}
-
-/// Runs a scenario given as TOML or JSON text; returns the columnar result dict.
+/// Runs a scenario given as TOML or JSON text; returns the result dict: each table as an
+/// Arrow record batch, `meta` and `pcaps`.
 /// `progress(simulated_seconds, events, stop_seconds)` is called about every 50 ms while it
 /// runs (`stop_seconds` is None for a run without a stop time).
 #[pyfunction]
@@ -166,7 +109,7 @@ pub(crate) fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Boun
 fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(text, format)?;
     let result = simulate(py, scenario, seed, progress.as_ref())?;
-    result_to_py(py, &result)
+    result_to_py(py, result)
 }
 
 /// Names of the built-in benchmark scenarios.
@@ -183,8 +126,7 @@ fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<(Bound<'py, PyDict>, 
     let start = std::time::Instant::now();
     let result = simulate(py, scenario, None, None)?;
     let wall = start.elapsed().as_secs_f64();
-    let d = result_to_py(py, &result)?;
-    Ok((d.get_item("meta")?.expect("meta is set").cast_into::<PyDict>()?, wall))
+    Ok((meta_to_py(py, &result.meta)?, wall))
 }
 
 /// Raises a Rust panic inside the binding, to test that it surfaces as `SimulationError`.
@@ -247,6 +189,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_rv, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::result_schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::series_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     emulate::register(m)?;
     Ok(())

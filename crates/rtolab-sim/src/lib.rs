@@ -5,7 +5,6 @@
 //! See DESIGN.md for the rules every part follows.
 
 pub mod bench;
-pub mod columns;
 pub mod control;
 pub mod engine;
 pub mod intervals;
@@ -20,7 +19,7 @@ pub mod time;
 pub mod units;
 pub mod world;
 
-pub use results::{CellRow, FlowRow, LinkRow, RunMeta, RunResult, SeriesTable, METRICS};
+pub use results::{CellRow, FlowRow, LinkRow, RunMeta, RunResult, SeriesMetric, SeriesTable};
 pub use spec::{Scenario, SpecError};
 pub use time::{SimDuration, SimTime};
 pub use world::{SimError, Simulation};

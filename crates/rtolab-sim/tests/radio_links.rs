@@ -105,7 +105,7 @@ tcp = { cc = "newreno", sack = false }
     assert!(fwd.arq_attempts > fwd.arq_successes && fwd.arq_successes > 0);
     assert_eq!(r.links[1].bad_share, None, "the reverse direction is perfect");
     assert_eq!(r.links[1].arq_attempts, 0);
-    let channel = r.series.metric.iter().filter(|&&m| m == rtolab_sim::results::METRIC_CHANNEL).count();
+    let channel = r.series.metric.iter().filter(|&&m| m == rtolab_sim::SeriesMetric::Channel).count();
     assert!(channel > 20, "{channel} state changes recorded");
 }
 

@@ -159,7 +159,7 @@ fn one_way_delay_series_has_propagation_plus_serialisation_floor() {
     // sooner than 62 ms after it was sent, and the first one (empty queue) takes exactly that.
     let text = format!("{}\n[output]\nseries = [\"delay\"]", single_flow("1Mbps", "50ms", "100kB", BIG_QUEUE, "sack = true"));
     let r = run(&text);
-    let delays: Vec<f64> = (0..r.series.len()).filter(|&i| r.series.metric[i] == rtolab_sim::results::METRIC_DELAY).map(|i| r.series.value[i]).collect();
+    let delays: Vec<f64> = (0..r.series.len()).filter(|&i| r.series.metric[i] == rtolab_sim::SeriesMetric::Delay).map(|i| r.series.value[i]).collect();
     assert_eq!(delays.len() as u64, flow(&r, "f").segments_sent);
     let min = delays.iter().cloned().fold(f64::INFINITY, f64::min);
     assert!((min - 0.062).abs() < 1e-9, "min delay {min}");

@@ -20,7 +20,7 @@ use super::queue::QueueDisc;
 use super::red::Red;
 use super::transmitter::Transmitter;
 use crate::engine::{Event, EventQueue};
-use crate::results::{LinkRow, SeriesTable, METRIC_CHANNEL, METRIC_QUEUE};
+use crate::results::{LinkRow, SeriesMetric, SeriesTable};
 use crate::spec::QueueSpec;
 use crate::time::{SimDuration, SimTime};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -300,12 +300,12 @@ impl LinkDir {
     pub fn take_series(&mut self, entity: u32, series: &mut SeriesTable) {
         if let Some(q) = self.queue.series.take() {
             for (t, n) in q {
-                series.push(t.as_secs_f64(), entity, METRIC_QUEUE, n as f64);
+                series.push(t.as_secs_f64(), entity, SeriesMetric::Queue, n as f64);
             }
         }
         if let Some(trace) = self.channel.trace() {
             for &(t, s) in trace {
-                series.push(t.as_secs_f64(), entity, METRIC_CHANNEL, s as f64);
+                series.push(t.as_secs_f64(), entity, SeriesMetric::Channel, s as f64);
             }
         }
     }

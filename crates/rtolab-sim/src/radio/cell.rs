@@ -57,7 +57,7 @@ impl Cell {
         let ttis = (run_s / tti.as_secs_f64()).max(1.0);
         let per = |num: f64, den: u64| (den > 0).then(|| num / den as f64);
         CellRow {
-            cell,
+            cell: cell.into(),
             name,
             ttis_busy: s.ttis_busy,
             busy_share: s.ttis_busy as f64 / ttis,

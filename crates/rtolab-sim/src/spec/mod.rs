@@ -7,12 +7,14 @@
 mod link_models;
 mod load;
 mod radio;
+mod series_metric;
 mod tcp;
 mod validate;
 
 pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
 pub use radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
+pub use series_metric::SeriesMetric;
 pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Rate, SizeRv};
@@ -336,21 +338,6 @@ pub struct OutputSpec {
     /// Link directions to capture: `"radio"` (forward), `"radio.forward"`, `"radio.reverse"`.
     #[serde(default)]
     pub pcap: Vec<String>,
-}
-
-/// A recordable time series.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SeriesMetric {
-    Cwnd,
-    Ssthresh,
-    Srtt,
-    Rto,
-    Queue,
-    Delay,
-    /// Per link direction with a Gilbert–Elliott channel: its state (0 good, 1 bad) on
-    /// every change.
-    Channel,
 }
 
 /// Budgets that make a runaway run fail loudly instead of hanging.

@@ -78,7 +78,7 @@ impl Simulation {
             stop_at: scenario.duration.map(|d| SimTime::ZERO + d.sim()),
             max_events: scenario.limits.max_events,
             max_time: SimTime::ZERO + scenario.limits.max_time.sim(),
-            flow_series: [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rto].map(|m| series.contains(&m)),
+            flow_series: SeriesMetric::SENDER.map(|m| series.contains(&m)),
             record_delay: series.contains(&SeriesMetric::Delay),
             series: Default::default(),
             completed: 0,

@@ -19,7 +19,7 @@ use crate::engine::{Event, EventQueue, Side};
 use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
 use crate::pcap::Capture;
 use crate::radio::RadioNetwork;
-use crate::results::{RunResult, SeriesTable, METRIC_DELAY};
+use crate::results::{RunResult, SeriesMetric, SeriesTable};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
 use flow::FlowRuntime;
@@ -415,7 +415,7 @@ impl Simulation {
             Payload::Control(signal) => return self.deliver_signal(now, f, signal),
         };
         if self.record_delay && way == Way::Forward && segment.len > 0 {
-            self.series.push(now.as_secs_f64(), f.0, METRIC_DELAY, now.since(sent_at).as_secs_f64());
+            self.series.push(now.as_secs_f64(), f.0, SeriesMetric::Delay, now.since(sent_at).as_secs_f64());
         }
         let mut out = std::mem::take(&mut self.segments);
         let flow = &mut self.flows[f.index()];
@@ -482,7 +482,7 @@ impl Simulation {
             let last = flow.last_series[m];
             let changed = !(v == last || (v.is_nan() && last.is_nan()));
             if self.flow_series[m] && changed {
-                self.series.push(now.as_secs_f64(), f.0, m as u8, v);
+                self.series.push(now.as_secs_f64(), f.0, SeriesMetric::SENDER[m], v);
                 flow.last_series[m] = v;
             }
         }

@@ -24,7 +24,7 @@ impl Simulation {
                     Origin::Web { generator, .. } => ("web", Some(generator.clone())),
                 };
                 FlowRow {
-                    flow: i as u32,
+                    flow: i as u64,
                     name: f.name.clone(),
                     kind: kind.into(),
                     generator,

@@ -1,0 +1,81 @@
+//! The recordable time series: what `output.series` asks for and what the `series` table's
+//! `metric` column holds, one enum for both.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A recordable time series.
+///
+/// Invariant: `name` is the variant's serde name, and `ALL` lists every variant in
+/// declaration order, which is the order of the `metric` column's categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[repr(u8)]
+pub enum SeriesMetric {
+    Cwnd,
+    Ssthresh,
+    Srtt,
+    Rto,
+    Queue,
+    Delay,
+    /// Per link direction with a Gilbert–Elliott channel: its state (0 good, 1 bad) on
+    /// every change.
+    Channel,
+}
+
+impl SeriesMetric {
+    /// Every metric, in declaration order.
+    pub const ALL: [SeriesMetric; 7] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::Queue, Self::Delay, Self::Channel];
+    /// The per-flow sender state, in the order a sender's values are sampled.
+    pub const SENDER: [SeriesMetric; 4] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto];
+
+    /// The name users write in `output.series` and find in the `metric` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cwnd => "cwnd",
+            Self::Ssthresh => "ssthresh",
+            Self::Srtt => "srtt",
+            Self::Rto => "rto",
+            Self::Queue => "queue",
+            Self::Delay => "delay",
+            Self::Channel => "channel",
+        }
+    }
+
+    /// The unit of the `value` column for this metric.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Self::Cwnd | Self::Ssthresh => "bytes",
+            Self::Srtt | Self::Rto | Self::Delay => "s",
+            Self::Queue => "packets",
+            Self::Channel => "state",
+        }
+    }
+
+    /// One line on what the metric records, for `rtolab schema --results`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Cwnd => "per flow: the sender's congestion window, on change",
+            Self::Ssthresh => "per flow: the slow-start threshold (infinite until first set), on change",
+            Self::Srtt => "per flow: the smoothed RTT, on change",
+            Self::Rto => "per flow: the retransmission timeout, on change",
+            Self::Queue => "per link direction: the queue length, on change",
+            Self::Delay => "per flow: the one-way delay of each data packet at the receiver",
+            Self::Channel => "per link direction with a Gilbert–Elliott channel: 0 good, 1 bad, on change",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SeriesMetric;
+
+    #[test]
+    fn test_names_are_the_serde_names_and_all_is_complete() {
+        for (i, m) in SeriesMetric::ALL.into_iter().enumerate() {
+            let parsed: SeriesMetric = serde_json::from_value(serde_json::Value::String(m.name().into())).expect("a metric's name parses");
+            assert_eq!(parsed, m);
+            assert_eq!(m as usize, i, "ALL is in declaration order");
+        }
+    }
+}
