@@ -20,6 +20,7 @@ one consistent dataset. Reading returns the runs of the stored study only.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Sequence
@@ -34,10 +35,34 @@ from rtolab.study import RunPoint, Study
 RUN_COLUMNS = ["run", "point", "replication", "seed", "spec_hash"]
 
 
-def _atomic_write(path: Path, write: Any) -> None:
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Writes ``data`` through a temporary sibling moved into place: ``path`` is whole or
+    absent, and an interrupted write (Ctrl-C) leaves no temporary behind. Callers encode in
+    memory first (``_parquet``), so no library writes files in the background."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write(tmp)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(path: Path) -> None:
+    """Removes ``path`` even through a second Ctrl-C: one Ctrl-C can raise KeyboardInterrupt
+    twice, from polars' SIGINT handler and then from Python's."""
+    while True:
+        try:
+            path.unlink(missing_ok=True)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _parquet(df: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    df.write_parquet(buffer)
+    return buffer.getvalue()
 
 
 def param_dtypes(study: Study) -> dict[str, pl.DataType]:
@@ -84,8 +109,8 @@ class Store:
             self._conform(study)
         record = json.dumps(manifest.record(self.root, study), indent=2, sort_keys=True)
         text = json.dumps(study.to_dict(), indent=2, sort_keys=True, default=str)
-        _atomic_write(self.root / manifest.STUDY_FILE, lambda p: p.write_text(text + "\n"))
-        _atomic_write(self.root / manifest.MANIFEST_FILE, lambda p: p.write_text(record + "\n"))
+        _atomic_write(self.root / manifest.STUDY_FILE, (text + "\n").encode())
+        _atomic_write(self.root / manifest.MANIFEST_FILE, (record + "\n").encode())
 
     def _conform(self, study: Study) -> None:
         """Rewrites the run files of ``study`` whose point, parameter types or column order
@@ -104,7 +129,7 @@ class Store:
                     continue
                 df = pl.read_parquet(path).with_columns(pl.lit(points[path.stem], dtype=pl.Int64).alias("point"))
                 df = df.cast({n: t for n, t in dtypes.items() if n in df.columns}).select([c for c in order if c in df.columns])
-                _atomic_write(path, df.write_parquet)
+                _atomic_write(path, _parquet(df))
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
@@ -122,14 +147,14 @@ class Store:
 
     def write(self, point: RunPoint, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> None:
         key = point.key
-        _atomic_write(self.root / "links" / f"{key}.parquet", self._with_run_columns(links, point, dtypes).write_parquet)
-        _atomic_write(self.root / "flows" / f"{key}.parquet", self._with_run_columns(flows, point, dtypes).write_parquet)
+        _atomic_write(self.root / "links" / f"{key}.parquet", _parquet(self._with_run_columns(links, point, dtypes)))
+        _atomic_write(self.root / "flows" / f"{key}.parquet", _parquet(self._with_run_columns(flows, point, dtypes)))
         (self.root / "errors" / f"{key}.json").unlink(missing_ok=True)
 
     def write_error(self, point: RunPoint, message: str) -> None:
         record = {"run": point.key, "point": point.point, "replication": point.replication, "seed": point.seed, "params": point.params, "error": message}
         text = json.dumps(record, indent=2, sort_keys=True, default=str)
-        _atomic_write(self.root / "errors" / f"{point.key}.json", lambda p: p.write_text(text + "\n"))
+        _atomic_write(self.root / "errors" / f"{point.key}.json", (text + "\n").encode())
 
     def _runs(self, study: Study | None, points: Sequence[RunPoint] | None) -> dict[str, int] | None:
         """Run key → grid point of ``study`` (default: the stored one); None for a directory
