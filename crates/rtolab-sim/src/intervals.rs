@@ -10,13 +10,17 @@ impl IntervalSet {
         if start >= end {
             return;
         }
+        // Ranges before `i` end before `start`; those in `i..j` start at or before `end`, so
+        // they overlap or touch [start, end) and merge with it in place (no shifting of the
+        // tail unless a range is absorbed or inserted).
         let i = self.ranges.partition_point(|&(_, e)| e < start);
-        let mut new = (start, end);
-        while i < self.ranges.len() && self.ranges[i].0 <= new.1 {
-            let (s, e) = self.ranges.remove(i);
-            new = (new.0.min(s), new.1.max(e));
+        let j = i + self.ranges[i..].iter().take_while(|&&(s, _)| s <= end).count();
+        if i == j {
+            self.ranges.insert(i, (start, end));
+            return;
         }
-        self.ranges.insert(i, new);
+        self.ranges[i] = (self.ranges[i].0.min(start), self.ranges[j - 1].1.max(end));
+        self.ranges.drain(i + 1..j);
     }
 
     pub fn contains(&self, x: u64) -> bool {

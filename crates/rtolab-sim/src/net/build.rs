@@ -155,13 +155,24 @@ pub fn route_dirs(scenario: &Scenario, route: &[String], uplink: bool) -> (Vec<D
 /// way out when the user `sends`, else first on the way back (ahead of the wired path).
 /// Returns the way whose packets finish the route at a base station and cross the shared
 /// channel to the user.
-pub fn add_uplink(forward: &mut Vec<DirId>, reverse: &mut Vec<DirId>, uplink: DirId, sends: bool) -> Way {
+pub fn add_uplink<R: Hops>(forward: &mut R, reverse: &mut R, uplink: DirId, sends: bool) -> Way {
     if sends {
-        forward.insert(0, uplink);
+        forward.insert_first(uplink);
         Way::Reverse
     } else {
-        reverse.insert(0, uplink);
+        reverse.insert_first(uplink);
         Way::Forward
+    }
+}
+
+/// A route one way, as a list of directions that can gain a first hop.
+pub trait Hops {
+    fn insert_first(&mut self, dir: DirId);
+}
+
+impl Hops for Vec<DirId> {
+    fn insert_first(&mut self, dir: DirId) {
+        self.insert(0, dir);
     }
 }
 

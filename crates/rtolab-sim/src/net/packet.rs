@@ -26,16 +26,19 @@ pub enum Payload {
     Control(IcmpSignal),
 }
 
+/// Layout: `repr(C)` puts the routing fields and the segment's header first (see
+/// `Segment`), so forwarding and delivering a packet touch the fewest cache lines.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Packet {
     pub flow: FlowId,
     pub way: Way,
     /// Index of the link direction it is on, within its route for `way`.
     pub hop: u16,
     pub wire_bytes: u32,
-    pub payload: Payload,
     /// When the endpoint (or element) sent it (for one-way delay).
     pub sent_at: SimTime,
+    pub payload: Payload,
 }
 
 #[derive(Debug, Default)]

@@ -38,16 +38,21 @@ impl SackBlocks {
 
 /// One TCP segment. `ts_val`/`ts_ecr` are RFC 7323 timestamps in nanoseconds of simulated
 /// time (0 = absent).
+///
+/// Layout: `repr(C)` keeps the header fields every segment's receiver reads in the first 48
+/// bytes and the SACK blocks, which only ACKs carry, after them, so a packet in the arena is
+/// read without its SACK cache line unless it has blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Segment {
-    pub flags: u8,
     pub seq: u64,
-    pub len: u32,
     pub ack: u64,
     /// Receiver window in bytes.
     pub wnd: u64,
     pub ts_val: u64,
     pub ts_ecr: u64,
+    pub len: u32,
+    pub flags: u8,
     pub sack: SackBlocks,
 }
 

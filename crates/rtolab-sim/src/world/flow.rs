@@ -1,6 +1,7 @@
 //! A flow at run time: its two TCP endpoints, its route, its timers, and the simulator's own
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
+use super::route::Route;
 use crate::intervals::IntervalSet;
 use crate::net::build::add_uplink;
 use crate::net::{DirId, Way};
@@ -35,14 +36,17 @@ struct PendingTimeout {
 ///
 /// Invariant: `in_flight` counts the flow's data packets between `data_sent` and their
 /// arrival or drop; `verdicts[id]` and `detected[id]` describe timeout `id`.
+///
+/// Layout: `repr(C)`, what every data packet updates first.
 #[derive(Debug, Default)]
+#[repr(C)]
 pub struct SpuriousOracle {
-    arrived: IntervalSet,
-    pending: Vec<PendingTimeout>,
     in_flight: u64,
     /// The last instant a data packet was sent and how many were sent then (those do not
     /// count as earlier than a timeout at that instant).
     last_sent: (SimTime, u64),
+    arrived: IntervalSet,
+    pending: Vec<PendingTimeout>,
     verdicts: Vec<Verdict>,
     detected: Vec<bool>,
     pub spurious: u64,
@@ -221,27 +225,31 @@ pub enum Origin {
     },
 }
 
+/// Layout: `repr(C)`, in declaration order, so that what the world reads on every packet
+/// and timer of the flow (routes, timers, the oracle's counters) shares the first cache
+/// lines, ahead of the endpoints and of what only the report reads.
+#[repr(C)]
 pub struct FlowRuntime {
-    pub name: String,
-    pub origin: Origin,
-    pub start: SimTime,
-    pub size: Option<u64>,
-    pub forward: Vec<DirId>,
-    pub reverse: Vec<DirId>,
+    pub forward: Route,
+    pub reverse: Route,
+    /// Per side (sender, receiver): generation and time of the pending timer event.
+    pub timer_at: [Option<SimTime>; 2],
+    pub timer_generation: [u32; 2],
     /// The mobile user at one end of a route into the radio network.
     pub ue: Option<u32>,
     /// The way whose packets finish their route at a base station and cross the shared
     /// channel to `ue`: data (`Forward`) when the mobile receives, ACKs (`Reverse`) when it
     /// sends.
     pub radio_way: Way,
-    pub sender: TcpSender,
-    pub receiver: TcpReceiver,
-    /// Per side (sender, receiver): generation and time of the pending timer event.
-    pub timer_generation: [u32; 2],
-    pub timer_at: [Option<SimTime>; 2],
+    pub size: Option<u64>,
     pub oracle: SpuriousOracle,
     pub check: DeliveryCheck,
+    pub receiver: TcpReceiver,
+    pub sender: TcpSender,
     pub started: bool,
+    pub name: String,
+    pub origin: Origin,
+    pub start: SimTime,
     /// Last recorded series values (cwnd, ssthresh, srtt, rto).
     pub last_series: [f64; 4],
 }
@@ -270,8 +278,8 @@ impl FlowRuntime {
             origin,
             start,
             size,
-            forward,
-            reverse,
+            forward: forward.into(),
+            reverse: reverse.into(),
             ue: None,
             radio_way: Way::Forward,
             sender: TcpSender::new(resolved.sender),

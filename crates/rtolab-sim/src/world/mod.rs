@@ -10,6 +10,7 @@ mod flow;
 mod ledger;
 pub mod plan;
 mod report;
+mod route;
 pub mod traffic;
 
 pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
@@ -405,21 +406,26 @@ impl Simulation {
 
     /// A packet reached the endpoint at the end of its route: the receiver (data) or the
     /// sender (ACKs, control messages).
+    ///
+    /// The endpoint reads the segment in place (no copy of the packet out of the arena); the
+    /// packet is freed before anything else is allocated, as if freed on arrival.
     fn deliver(&mut self, now: SimTime, id: PacketId) {
         let p = self.packets.get(id);
         self.ledger.delivered(p);
-        let (f, way, payload, sent_at) = (p.flow, p.way, p.payload, p.sent_at);
-        self.packets.free(id);
-        let segment = match payload {
+        let (f, way, sent_at) = (p.flow, p.way, p.sent_at);
+        let segment = match &p.payload {
             Payload::Segment(s) => s,
-            Payload::Control(signal) => return self.deliver_signal(now, f, signal),
+            &Payload::Control(signal) => {
+                self.packets.free(id);
+                return self.deliver_signal(now, f, signal);
+            }
         };
         if self.record_delay && way == Way::Forward && segment.len > 0 {
             self.series.push(now.as_secs_f64(), f.0, SeriesMetric::Delay, now.since(sent_at).as_secs_f64());
         }
         let mut out = std::mem::take(&mut self.segments);
         let flow = &mut self.flows[f.index()];
-        match way {
+        let side = match way {
             Way::Forward => {
                 if segment.is_syn() {
                     flow.oracle.syn_arrived(sent_at);
@@ -428,18 +434,20 @@ impl Simulation {
                     flow.oracle.data_arrived(segment.seq, segment.end(), sent_at);
                     flow.check.packet_arrived(segment.seq, segment.end());
                 }
-                if let Some((a, b)) = flow.receiver.on_segment(now, &segment, &mut out) {
+                if let Some((a, b)) = flow.receiver.on_segment(now, segment, &mut out) {
                     if let Err(message) = flow.check.delivered(a, b, flow.size) {
                         self.error = Some(SimError::Invariant { flow: flow.name.clone(), message });
                     }
                 }
-                self.after_endpoint(now, f, Side::Receiver, out);
+                Side::Receiver
             }
             Way::Reverse => {
-                flow.sender.on_segment(now, &segment, &mut out);
-                self.after_endpoint(now, f, Side::Sender, out);
+                flow.sender.on_segment(now, segment, &mut out);
+                Side::Sender
             }
-        }
+        };
+        self.packets.free(id);
+        self.after_endpoint(now, f, side, out);
     }
 
     fn flow_completed(&mut self, now: SimTime, f: FlowId) {

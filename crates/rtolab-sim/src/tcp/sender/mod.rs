@@ -179,55 +179,61 @@ struct WindowUse {
     until: u64,
 }
 
+/// Layout: `repr(C)`, in declaration order: the sequence space, the timer and the flags every
+/// ACK reads come first and share a few cache lines; the parts only losses, probes, the
+/// handshake or paper 001's scheme touch come last. With thousands of flows a flow's state
+/// is out of cache whenever one of its packets arrives, so the lines an ACK touches are the
+/// cost that grows.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct TcpSender {
-    cfg: SenderConfig,
-    geometry: Geometry,
-    phase: Phase,
-    cc: AnyCc,
-    recovery: AnyRecovery,
-    state: LossState,
-    rto: RtoEstimator,
-    timer: Option<SimTime>,
-    timer_kind: TimerKind,
-    rack: Rack,
-    /// SND.MAX when the outstanding tail loss probe was sent.
-    tlp_high_seq: Option<u64>,
-    /// That probe resent data (rather than sending new data).
-    tlp_retransmitted: bool,
-    /// An ACK of new data asked for the timer to restart (RFC 6298 (5.3)); done after RACK,
-    /// which may arm its re-check instead (Linux `FLAG_SET_XMIT_TIMER`).
-    xmit_timer_due: bool,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
     rwnd: u64,
-    dupacks: u32,
     /// RFC 6582 `recover`: no new fast retransmit until SND.UNA passes it.
     recover: u64,
     /// Bytes sent by limited transmit since the last new ACK (RFC 5681 3.2 step 2).
     limited_bytes: u64,
-    scoreboard: Scoreboard,
-    /// Karn's rule without timestamps: (end of timed segment, time sent).
-    rtt_probe: Option<(u64, SimTime)>,
-    episode: Option<Episode>,
+    timer: Option<SimTime>,
+    dupacks: u32,
+    phase: Phase,
+    timer_kind: TimerKind,
     frto: Frto,
-    /// End of the segment the last timeout resent (F-RTO's revert resumes after it).
-    head_resent_to: u64,
+    /// An ACK of new data asked for the timer to restart (RFC 6298 (5.3)); done after RACK,
+    /// which may arm its re-check instead (Linux `FLAG_SET_XMIT_TIMER`).
+    xmit_timer_due: bool,
     /// The window for the current ACK was set by a response; the controller skips it.
     growth_done: bool,
-    window_use: WindowUse,
-    syn_sent_at: SimTime,
-    /// When data was last sent (Linux `lsndtime`).
-    last_send: SimTime,
-    syn_retransmitted: bool,
-    completed_at: Option<SimTime>,
-    /// Paper 001's state machine, when `icmp_rto` is on.
-    icmp: Option<IcmpRto>,
     /// The timeout being taken was brought forward by paper 001's scheme.
     premature_timeout: bool,
-    pub stats: SenderStats,
+    /// That probe resent data (rather than sending new data).
+    tlp_retransmitted: bool,
+    syn_retransmitted: bool,
+    /// Karn's rule without timestamps: (end of timed segment, time sent).
+    rtt_probe: Option<(u64, SimTime)>,
+    /// When data was last sent (Linux `lsndtime`).
+    last_send: SimTime,
+    /// End of the segment the last timeout resent (F-RTO's revert resumes after it).
+    head_resent_to: u64,
+    geometry: Geometry,
+    window_use: WindowUse,
+    state: LossState,
+    scoreboard: Scoreboard,
     notes: Vec<SenderNote>,
+    cc: AnyCc,
+    recovery: AnyRecovery,
+    rto: RtoEstimator,
+    cfg: SenderConfig,
+    pub stats: SenderStats,
+    /// SND.MAX when the outstanding tail loss probe was sent.
+    tlp_high_seq: Option<u64>,
+    syn_sent_at: SimTime,
+    completed_at: Option<SimTime>,
+    rack: Rack,
+    episode: Option<Episode>,
+    /// Paper 001's state machine, when `icmp_rto` is on.
+    icmp: Option<IcmpRto>,
 }
 
 impl TcpSender {
