@@ -18,7 +18,7 @@ use rtolab_sim::engine::{Event, EventQueue};
 use rtolab_sim::net::{DirId, LinkDir, Offer, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
 use rtolab_sim::radio::RadioNetwork;
-use rtolab_sim::results::{CellRow, SeriesMetric, SeriesTable};
+use rtolab_sim::results::{SeriesMetric, SeriesTable};
 use rtolab_sim::{SimDuration, SimTime};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -91,7 +91,8 @@ pub struct ForwarderReport {
     pub accuracy: Accuracy,
     pub series: SeriesTable,
     pub pcaps: Vec<(String, Vec<u8>)>,
-    pub cells: Vec<CellRow>,
+    /// The radio network, for its cells table and per-user series.
+    pub radio: Option<RadioNetwork>,
     pub events: u64,
     pub peak_slots: u64,
 }
@@ -437,7 +438,7 @@ impl Forwarder {
             accuracy: self.accuracy,
             series: self.series,
             pcaps: self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect(),
-            cells: self.radio.as_ref().map(|r| r.report(end.max(self.events.now()))).unwrap_or_default(),
+            radio: self.radio,
             events: self.events.processed(),
             peak_slots: self.slots.len() as u64,
         }

@@ -323,11 +323,17 @@ pub fn run_result(
         l.take_series(n + d as u32, &mut series);
         links.push(l.report(end));
     }
+    let cells = fwd.radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
+    if let Some(radio) = &mut fwd.radio {
+        let first = entities.len() as u32;
+        entities.extend(radio.series_entities());
+        radio.take_series(first, &mut series);
+    }
     series.entities = entities;
     RunResult {
         flows: rows,
         links,
-        cells: std::mem::take(&mut fwd.cells),
+        cells,
         series,
         meta: RunMeta {
             scenario: scenario.name.clone(),

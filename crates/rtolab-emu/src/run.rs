@@ -13,7 +13,7 @@ use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
 use rtolab_sim::net::build::{add_uplink, captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
 use rtolab_sim::net::DirId;
-use rtolab_sim::radio::RadioNetwork;
+use rtolab_sim::radio::{radio_recording, RadioNetwork};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::plan::plan;
 use rtolab_sim::world::Origin;
@@ -162,7 +162,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let radio = scenario.radio.as_ref().map(|r| {
         let first = DirId(links.len() as u32);
         links.extend(radio_hops(r, ues, first, seed, record));
-        RadioNetwork::new(r, ues, DirId(first.0 + 2), seed)
+        RadioNetwork::new(r, ues, DirId(first.0 + 2), seed, radio_recording(&series_wanted))
     });
     let caps = captures(scenario, &links);
     let mut next_ue = 0u32;

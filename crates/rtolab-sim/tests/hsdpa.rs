@@ -4,7 +4,7 @@
 
 mod common;
 use common::{flow, run};
-use rtolab_sim::spec::from_toml;
+use rtolab_sim::spec::{from_toml, SeriesMetric};
 use rtolab_sim::RunResult;
 
 /// One cell, no shadowing, one bulk user: alone, its SIR is 1/α = 10 dB (self-interference
@@ -89,6 +89,26 @@ fn uplink_jitter_delays_the_acks_of_downlink_flows() {
     let plain = flow(&run(&text("")), "down").mean_rtt_s.unwrap();
     let jittered = flow(&run(&text(", jitter = \"20ms\"")), "down").mean_rtt_s.unwrap();
     assert!((jittered - plain - 0.020).abs() < 1e-4, "mean RTT {plain} s without jitter, {jittered} s with 20 ms");
+}
+
+/// Per-user series on request: the lone user's SIR is 10 dB in every TTI it is served, and
+/// its rate series adds up to the bytes the cell carried (rate · 2 ms / 8 per TTI), 0 for
+/// the damaged blocks (10 % of them, within 4 standard errors).
+#[test]
+fn per_user_sir_and_rate_series_match_the_cell() {
+    let r = run(&format!("{LONE_USER}[output]\nseries = [\"sir\", \"rate\"]\n"));
+    let ue = r.series.entities.iter().position(|e| e == "hsdpa.ue0").expect("the user is a series entity") as u32;
+    let of = |m: SeriesMetric| -> Vec<f64> {
+        (0..r.series.len()).filter(|&i| r.series.entity[i] == ue && r.series.metric[i] == m).map(|i| r.series.value[i]).collect()
+    };
+    let (sir, rate) = (of(SeriesMetric::Sir), of(SeriesMetric::Rate));
+    let cell = &r.cells[0];
+    assert_eq!(sir.len() as u64, cell.blocks_sent);
+    assert!(sir.iter().all(|&s| (s - 10.0).abs() < 1e-9));
+    let carried: f64 = rate.iter().map(|&b| b * 0.002 / 8.0).sum();
+    assert!((carried - cell.bytes as f64).abs() < 1e-6 * cell.bytes as f64, "{carried} vs {}", cell.bytes);
+    let zeros = rate.iter().filter(|&&b| b == 0.0).count() as f64 / rate.len() as f64;
+    assert!((zeros - 0.1).abs() < 4.0 * (0.09 / rate.len() as f64).sqrt(), "{zeros}");
 }
 
 /// Paper 000's set-up in small: seven cells, web users with Pareto files (mean 25 kB,

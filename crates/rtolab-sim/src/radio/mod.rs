@@ -13,4 +13,10 @@ pub mod shadowing;
 pub mod sir;
 pub mod ue;
 
-pub use network::RadioNetwork;
+pub use network::{RadioNetwork, RadioRecording};
+
+/// The per-user series `output.series` asks the radio network to record.
+pub fn radio_recording(series: &[crate::spec::SeriesMetric]) -> RadioRecording {
+    use crate::spec::SeriesMetric;
+    RadioRecording { sir: series.contains(&SeriesMetric::Sir), rate: series.contains(&SeriesMetric::Rate) }
+}

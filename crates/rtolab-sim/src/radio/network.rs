@@ -23,9 +23,9 @@ use super::sir::{db, Interference};
 use super::ue::Ue;
 use crate::engine::{Event, EventQueue};
 use crate::net::{DirId, Offer, PacketId};
-use crate::results::CellRow;
+use crate::results::{CellRow, SeriesTable};
 use crate::rng::stream;
-use crate::spec::{RadioSpec, SchedulerKind};
+use crate::spec::{RadioSpec, SchedulerKind, SeriesMetric};
 use crate::time::{SimDuration, SimTime};
 use crate::units::RvSampler;
 use rand::Rng;
@@ -46,12 +46,23 @@ pub struct RadioNetwork {
     first_uplink: DirId,
     /// Scratch: this TTI's candidates.
     candidates: Vec<Candidate>,
+    /// Per-user series asked for (`sir`, `rate`), and what they recorded: (time, user,
+    /// metric, value).
+    record: RadioRecording,
+    recorded: Vec<(SimTime, u32, SeriesMetric, f64)>,
+}
+
+/// Which per-user series a radio network records.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RadioRecording {
+    pub sir: bool,
+    pub rate: bool,
 }
 
 impl RadioNetwork {
     /// The network of a validated `spec` with `ues` users whose uplinks are the directions
     /// `first_uplink`, `first_uplink + 1`, …
-    pub fn new(spec: &RadioSpec, ues: usize, first_uplink: DirId, seed: u64) -> Self {
+    pub fn new(spec: &RadioSpec, ues: usize, first_uplink: DirId, seed: u64, record: RadioRecording) -> Self {
         let layout = Layout::hexagonal(spec.cells, spec.radius.0).expect("validated: 1, 7 or 19 cells and a positive radius");
         let n = layout.cells();
         let cells = (0..n).map(|c| Cell::new(stream(seed, &format!("radio/{}/cell{c}", spec.name), "block-errors"))).collect();
@@ -95,6 +106,8 @@ impl RadioNetwork {
             ues,
             first_uplink,
             candidates: Vec::new(),
+            record,
+            recorded: Vec::new(),
         }
     }
 
@@ -210,6 +223,12 @@ impl RadioNetwork {
             };
             cell.stats.bytes += taken as u64;
             u.average = update_average(u.average, taken, self.pf_window_ttis);
+            if self.record.sir {
+                self.recorded.push((now, x.ue, SeriesMetric::Sir, db(sir)));
+            }
+            if self.record.rate {
+                self.recorded.push((now, x.ue, SeriesMetric::Rate, taken as f64 * 8.0 / self.tti.as_secs_f64()));
+            }
         }
         // Proportional fair's average: the users left out of this TTI received nothing.
         let served = &candidates[..k];
@@ -235,6 +254,22 @@ impl RadioNetwork {
     /// Packets the network holds: queued at base stations or being handed over.
     pub fn packets_inside(&self) -> usize {
         self.ues.iter().map(|u| u.buffer.len()).sum::<usize>() + self.cells.iter().map(|c| c.delivering.len()).sum::<usize>()
+    }
+
+    /// The entity names of the per-user series ("hsdpa.ue0", …), none unless one was asked
+    /// for.
+    pub fn series_entities(&self) -> Vec<String> {
+        if !(self.record.sir || self.record.rate) {
+            return Vec::new();
+        }
+        (0..self.ues.len()).map(|u| format!("{}.ue{u}", self.name)).collect()
+    }
+
+    /// Moves the recorded per-user series into `series`, user u as entity `first + u`.
+    pub fn take_series(&mut self, first: u32, series: &mut SeriesTable) {
+        for (t, ue, metric, value) in self.recorded.drain(..) {
+            series.push(t.as_secs_f64(), first + ue, metric, value);
+        }
     }
 
     /// One row per cell for a run that lasted until `end`.

@@ -17,7 +17,8 @@ pub struct SeriesTable {
     pub entity: Vec<u32>,
     pub metric: Vec<SeriesMetric>,
     pub value: Vec<f64>,
-    /// Flow names, then link directions ("radio.forward").
+    /// Flow names, then link directions ("radio.forward"), then the radio network's mobile
+    /// users ("hsdpa.ue0") when a per-user series was asked for.
     pub entities: Vec<String>,
 }
 
@@ -31,7 +32,7 @@ impl SeriesTable {
             kind: Kind::Category,
             nullable: false,
             unit: "",
-            doc: "The flow or link direction (\"radio.forward\"); categories: flows, then link directions.",
+            doc: "The flow, link direction (\"radio.forward\") or mobile user (\"hsdpa.ue0\"); categories: flows, then link directions, then mobile users.",
         },
         Column { name: "metric", kind: Kind::Category, nullable: false, unit: "", doc: "What was recorded; categories: every series metric, in order." },
         Column { name: "value", kind: Kind::Float64, nullable: false, unit: "per metric", doc: "The new value, in the metric's unit." },

@@ -21,11 +21,16 @@ pub enum SeriesMetric {
     /// Per link direction with a Gilbert–Elliott channel: its state (0 good, 1 bad) on
     /// every change.
     Channel,
+    /// Per mobile user of the radio network: its SIR in each TTI it is served.
+    Sir,
+    /// Per mobile user of the radio network: the rate its block carried in each TTI it is
+    /// served (0 for a damaged block).
+    Rate,
 }
 
 impl SeriesMetric {
     /// Every metric, in declaration order.
-    pub const ALL: [SeriesMetric; 7] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::Queue, Self::Delay, Self::Channel];
+    pub const ALL: [SeriesMetric; 9] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate];
     /// The per-flow sender state, in the order a sender's values are sampled.
     pub const SENDER: [SeriesMetric; 4] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto];
 
@@ -39,6 +44,8 @@ impl SeriesMetric {
             Self::Queue => "queue",
             Self::Delay => "delay",
             Self::Channel => "channel",
+            Self::Sir => "sir",
+            Self::Rate => "rate",
         }
     }
 
@@ -49,6 +56,8 @@ impl SeriesMetric {
             Self::Srtt | Self::Rto | Self::Delay => "s",
             Self::Queue => "packets",
             Self::Channel => "state",
+            Self::Sir => "dB",
+            Self::Rate => "bit/s",
         }
     }
 
@@ -62,6 +71,8 @@ impl SeriesMetric {
             Self::Queue => "per link direction: the queue length, on change",
             Self::Delay => "per flow: the one-way delay of each data packet at the receiver",
             Self::Channel => "per link direction with a Gilbert–Elliott channel: 0 good, 1 bad, on change",
+            Self::Sir => "per mobile user of the radio network: its SIR in each TTI it is served",
+            Self::Rate => "per mobile user of the radio network: the IP bytes its block carried in a TTI it is served, as a rate (0 when damaged)",
         }
     }
 }

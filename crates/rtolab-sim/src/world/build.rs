@@ -8,7 +8,7 @@ use super::Simulation;
 use crate::engine::{Event, EventQueue};
 use crate::net::build::{captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
 use crate::net::{DirId, FlowId, PacketArena};
-use crate::radio::RadioNetwork;
+use crate::radio::{radio_recording, RadioNetwork};
 use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 
@@ -47,7 +47,7 @@ impl Simulation {
         let radio = scenario.radio.as_ref().map(|r| {
             let first = DirId(links.len() as u32);
             links.extend(radio_hops(r, ues as usize, first, seed, record));
-            RadioNetwork::new(r, ues as usize, DirId(first.0 + 2), seed)
+            RadioNetwork::new(r, ues as usize, DirId(first.0 + 2), seed, radio_recording(series))
         });
         let flows = flows_and_ues
             .into_iter()

@@ -67,6 +67,11 @@ impl Simulation {
             l.take_series(n_flows + d as u32, &mut self.series);
             links.push(l.report(end));
         }
+        if let Some(radio) = &mut self.radio {
+            let first = entities.len() as u32;
+            entities.extend(radio.series_entities());
+            radio.take_series(first, &mut self.series);
+        }
         self.series.entities = entities;
         let meta = RunMeta {
             scenario: self.scenario_name.clone(),
