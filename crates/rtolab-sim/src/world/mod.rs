@@ -392,7 +392,7 @@ impl Simulation {
             self.offer(now, dir, id);
             return;
         }
-        if let (true, Some(ue), Some(radio)) = (p.way == flow.radio_way, flow.ue, &mut self.radio) {
+        if let (Some(ue), Some(radio)) = (flow.ue.filter(|_| p.way == flow.radio_way), &mut self.radio) {
             let bytes = p.wire_bytes;
             self.ledger.offered_to_radio();
             if radio.offer(now, ue, id, bytes, &mut self.events) == Offer::Dropped {
