@@ -29,7 +29,7 @@ route = ["radio"]
 [radio]
 cells = 1
 [output]
-series = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay", "channel"]
+series = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay", "channel", "sir", "rate"]
 "#;
 
 fn small_run() -> crate::RunResult {
