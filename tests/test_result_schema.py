@@ -84,7 +84,8 @@ def test_optional_values_are_nulls(result: rtolab.Result) -> None:
 
 def test_series_labels_are_enums_of_the_entities_and_every_metric(result: rtolab.Result) -> None:
     links = [f"{link}.{direction}" for link, direction in result.links.select("link", "direction").iter_rows()]
-    assert result.series.schema["entity"] == pl.Enum([*result.flows["name"], *links])
+    # One mobile user, the flow "short" into the radio network, with the per-user series.
+    assert result.series.schema["entity"] == pl.Enum([*result.flows["name"], *links, "hsdpa.ue0"])
     assert result.series.schema["metric"] == pl.Enum([m.name for m in result_schema.series_metrics()])
     assert set(result.series["metric"].unique()) == {m.name for m in result_schema.series_metrics()}
 
