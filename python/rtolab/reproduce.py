@@ -27,6 +27,11 @@ class Reproduction:
     summary: pl.DataFrame
 
 
+def _run_count(study: Study) -> int:
+    """How many runs ``study`` has: every grid point and case, times its replications."""
+    return study.replications * len(list(study.combinations()))
+
+
 def _sweep_into(out: Path, study: Study, executor: Executor, progress: bool) -> pl.DataFrame:
     """Creates ``out`` and sweeps ``study`` into ``out/sweep`` (resuming a partial sweep)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -53,7 +58,7 @@ def iw10_irto_study(out: Path, quick: bool = False, executor: Executor | None = 
     delays = analysis.one_way_delays(executor, replications=3 if quick else 20, counts=[1, 6], seed=study.seed)
     delays.write_parquet(out / "delays.parquet")
     figures += analysis.delay_figure(delays, out)
-    return Reproduction(out, time.monotonic() - started, study.replications * len(list(study.combinations())), errors(out / "sweep").height, figures, table)
+    return Reproduction(out, time.monotonic() - started, _run_count(study), errors(out / "sweep").height, figures, table)
 
 
 SENSITIVITY_MEANS = [2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.5, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0]
@@ -72,7 +77,7 @@ def spikes_study(out: Path, quick: bool = False, executor: Executor | None = Non
     sensitivity = pl.concat([spikes_analysis.sensitivity(SENSITIVITY_MEANS, loss) for loss in (0.0, 0.02)])
     sensitivity.write_csv(out / "sensitivity.csv")
     figures += spikes_analysis.sensitivity_figure(sensitivity, out)
-    runs = study.replications * len(list(study.combinations()))
+    runs = _run_count(study)
     return Reproduction(out, time.monotonic() - started, runs, errors(out / "sweep").height, figures, table)
 
 
@@ -111,7 +116,7 @@ def icmp_rto_study(out: Path, quick: bool = False, executor: Executor | None = N
     pl.concat([icmp_rto_analysis.case_shares(flows["web"]), icmp_rto_analysis.case_shares(flows["ftp"])]).write_csv(out / "cases.csv")
     figures = icmp_rto_figures.comparison_figures(summaries, out)
     figures += icmp_rto_figures.arq_figure(arq_summary, out)
-    runs = sum(s.replications * len(list(s.combinations())) for s in studies.values())
+    runs = sum(_run_count(s) for s in studies.values())
     failed = sum(errors(out / f"sweep-{name}").height for name in studies)
     return Reproduction(out, time.monotonic() - started, runs, failed, figures, table)
 
@@ -134,7 +139,7 @@ def minrto_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None
     cdf = minrto_hsdpa_analysis.rtt_cdf(flows, users=users, min_rto_s=0.2)
     cdf.write_csv(out / "rtt_cdf.csv")
     figures = minrto_hsdpa_analysis.figures(table, cdf, out)
-    runs_total = study.replications * len(list(study.combinations()))
+    runs_total = _run_count(study)
     return Reproduction(out, time.monotonic() - started, runs_total, errors(out / "sweep").height, figures, found)
 
 
@@ -162,5 +167,5 @@ def cc_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None = N
     trace = cc_hsdpa_analysis.traces({a: run(cc_hsdpa.trace_scenario(a), seed=study.seed).series for a in cc_hsdpa.ALGORITHMS})
     trace.write_parquet(out / "traces.parquet")
     figures = cc_hsdpa_analysis.figures(cdf, trace, out)
-    runs_total = study.replications * len(list(study.combinations()))
+    runs_total = _run_count(study)
     return Reproduction(out, time.monotonic() - started, runs_total + len(cc_hsdpa.ALGORITHMS), errors(out / "sweep").height, figures, found)
