@@ -98,3 +98,13 @@ def test_findings_follow_the_means() -> None:
     holds = dict(zip(found["finding"].to_list(), found["holds"].to_list()))
     assert all(holds[f] for f in holds if "uplink" not in f), holds
     assert not holds[next(f for f in holds if "uplink" in f)], "RTT spread 0.6 is not alike"
+
+
+def test_reproduction_writes_its_files(tmp_path: Path) -> None:
+    """`rtolab reproduce cc-hsdpa` end to end, one replication: every file it promises."""
+    from rtolab.reproduce import cc_hsdpa_study
+
+    r = cc_hsdpa_study(tmp_path, quick=True, executor=LocalExecutor(1), replications=1)
+    assert r.runs == len(c.ALGORITHMS) * len(c.UPLINK_QUEUES) + len(c.ALGORITHMS) and r.failed == 0
+    for name in ("flows.parquet", "runs.csv", "summary.csv", "cdf.csv", "findings.csv", "traces.parquet", "cwnd_rtt.png"):
+        assert (tmp_path / name).exists(), name
