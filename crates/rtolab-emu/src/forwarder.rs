@@ -367,15 +367,12 @@ impl Forwarder {
             self.offer(t, d, id);
             return;
         }
-        let mobile = route.mobile;
-        if let (Some((ue, way)), Some(radio)) = (mobile, &mut self.radio) {
-            if way == slot.way {
-                let len = slot.data.len() as u32;
-                if radio.offer(t, ue, PacketId(id), len, &mut self.events) == Offer::Dropped {
-                    self.drop_slot(id);
-                }
-                return;
+        if let (Some((ue, _)), Some(radio)) = (route.mobile.filter(|&(_, way)| way == slot.way), &mut self.radio) {
+            let len = slot.data.len() as u32;
+            if radio.offer(t, ue, PacketId(id), len, &mut self.events) == Offer::Dropped {
+                self.drop_slot(id);
             }
+            return;
         }
         self.egress(t, Some(dir.index()), id);
     }

@@ -11,9 +11,8 @@ use crate::netns::{self, ip, Namespace};
 use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
 use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
-use rtolab_sim::net::build::{add_uplink, captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
-use rtolab_sim::net::DirId;
-use rtolab_sim::radio::{radio_recording, RadioNetwork};
+use rtolab_sim::net::build::{add_uplink, captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
+use rtolab_sim::radio;
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::plan::plan;
 use rtolab_sim::world::Origin;
@@ -159,11 +158,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     // simulator's order (flows, then web users), with a route of its own.
     let ues = flows.iter().filter(|f| scenario.reaches_radio(f.route, f.uplink)).count()
         + webs.iter().filter(|w| scenario.reaches_radio(w.route, w.uplink)).map(|w| w.users.len()).sum::<usize>();
-    let radio = scenario.radio.as_ref().map(|r| {
-        let first = DirId(links.len() as u32);
-        links.extend(radio_hops(r, ues, first, seed, record));
-        RadioNetwork::new(r, ues, DirId(first.0 + 2), seed, radio_recording(&series_wanted))
-    });
+    let radio = radio::build(scenario, ues, &mut links, seed, record);
     let caps = captures(scenario, &links);
     let mut next_ue = 0u32;
     let mut route_of = |path: &[String], uplink: bool| {
@@ -208,7 +203,6 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
                 .collect(),
         );
     }
-    let reported_links = 2 * scenario.links.len() + if radio.is_some() { 2 } else { 0 };
     let forwarder = Forwarder::new([tun_s, tun_r], links, spikes, routes, radio, caps, shared.clone(), series_wanted.contains(&SeriesMetric::Delay));
     let mut threads = Threads { shared: shared.clone(), senders: Vec::new(), others: Vec::new(), forwarder: None };
     threads.forwarder = Some(std::thread::spawn(move || forwarder.run()));
@@ -325,7 +319,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     }
     let (accuracy, latency, late_packets, released) = report::accuracy(&fwd);
     let foreign_packets = fwd.accuracy.foreign_packets;
-    let result = report::run_result(scenario, seed, rows, series, &mut fwd, reported_links, end, data_packets);
+    let result = report::run_result(scenario, seed, rows, series, &mut fwd, reported_links(scenario), end, data_packets);
     let meta = EmuMeta {
         kernel: nix::sys::utsname::uname().map(|u| u.release().to_string_lossy().into_owned()).unwrap_or_default(),
         wall_s: wall.elapsed().as_secs_f64(),

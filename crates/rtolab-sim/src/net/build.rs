@@ -56,6 +56,13 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
     links
 }
 
+/// The directions the links table reports: the scenario's links and the radio network's
+/// wired path, which come first; not the mobile users' uplinks after them (one row per user
+/// would swamp the table).
+pub fn reported_links(scenario: &Scenario) -> usize {
+    2 * scenario.links.len() + if scenario.radio.is_some() { 2 } else { 0 }
+}
+
 /// The hops a radio network builds for itself, numbered from `first`: the wired path's
 /// forward and reverse directions, then one dedicated uplink per mobile user (`ues` of them).
 /// Each is a plain DropTail direction without loss, with the hop's jitter if it has one.

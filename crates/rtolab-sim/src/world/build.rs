@@ -6,9 +6,9 @@ use super::plan::plan;
 use super::traffic::WebGenerator;
 use super::Simulation;
 use crate::engine::{Event, EventQueue};
-use crate::net::build::{captures, link_dirs, radio_hops, route_dirs, spike_processes, LinkRecording};
-use crate::net::{DirId, FlowId, PacketArena};
-use crate::radio::{radio_recording, RadioNetwork};
+use crate::net::build::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
+use crate::net::{FlowId, PacketArena};
+use crate::radio;
 use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 
@@ -44,11 +44,7 @@ impl Simulation {
                 web_users.push(user);
             }
         }
-        let radio = scenario.radio.as_ref().map(|r| {
-            let first = DirId(links.len() as u32);
-            links.extend(radio_hops(r, ues as usize, first, seed, record));
-            RadioNetwork::new(r, ues as usize, DirId(first.0 + 2), seed, radio_recording(series))
-        });
+        let radio = radio::build(scenario, ues as usize, &mut links, seed, record);
         let flows = flows_and_ues
             .into_iter()
             .map(|(mut flow, ue, uplink)| {
@@ -67,7 +63,7 @@ impl Simulation {
             seed,
             events: EventQueue::default(),
             links,
-            reported_links: 2 * scenario.links.len() + if scenario.radio.is_some() { 2 } else { 0 },
+            reported_links: reported_links(scenario),
             radio,
             flows,
             packets: PacketArena::default(),
