@@ -61,6 +61,13 @@ def summarize(df: pl.DataFrame, value: str, by: Sequence[str] = (), level: float
     )
 
 
+def mean_or_nan(values: pl.Series) -> float:
+    """The mean of a column's values that are not null, NaN when there are none (a summary
+    cell a grid did not fill)."""
+    x = values.drop_nulls().to_numpy().astype(float)
+    return float(x.mean()) if x.size else float("nan")
+
+
 def _present(x: pl.Expr) -> pl.Expr:
     """The values of ``x`` as floats, without nulls and NaNs."""
     return x.cast(pl.Float64).fill_nan(None).drop_nulls()

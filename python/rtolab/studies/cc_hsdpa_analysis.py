@@ -73,8 +73,7 @@ def cdfs(measured: pl.DataFrame, uplink_queue: str = MAIN_UPLINK_QUEUE) -> pl.Da
 
 def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str = MAIN_UPLINK_QUEUE) -> float:
     rows = s.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue))
-    values = rows["mean"].drop_nulls().to_numpy().astype(float)
-    return float(values.mean()) if values.size else float("nan")
+    return stats.mean_or_nan(rows["mean"])
 
 
 def findings(s: pl.DataFrame) -> pl.DataFrame:
@@ -91,13 +90,16 @@ def findings(s: pl.DataFrame) -> pl.DataFrame:
     def ratio(v: dict[str, float]) -> float:
         return (v["BIC"] + v["CUBIC"]) / (v["NewReno"] + v["Westwood+"])
 
+    def spread(v: dict[str, float]) -> float:
+        """(largest − smallest) / mean over the four."""
+        return (max(v.values()) - min(v.values())) / (sum(v.values()) / len(v))
+
     def listing(v: dict[str, float], fmt: str) -> str:
         return ", ".join(f"{a} {format(x, fmt)}" for a, x in v.items())
 
     for traffic in (DOWNLINK_BULK, DOWNLINK_WEB):
         g = of("goodput_bps", traffic)
-        spread = (max(g.values()) - min(g.values())) / (sum(g.values()) / len(g))
-        add(f"the four give similar goodput ({traffic}; spread < 10 %)", f"{listing({a: x / 1e6 for a, x in g.items()}, '.3f')} Mbit/s; spread {spread:.3f}", spread < 0.10)
+        add(f"the four give similar goodput ({traffic}; spread < 10 %)", f"{listing({a: x / 1e6 for a, x in g.items()}, '.3f')} Mbit/s; spread {spread(g):.3f}", spread(g) < 0.10)
     rtt = of("mean_rtt_s", DOWNLINK_BULK)
     add(
         "BIC and CUBIC inflate the RTT above NewReno and Westwood+ (downlink bulk)",
@@ -116,10 +118,8 @@ def findings(s: pl.DataFrame) -> pl.DataFrame:
         f"{listing(genuine, '.2f')} per flow; × {ratio(genuine):.2f}",
         ratio(genuine) >= 2.0,
     )
-    up_g = of("goodput_bps", UPLINK_BULK)
-    up_spread = (max(up_g.values()) - min(up_g.values())) / (sum(up_g.values()) / len(up_g))
-    up_rtt = of("mean_rtt_s", UPLINK_BULK)
-    rtt_spread = (max(up_rtt.values()) - min(up_rtt.values())) / (sum(up_rtt.values()) / len(up_rtt))
+    up_spread = spread(of("goodput_bps", UPLINK_BULK))
+    rtt_spread = spread(of("mean_rtt_s", UPLINK_BULK))
     add(
         f"on the uplink the four perform alike (goodput and RTT spread < 10 %, uplink buffer {MAIN_UPLINK_QUEUE})",
         f"goodput spread {up_spread:.3f}, RTT spread {rtt_spread:.3f}; retransmitted {listing(of('retransmit_ratio', UPLINK_BULK), '.4f')}",

@@ -65,13 +65,7 @@ def _point(s: pl.DataFrame, measure: str, **where: object) -> float:
     cond = pl.col("measure") == measure
     for k, v in where.items():
         cond = cond & (pl.col({"scheduler": SCHEDULER, "stack": STACK, "users": USERS}.get(k, k)) == v)
-    return _mean(s.filter(cond)["mean"])
-
-
-def _mean(values: pl.Series) -> float:
-    """The mean of a column's values, NaN for none."""
-    x = values.drop_nulls().to_numpy().astype(float)
-    return float(x.mean()) if x.size else float("nan")
+    return stats.mean_or_nan(s.filter(cond)["mean"])
 
 
 def findings(s: pl.DataFrame) -> pl.DataFrame:
@@ -114,8 +108,8 @@ def findings(s: pl.DataFrame) -> pl.DataFrame:
         fhi = _point(s, "fairness", scheduler=sched, users=hi, **sack)
         add(f"fairness falls as load grows above ~75 users ({sched})", f"{f75:.3f} near 75 users, {fhi:.3f} at {hi}", fhi < f75)
     if "ns2-newreno" in s[STACK].unique().to_list():
-        a = _mean(s.filter((pl.col("measure") == "spurious_share") & (pl.col(STACK) == "ns2-sack1"))["mean"])
-        b = _mean(s.filter((pl.col("measure") == "spurious_share") & (pl.col(STACK) == "ns2-newreno"))["mean"])
+        a = stats.mean_or_nan(s.filter((pl.col("measure") == "spurious_share") & (pl.col(STACK) == "ns2-sack1"))["mean"])
+        b = stats.mean_or_nan(s.filter((pl.col("measure") == "spurious_share") & (pl.col(STACK) == "ns2-newreno"))["mean"])
         add("SACK and NewReno behave alike (mean spurious share over the grid)", f"SACK {a:.4f}, NewReno {b:.4f}", abs(a - b) < 0.01)
     return pl.DataFrame(rows)
 
