@@ -32,7 +32,15 @@ def test_importing_loads_no_heavy_library(module: str) -> None:
 def test_public_names_still_resolve_on_first_use() -> None:
     assert loaded_after("import rtolab; rtolab.Study; rtolab.LocalExecutor; assert callable(rtolab.sweep)") == []
     assert "scipy" in loaded_after("import rtolab.model; rtolab.model.spikes")
-    assert "polars" in loaded_after("from rtolab import run")
+    assert "polars" in loaded_after("from rtolab import Result")
+
+
+def test_run_loads_the_tables_library_only_when_it_runs() -> None:
+    """``rtolab.run`` imports polars on a helper thread while the core simulates, so the
+    import costs a command-line run nothing beyond the simulation's own time."""
+    assert loaded_after("from rtolab import run") == []
+    tiny = 'name = "t"\nduration = "1s"\n[[links]]\nname = "l"\nrate = "1Mbps"\ndelay = "10ms"\n[[flows]]\nname = "f"\nroute = ["l"]\nsize = "10kB"'
+    assert "polars" in loaded_after(f"from rtolab import run\nassert run({tiny!r}).flows.height == 1")
 
 
 def test_help_runs_without_heavy_libraries() -> None:

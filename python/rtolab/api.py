@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import subprocess
+import threading
 from importlib import metadata
 from pathlib import Path
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rtolab import _core
-from rtolab.result import Result
 from rtolab.spec import SpecLike, to_text
 
+if TYPE_CHECKING:
+    from rtolab.result import Result
 
-def _git_hash() -> str | None:
+
+@functools.cache
+def _provenance() -> dict[str, str | None]:
+    """The versions and the source tree's commit recorded in every run's ``meta``; they do not
+    change while the process lives, so ``git`` runs once per process, not once per run."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"],
@@ -24,9 +31,17 @@ def _git_hash() -> str | None:
             timeout=5,
             check=False,
         )
+        git_hash = out.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
+        git_hash = None
+    return {"rtolab_version": metadata.version("rtolab"), "core_version": _core.__version__, "git_hash": git_hash}
+
+
+def _prepare_tables() -> None:
+    """Imports the result tables' module (and with it polars) and gathers the provenance."""
+    import rtolab.result  # noqa: F401
+
+    _provenance()
 
 
 def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int, float | None], object] | None = None) -> Result:
@@ -42,11 +57,12 @@ def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int,
     if seed is not None and not 0 <= seed < 2**64:
         raise _core.SpecError(f"seed: got {seed}, expected an integer in [0, 2^64)")
     text, fmt = to_text(spec)
+    # The core simulates on its own thread with the GIL released; meanwhile a helper thread
+    # does the process's one-time Python work (importing polars, running git), so a command
+    # line run pays for the longer of the two, not their sum. A daemon: Ctrl-C never waits.
+    threading.Thread(target=_prepare_tables, name="rtolab-prepare", daemon=True).start()
     raw = _core.run(text, fmt, seed, progress)
-    meta: dict[str, Any] = {
-        "spec_hash": hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest(),
-        "rtolab_version": metadata.version("rtolab"),
-        "core_version": _core.__version__,
-        "git_hash": _git_hash(),
-    }
+    from rtolab.result import Result
+
+    meta: dict[str, Any] = {"spec_hash": hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest(), **_provenance()}
     return Result.from_core(raw, meta)
