@@ -3,7 +3,7 @@
 //!
 //! Per flow, from the kernel: retransmits (`tcpi_total_retrans`), timeouts (`tcpi_total_rto`
 //! less SYN timeouts), DSACKs (`tcpi_dsack_dups`), mean RTO and RTT (sampled). From the
-//! 10 ms samples: undos (ssthresh raised again, which only an undo does), spurious timeouts
+//! 10 ms samples: undos (ssthresh raised again, not by a new reduction), spurious timeouts
 //! detected (an undo out of the Loss state), fast retransmits (entries into Recovery). From
 //! the forwarder: segments, bytes, duplicates, SYN timeouts, completion time (the ACK of the
 //! last byte delivered to the sender), and the oracle's verdict on each timeout.
@@ -12,7 +12,7 @@ use crate::conn::{ConnTrack, DataEvent};
 use crate::forwarder::{Accuracy, ForwarderReport};
 use crate::kernel::NsSettings;
 use crate::shared::{ReceiverOutcome, SenderOutcome};
-use crate::tcpinfo::{Sample, CA_LOSS, CA_RECOVERY};
+use crate::tcpinfo::{Sample, CA_CWR, CA_LOSS, CA_RECOVERY};
 use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::{Origin, SpuriousOracle};
@@ -150,6 +150,15 @@ fn sampled_events(samples: &[Sample], fired: &[SimTime], oracle: &mut SpuriousOr
                 (Some(a), Some(b)) => b > a,
                 _ => false,
             };
+            // Not an undo: a new reduction sets ssthresh from the current cwnd (CUBIC: 0.7 ·
+            // cwnd), which is above the old ssthresh once cwnd grew past ssthresh / 0.7 since
+            // the last one (`tcp_init_cwnd_reduction`, `tcp_enter_loss`); so does
+            // `tcp_cwnd_application_limited` (3/4 cwnd). Both lower cwnd, and the reduction
+            // enters CWR, Recovery or Loss; an undo never lowers cwnd (`tcp_undo_cwnd_reduction`:
+            // max(cwnd, prior_cwnd)) and leaves those states.
+            let reducing = |c: u8| matches!(c, CA_CWR | CA_RECOVERY | CA_LOSS);
+            let new_reduction = reducing(s.ca_state) && s.ca_state != p.ca_state;
+            let raised = raised && !new_reduction && s.cwnd_bytes >= p.cwnd_bytes;
             if raised {
                 undos += 1;
                 if p.ca_state == CA_LOSS {
@@ -390,6 +399,27 @@ mod tests {
         // A SYN timeout already counted in total_rto is not a data timeout.
         let samples = [sample(10, 1, 0, None), sample(30, 2, CA_LOSS, Some(2896))];
         assert_eq!(rto_retransmissions(&samples, &log, ms(0), 1), vec![3]);
+    }
+
+    /// Two raises of ssthresh that are not undos (spike-cubic and loss-one-percent of
+    /// `validate/kernel/`, whose TcpExt counters show one undo and none): a new recovery from
+    /// a cwnd of 82 segments sets ssthresh 57 over the 52 undone to (and PRR lowers cwnd),
+    /// and `tcp_cwnd_application_limited` raises ssthresh to 3/4 of a cwnd it halves toward
+    /// the window used, in Open. An undo out of Loss (cwnd 1 → 52) still counts.
+    #[test]
+    fn new_reductions_and_idle_cwnd_are_not_undos() {
+        let with_cwnd = |t: u64, ca: u8, ssthresh: u64, cwnd: u64| Sample { cwnd_bytes: cwnd * 1448, ..sample(t, 0, ca, Some(ssthresh * 1448)) };
+        let samples = [
+            with_cwnd(10, 0, 52, 82),
+            with_cwnd(20, CA_RECOVERY, 57, 80),
+            with_cwnd(30, 0, 57, 57),
+            with_cwnd(40, 0, 60, 40),
+            with_cwnd(50, CA_LOSS, 30, 1),
+            with_cwnd(60, 0, 52, 52),
+        ];
+        let mut oracle = SpuriousOracle::default();
+        let (undos, detected, recoveries) = sampled_events(&samples, &[], &mut oracle);
+        assert_eq!((undos, detected, recoveries), (1, 1, 1));
     }
 
     /// ssthresh raised out of Loss is an undo of a spurious timeout; entering Recovery counts

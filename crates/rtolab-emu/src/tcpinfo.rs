@@ -7,7 +7,8 @@ use std::os::fd::AsRawFd;
 
 /// Linux's `TCP_INFINITE_SSTHRESH`.
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
-/// `tcp_ca_state`: TCP_CA_Recovery and TCP_CA_Loss.
+/// `tcp_ca_state`: TCP_CA_CWR, TCP_CA_Recovery and TCP_CA_Loss.
+pub const CA_CWR: u8 = 2;
 pub const CA_RECOVERY: u8 = 3;
 pub const CA_LOSS: u8 = 4;
 /// `tcpi_state` TCP_FIN_WAIT2: our FIN, hence every byte before it, was acknowledged.

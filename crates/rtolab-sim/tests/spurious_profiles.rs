@@ -204,16 +204,18 @@ fn initial_window_after_a_lost_syn_per_profile() {
 /// to 3 s. Read from the `rto` series when the handshake completes (t = 1.1 s).
 #[test]
 fn syn_fallback_only_without_a_sample_in_linux() {
-    let rto_after_handshake = |tcp: &str| {
+    let rto_after_handshake = |tcp: &str, by_ms: u64| {
         let r = after_a_lost_syn("1448B", tcp, "[output]\nseries = [\"rto\"]");
         let s = &r.series;
         let at = |i: usize| (s.time_s[i] * 1000.0).round() as u64;
-        let i = (0..s.len()).rev().find(|&i| at(i) <= 1100).expect("an rto value by 1.1 s");
+        let i = (0..s.len()).rev().find(|&i| at(i) <= by_ms).expect("an rto value after the handshake");
         s.value[i]
     };
     // Linux: the SYN-ACK sample (100 ms plus 10 µs of transmission) gives
-    // 100.01 + max(2·50, 200) = 300.01 ms, rounded up to a whole jiffy: 301 ms, kept.
-    assert!((rto_after_handshake("stack = \"linux\"") - 0.301).abs() < 1e-6);
+    // 100.01 + max(2·50, 200) = 300.01 ms, rounded up to a whole 4 ms jiffy: 304 ms, kept.
+    // (The SYN's 1 s timer runs on the timer wheel, up to 32 ms late: the handshake ends
+    // by 1.14 s, before the first data is acknowledged.)
+    assert!((rto_after_handshake("stack = \"linux\"", 1150) - 0.304).abs() < 1e-6);
     // RFC 6298 (5.7): 3 s when data transmission begins, sample or not.
-    assert!((rto_after_handshake("stack = \"rfc\"") - 3.0).abs() < 1e-3);
+    assert!((rto_after_handshake("stack = \"rfc\"", 1100) - 3.0).abs() < 1e-3);
 }

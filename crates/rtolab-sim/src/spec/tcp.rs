@@ -3,6 +3,7 @@
 
 use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith};
 use crate::tcp::icmp_rto::{Case7, IcmpRtoConfig};
+use crate::tcp::jiffies::Wheel;
 use crate::tcp::profile::{Profile, Stack};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rto::{RtoConfig, RtoFloor, SynFallback};
@@ -479,6 +480,7 @@ impl TcpSpec {
                 extension: self.icmp_rto_extension.unwrap_or(IcmpRtoConfig::default().extension),
                 backoff_premature: self.icmp_rto_backoff.unwrap_or(true),
             }),
+            wheel: p.linux_timer.then(Wheel::default),
         };
         let receiver = ReceiverConfig {
             mss,
@@ -491,6 +493,7 @@ impl TcpSpec {
             delack_timeout: self.delack_timeout.map(|d| d.sim()).unwrap_or(p.delack_timeout),
             window: window.map(|w| w as u64 * mss as u64).unwrap_or(u64::MAX / 4),
             linux_acks: p.linux_acks && self.ack_every.is_none() && self.delack_timeout.is_none(),
+            wheel: p.linux_timer.then(Wheel::default),
         };
         ResolvedTcp { sender, receiver }
     }

@@ -9,6 +9,7 @@
 //! triggers (RFC 2883, 4): below the cumulative ACK, or followed by the out-of-order block
 //! that contains it.
 
+use super::jiffies::Wheel;
 use super::quickack::QuickAck;
 use super::segment::{ts_now, SackBlocks, Segment, FLAG_ACK, FLAG_SYN};
 use crate::time::{SimDuration, SimTime};
@@ -31,6 +32,9 @@ pub struct ReceiverConfig {
     /// ACK once more than one full segment is unacknowledged) instead of `ack_every` and
     /// `delack_timeout`.
     pub linux_acks: bool,
+    /// The kernel's timer wheel runs the delayed-ACK timer (`jiffies::Wheel`); `None`: it
+    /// fires exactly on time.
+    pub wheel: Option<Wheel>,
 }
 
 /// Counters the flow table reports.
@@ -159,7 +163,11 @@ impl TcpReceiver {
         if had_holes || dsack.is_some() || !self.cfg.delayed_ack || ack_now {
             self.send_ack(now, None, dsack, out);
         } else if self.delack_at.is_none() {
-            self.delack_at = Some(now + delay);
+            // `tcp_send_delayed_ack`: `sk_reset_timer(jiffies + ato)` on the wheel.
+            self.delack_at = Some(match self.cfg.wheel {
+                Some(w) => w.timer_fires(now, delay),
+                None => now + delay,
+            });
         }
         Some((before, self.rcv_nxt))
     }
@@ -249,6 +257,7 @@ mod tests {
             delack_timeout: SimDuration::from_millis(200),
             window: 1 << 20,
             linux_acks: false,
+            wheel: None,
         })
     }
 

@@ -133,10 +133,10 @@ mod tests {
     ///    820 000 (102.5 ms); |err| − 57 500 = 2 500 > 0 → >> 3 = 312 → mdev_us 230 312 >
     ///    mdev_max 230 000 → mdev_max = rttvar = 230 312; round over: mdev_max (230 312) is not
     ///    below rttvar, so no decay; mdev_max restarts at 200 000, rtt_seq = 20.
-    ///    RTO = 102 500 + 230 312 = 332 812 µs → 333 ms.
+    ///    RTO = 102 500 + 230 312 = 332 812 µs → 336 ms (whole 4 ms jiffies, HZ 250).
     /// 4. m = 102 500 at SND.UNA 21: err 0 → mdev_us 230 312 − 57 578 = 172 734 (below
     ///    mdev_max 200 000); round over: rttvar −= (230 312 − 200 000) >> 2 = 7 578 → 222 734.
-    ///    RTO = 102 500 + 222 734 → 325.234 ms → 326 ms.
+    ///    RTO = 102 500 + 222 734 → 325.234 ms → 328 ms.
     #[test]
     fn variance_decays_once_per_round_trip_toward_the_rounds_maximum() {
         let mut e = LinuxRtt::new(ms(200));
@@ -145,19 +145,20 @@ mod tests {
         assert_eq!(e.rto(), ms(340));
         e.on_sample(ms(50), Round { snd_una: 11, snd_max: 20 });
         assert_eq!(e.srtt(), Some(SimDuration::from_micros(102_500)));
-        assert_eq!(e.rto(), ms(333));
+        assert_eq!(e.rto(), ms(336));
         e.on_sample(SimDuration::from_micros(102_500), Round { snd_una: 21, snd_max: 30 });
-        assert_eq!(e.rto(), ms(326));
+        assert_eq!(e.rto(), ms(328));
     }
 
-    /// A steady RTT of 50 ms: the RTO converges to SRTT + rto_min = 250 ms and never below.
+    /// A steady RTT of 50 ms: the RTO converges to SRTT + rto_min = 250 ms, 252 ms in whole
+    /// 4 ms jiffies, and never below.
     #[test]
     fn steady_rtt_converges_to_srtt_plus_rto_min() {
         let mut e = LinuxRtt::new(ms(200));
         for k in 0..200u64 {
             e.on_sample(ms(50), Round { snd_una: k * 10 + 1, snd_max: k * 10 + 10 });
-            assert!(e.rto() >= ms(250));
+            assert!(e.rto() >= ms(252));
         }
-        assert_eq!(e.rto(), ms(250));
+        assert_eq!(e.rto(), ms(252));
     }
 }

@@ -18,14 +18,20 @@ const SAMPLES: [u64; 3] = [100, 140, 60];
 
 fn run(p: RtoPreset) -> Vec<SimDuration> {
     let mut e = estimator(p);
-    SAMPLES.iter().map(|&s| { e.on_sample(SimTime::ZERO, ms(s), Round::default()); e.current() }).collect()
+    SAMPLES
+        .iter()
+        .map(|&s| {
+            e.on_sample(SimTime::ZERO, ms(s), Round::default());
+            e.current()
+        })
+        .collect()
 }
 
 #[test]
 fn rfc6298_initial_and_floor() {
     let e = estimator(RtoPreset::Rfc6298);
     assert_eq!(e.current(), ms(1000)); // (2.1)
-    // All three computed values are below the 1 s floor of (2.4).
+                                       // All three computed values are below the 1 s floor of (2.4).
     assert_eq!(run(RtoPreset::Rfc6298), vec![ms(1000); 3]);
 }
 
@@ -46,9 +52,9 @@ fn rfc6298_without_floor_matches_hand_table() {
 
 #[test]
 fn linux_floors_the_variance_term_and_first_rto_is_three_rtt() {
-    // 1) SRTT 100 + max(200, 200) = 300 (= 3·RTT). 2) 105 + max(190, 200) = 305.
-    // 3) 99.375 + max(187.5, 200) = 299.375, rounded up to a whole jiffy (HZ 1000): 300.
-    assert_eq!(run(RtoPreset::Linux), vec![ms(300), ms(305), ms(300)]);
+    // 1) SRTT 100 + max(200, 200) = 300 (= 3·RTT). 2) 105 + max(190, 200) = 305, rounded up
+    // to a whole jiffy (HZ 250, 4 ms): 308. 3) 99.375 + max(187.5, 200) = 299.375: 300.
+    assert_eq!(run(RtoPreset::Linux), vec![ms(300), ms(308), ms(300)]);
     let mut e = estimator(RtoPreset::Linux);
     e.on_sample(SimTime::ZERO, ms(500), Round::default());
     assert_eq!(e.current(), ms(1500)); // 3·RTT when 2·RTT exceeds the 200 ms floor
@@ -74,7 +80,7 @@ fn ns2_is_tick_based_with_3s_initial() {
     assert_eq!(run(RtoPreset::Ns2), vec![ms(300), ms(290), ms(290)]);
     let mut e = estimator(RtoPreset::Ns2);
     e.on_sample(SimTime::ZERO, SimDuration::from_millis(2), Round::default()); // below one tick: counted as one tick
-    // t_srtt 8, t_rttvar 2 → 3 ticks = 30 ms, below the 200 ms floor
+                                                                               // t_srtt 8, t_rttvar 2 → 3 ticks = 30 ms, below the 200 ms floor
     assert_eq!(e.current(), ms(200));
 }
 

@@ -120,13 +120,7 @@ impl Scoreboard {
             return 0;
         }
         let end = (seq / g.mss).saturating_sub(self.base) as usize;
-        self.flags
-            .iter()
-            .take(end)
-            .enumerate()
-            .filter(|(_, f)| *f & SACKED != 0)
-            .map(|(i, _)| g.seg_len(self.base + i as u64))
-            .sum()
+        self.flags.iter().take(end).enumerate().filter(|(_, f)| *f & SACKED != 0).map(|(i, _)| g.seg_len(self.base + i as u64)).sum()
     }
 
     /// The flags of segment `k` (0 when nothing is recorded).
@@ -157,6 +151,11 @@ impl Scoreboard {
             }
             _ => false,
         }
+    }
+
+    /// Some segment is marked lost (Linux `tp->lost_out != 0`), retransmitted or not.
+    pub fn any_lost(&self) -> bool {
+        self.flags.iter().any(|f| f & LOST != 0)
     }
 
     /// Forgets every loss mark (a new episode, or an undo).

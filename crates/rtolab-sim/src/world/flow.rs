@@ -7,6 +7,7 @@ use crate::net::build::add_uplink;
 use crate::net::{DirId, Way};
 use crate::rng::stream;
 use crate::spec::TcpSpec;
+use crate::tcp::jiffies::JIFFY;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{SimDuration, SimTime};
 use rand::Rng;
@@ -265,13 +266,23 @@ impl FlowRuntime {
 
     /// A flow with `tcp` resolved for its size; a stack with ns-2's coarse clock gets the
     /// clock's phase from the flow's own random stream (ns-2 draws `boot_time_` uniformly
-    /// in one tick).
+    /// in one tick). A stack on the kernel's timer wheel gets the jiffies clock's reading at
+    /// the scenario's start, uniform over 2^32 jiffies (so uniform within every level's
+    /// granularity of the wheel, up to 8^8 jiffies) and drawn once per run: one kernel's
+    /// clock, as in `rtolab emulate`, where every socket shares the host's jiffies and their
+    /// reading at the start is whatever the host's uptime makes it.
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, forward: Vec<DirId>, reverse: Vec<DirId>, tcp: &TcpSpec, seed: u64) -> Self {
         let mut resolved = tcp.resolve(size);
         if let Some(clock) = &mut resolved.sender.rto.ns2 {
             let tick = clock.tick.as_nanos().max(1);
             clock.boot = SimDuration(stream(seed, &format!("flows/{name}"), "ns2-clock").random_range(0..tick));
+        }
+        if resolved.sender.wheel.is_some() || resolved.receiver.wheel.is_some() {
+            let phase = SimDuration(stream(seed, "kernel", "jiffies").random_range(0..JIFFY.as_nanos() << 32));
+            for wheel in [&mut resolved.sender.wheel, &mut resolved.receiver.wheel].into_iter().flatten() {
+                wheel.phase = phase;
+            }
         }
         FlowRuntime {
             name,

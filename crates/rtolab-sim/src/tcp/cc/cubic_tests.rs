@@ -166,8 +166,8 @@ fn timeout_resets_cubic() {
     assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 84 * MSS));
 }
 
-/// Sending after 2 s idle moves the epoch on by 2000 jiffies; an idle spell longer than the
-/// time since the epoch began moves it to now, not beyond.
+/// Sending after 2 s idle moves the epoch on by 500 jiffies (HZ 250); an idle spell longer
+/// than the time since the epoch began moves it to now, not beyond.
 #[test]
 fn tx_start_shifts_the_epoch() {
     let (mut cc, mut s) = after_a_loss(100, ms(100));
@@ -175,7 +175,7 @@ fn tx_start_shifts_the_epoch() {
     let epoch = cc.epoch_start.unwrap();
     let last_send = s.now;
     cc.on_tx_start(last_send + ms(2000), last_send);
-    assert_eq!(cc.epoch_start, Some(epoch + 2000));
+    assert_eq!(cc.epoch_start, Some(epoch + 500));
     let now = jiffies::jiffies(last_send + ms(2000));
     cc.epoch_start = Some(now - 10);
     cc.on_tx_start(last_send + ms(2000), last_send);

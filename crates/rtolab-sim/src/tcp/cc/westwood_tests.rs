@@ -17,25 +17,26 @@ fn constant_rate(cc: &mut Westwood, s: &mut Stream, gap_ms: u64, until_ms: u64) 
     }
 }
 
-/// 1000 B every 10 ms = 100 B per jiffy. The first ACK (10 ms) only sets the count's start
-/// (`first_ack`); a window closes at the first ACK more than max(RTT 100, 50) jiffies after
-/// it opened, before that ACK is counted. 110 ms: 9 ACKs (20–100 ms), 9000/110 = 81 fills
-/// both filters. 220 ms: 11 000/110 = 100, bw_ns = ⌊(7·81 + 100)/8⌋ = 83,
-/// bw = ⌊(7·81 + 83)/8⌋ = 81. 330 ms: bw_ns = ⌊(7·83 + 100)/8⌋ = 85, bw = ⌊(7·81 + 85)/8⌋ = 81.
-/// In the long run each stage stops where its input exceeds it by less than 8 (the
-/// truncation): bw_ns = 93 (⌊(7·93 + 100)/8⌋ = 93), bw = 86 (⌊(7·86 + 93)/8⌋ = 86), so the
-/// estimate of this 100 kB/s stream settles at 86 kB/s.
+/// 1000 B every 10 ms at HZ 250 (4 ms jiffies; RTT 100 ms = 25 jiffies, `RTT_MIN` 12). The
+/// first ACK (10 ms) only sets the count's start (`first_ack`); a window closes at the first
+/// ACK more than max(25, 12) jiffies after it opened, before that ACK is counted. 110 ms
+/// (jiffy 27): 9 ACKs (20–100 ms), 9000/27 = 333 fills both filters. 220 ms (jiffy 55, 28
+/// later): 11 000/28 = 392, bw_ns = ⌊(7·333 + 392)/8⌋ = 340, bw = ⌊(7·333 + 340)/8⌋ = 333.
+/// 330 ms (jiffy 82, 27 later): 11 000/27 = 407, bw_ns = ⌊(7·340 + 407)/8⌋ = 348,
+/// bw = ⌊(7·333 + 348)/8⌋ = 334. Windows then alternate between 28 and 27 jiffies (samples
+/// 392 and 407 B/jiffy); iterating the two truncating filters over them to 60 s gives
+/// bw_ns = 393 and bw = 386 B/jiffy: 96.5 kB/s for this 100 kB/s stream.
 #[test]
 fn bandwidth_filter_steps_by_hand() {
     let (mut cc, mut s) = westwood();
-    for (until, ns, bw) in [(100, 0, 0), (110, 81, 81), (220, 83, 81), (330, 85, 81)] {
+    for (until, ns, bw) in [(100, 0, 0), (110, 333, 333), (220, 340, 333), (330, 348, 334)] {
         constant_rate(&mut cc, &mut s, 10, until);
         assert_eq!((cc.bw_ns_est, cc.bw_est), (ns, bw), "at {until} ms");
     }
     constant_rate(&mut cc, &mut s, 10, 60_000);
-    assert_eq!((cc.bw_ns_est, cc.bw_est), (93, 86));
-    assert_eq!(cc.bandwidth(), 86_000);
-    assert_eq!(cc.rtt_min, 100);
+    assert_eq!((cc.bw_ns_est, cc.bw_est), (393, 386));
+    assert_eq!(cc.bandwidth(), 96_500);
+    assert_eq!(cc.rtt_min, 25);
 }
 
 /// 1000 B every ms = 1 MB/s: windows of 101 ms hold 101 ACKs, samples of 1000 B/jiffy; the
@@ -49,25 +50,25 @@ fn bandwidth_of_a_constant_rate_stream() {
     assert!((986_000.0..=1_000_000.0).contains(&bw), "{bw}");
 }
 
-/// After the 100 kB/s stream (BWE 86 B/ms, RTT_min 100 ms): a timeout at 60 s sets
-/// ssthresh = ⌊86·100/1000⌋ = 8 segments and cwnd 1. The next ACK, 150 ms later, brings a
-/// 150 ms sample that replaces RTT_min, and closes the window open since 59.95 s (200 ms,
-/// 6000 B: sample 30): bw_ns = ⌊(7·93 + 30)/8⌋ = 85, bw = ⌊(7·86 + 85)/8⌋ = 85. Fast
-/// recovery then: `tcp_reno_ssthresh` on entry (cwnd 30 → 15), and when it completes
-/// ssthresh = cwnd = ⌊85·150/1000⌋ = 12.
+/// After the 100 kB/s stream (BWE 386 B/jiffy, RTT_min 25 jiffies): a timeout at 60 s sets
+/// ssthresh = ⌊386·25/1000⌋ = 9 segments and cwnd 1. The next ACK, 150 ms later, brings a
+/// 150 ms sample (38 jiffies) that replaces RTT_min, and closes the window open since jiffy
+/// 14 987 (50 jiffies, 6000 B: sample 120): bw_ns = ⌊(7·393 + 120)/8⌋ = 358,
+/// bw = ⌊(7·386 + 358)/8⌋ = 382. Fast recovery then: `tcp_reno_ssthresh` on entry (cwnd
+/// 30 → 15), and when it completes ssthresh = cwnd = ⌊382·38/1000⌋ = 14.
 #[test]
 fn ssthresh_is_bandwidth_times_min_rtt_after_a_loss() {
     let (mut cc, mut s) = westwood();
     constant_rate(&mut cc, &mut s, 10, 60_000);
     cc.on_rto(s.now, s.snd_max - s.snd_una, true);
-    assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 8 * MSS));
+    assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 9 * MSS));
     s.ack(&mut cc, s.now + ms(150), 1, Some(ms(150)));
-    assert_eq!((cc.rtt_min, cc.bw_est), (150, 85));
+    assert_eq!((cc.rtt_min, cc.bw_est), (38, 382));
     cc.set_cwnd(30 * MSS);
     cc.on_congestion_event(s.now, 0);
     assert_eq!(cc.ssthresh(), 15 * MSS);
     cc.on_recovery_exit(s.now);
-    assert_eq!((cc.cwnd(), cc.ssthresh()), (12 * MSS, 12 * MSS));
+    assert_eq!((cc.cwnd(), cc.ssthresh()), (14 * MSS, 14 * MSS));
 }
 
 /// The count per ACK. Without SACK information (the kernel's fast path) an ACK counts the

@@ -68,9 +68,15 @@ impl TcpSender {
             let dsack_of_probe = news.dsack.is_some_and(|(_, end)| Some(end) == self.tlp_high_seq);
             self.process_probe_ack(now, ack, dsack_of_probe, ack > una_before || news.newly_sacked > 0);
         }
-        let dubious = self.state != LossState::Open || news.newly_sacked > 0 || (ack == una_before && self.snd_max > ack);
-        let (newly_lost, recheck_armed) =
+        // Linux `tcp_ack_is_dubious`, with the state the ACK found: the ACK that ends a
+        // recovery still goes through `tcp_fastretrans_alert`.
+        let dubious = state_before != LossState::Open || self.state != LossState::Open || news.newly_sacked > 0 || (ack == una_before && self.snd_max > ack);
+        let (mut newly_lost, recheck_armed) =
             if self.cfg.rack && self.phase == Phase::Established && dubious && self.rack.take_advanced() { self.rack_detect(now, out) } else { (false, false) };
+        if self.cfg.rack && self.cfg.linux_flight && self.phase == Phase::Established && dubious && self.still_lost_starts_recovery() {
+            self.enter_recovery(now, out);
+            newly_lost = false;
+        }
         if std::mem::take(&mut self.xmit_timer_due) && !recheck_armed {
             self.set_xmit_timer(now);
         }
@@ -251,6 +257,15 @@ impl TcpSender {
             self.rto.clear_backoff();
         }
         sample
+    }
+
+    /// Linux `tcp_fastretrans_alert` in Open or Disorder: `tcp_time_to_recover` is
+    /// `lost_out != 0`, so a segment still marked lost starts a recovery even when this ACK
+    /// marked nothing new: the ACK that ends a recovery, while a segment sent after its
+    /// recovery point was marked lost (and already resent) in it, starts the next one and
+    /// its reduction at once (`tcp_enter_recovery` after `tcp_end_cwnd_reduction`).
+    fn still_lost_starts_recovery(&self) -> bool {
+        matches!(self.state, LossState::Open | LossState::Disorder) && self.snd_una >= self.recover && self.scoreboard.any_lost()
     }
 
     /// Leaves fast recovery with the window the recovery algorithm chooses.

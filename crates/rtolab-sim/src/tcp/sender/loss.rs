@@ -39,7 +39,11 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         self.state = LossState::Recovery { point: self.snd_max };
         self.recover = self.snd_max;
-        self.scoreboard.clear_retransmitted();
+        // Linux `tcp_enter_recovery` keeps `TCPCB_SACKED_RETRANS`: a segment resent earlier
+        // and not yet delivered stays in flight and is not resent again.
+        if !self.cfg.linux_flight {
+            self.scoreboard.clear_retransmitted();
+        }
         match self.recovery.enter(self.window_facts(), self.cfg.dupthresh as u64) {
             Entry::Cwnd(cwnd) => self.cc.set_cwnd(cwnd),
             Entry::HalveWindow => self.cc.halve_window(),

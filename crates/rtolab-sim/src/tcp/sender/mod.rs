@@ -22,6 +22,7 @@ mod transmit;
 
 use super::cc::{AnyCc, CongestionControl, ControllerKind, WindowArith, WindowCore};
 use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpRtoState, IcmpSignal, TimerChange};
+use super::jiffies::Wheel;
 use super::rack::Rack;
 use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
@@ -103,6 +104,9 @@ pub struct SenderConfig {
     pub handshake_ack: bool,
     /// Paper 001's adaptive timeout driven by ICMP DROP / DEFER (`icmp_rto.rs`).
     pub icmp_rto: Option<IcmpRtoConfig>,
+    /// The kernel's timer wheel runs the retransmission, probe and re-check timers, so each
+    /// fires at a tick at or after its expiry (`jiffies::Wheel`); `None`: exactly on time.
+    pub wheel: Option<Wheel>,
 }
 
 /// What the sender's one timer is armed for (Linux `icsk_pending`).

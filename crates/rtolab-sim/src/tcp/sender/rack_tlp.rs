@@ -20,8 +20,17 @@ const REORDER_SLACK: SimDuration = SimDuration(2_000_000);
 impl TcpSender {
     /// RFC 6298 (5.1)/(5.3): the retransmission timer, RTO from now.
     pub(super) fn arm_rto(&mut self, now: SimTime) {
-        self.timer = Some(now + self.rto.current());
+        self.timer = Some(self.timer_fires(now, self.rto.current()));
         self.timer_kind = TimerKind::Rto;
+    }
+
+    /// When a timer armed at `now` to expire after `timeout` fires: on the kernel's timer
+    /// wheel when the stack has one (`jiffies::Wheel::timer_fires`), else exactly then.
+    pub(super) fn timer_fires(&self, now: SimTime, timeout: SimDuration) -> SimTime {
+        match self.cfg.wheel {
+            Some(w) => w.timer_fires(now, timeout),
+            None => now + timeout,
+        }
     }
 
     pub(super) fn loss_marking(&self) -> LossMarking {
@@ -50,7 +59,7 @@ impl TcpSender {
         if let Some(left) = rto_left.filter(|l| l.as_nanos() > 0) {
             pto = pto.min(left);
         }
-        self.timer = Some(now + pto);
+        self.timer = Some(self.timer_fires(now, pto));
         self.timer_kind = TimerKind::Probe;
         true
     }
@@ -70,7 +79,7 @@ impl TcpSender {
             return;
         }
         let left = self.rto_remaining(now).unwrap_or(self.rto.current()).max(SimDuration::from_micros(1));
-        self.timer = Some(now + left);
+        self.timer = Some(self.timer_fires(now, left));
         self.timer_kind = TimerKind::Rto;
     }
 
@@ -136,7 +145,7 @@ impl TcpSender {
         if let Some(wait) = verdict.recheck_after {
             // `usecs_to_jiffies(timeout + TCP_TIMEOUT_MIN_US)`, at most the RTO.
             let wait = jiffies::round_up(wait + REORDER_SLACK);
-            self.timer = Some(now + wait.min(self.rto.current()));
+            self.timer = Some(self.timer_fires(now, wait.min(self.rto.current())));
             self.timer_kind = TimerKind::Reorder;
         }
         (verdict.newly_lost > 0, verdict.recheck_after.is_some())

@@ -108,7 +108,7 @@ fn test_established_three_dupacks_fast_retransmit_newreno() {
     assert_eq!(s.stats.fast_retransmits, 1);
     assert_eq!(s.ssthresh(), 2000); // max(4000 / 2, 2·MSS)
     assert_eq!(s.cwnd(), 5000); // ssthresh + 3·MSS
-    // A partial ACK retransmits the next hole and stays in recovery (RFC 6582).
+                                // A partial ACK retransmits the next hole and stays in recovery (RFC 6582).
     out.clear();
     s.on_segment(secs(0.3), &ack(2000), &mut out);
     assert!(s.in_recovery());
@@ -308,6 +308,10 @@ fn test_recovery_timeout_is_not_frto() {
 
 /// Linux `tcp_init_transfer`: IW 10 survives one SYN retransmission; after two it is one
 /// segment, unless the SYN-ACK echoes the first SYN's timestamp (`tcp_try_undo_spurious_syn`).
+/// The SYN timer runs on the timer wheel (phase 0 here): 1 s = 250 jiffies goes to level 1
+/// and runs at (⌊250 / 8⌋ + 1) · 8 = 256 jiffies, 1.024 s; the next 1 s (linear SYN timeouts,
+/// `tcp_syn_linear_timeouts`) from jiffy 256 expires at 506 and runs at (⌊506 / 8⌋ + 1) · 8 =
+/// 512, 2.048 s.
 #[test]
 fn test_syn_sent_linux_cuts_iw_only_after_two_syn_retransmissions() {
     let linux = TcpSpec { stack: Some(crate::tcp::profile::Stack::Linux), ..TcpSpec::default() };
@@ -316,6 +320,7 @@ fn test_syn_sent_linux_cuts_iw_only_after_two_syn_retransmissions() {
         let mut out = vec![];
         s.open(SimTime::ZERO, &mut out);
         for &t in timeouts {
+            assert_eq!(s.next_wakeup(), Some(secs(t)));
             s.on_timer(secs(t), &mut out);
         }
         let last = timeouts.last().map_or(SimTime::ZERO, |&t| secs(t));
@@ -324,7 +329,73 @@ fn test_syn_sent_linux_cuts_iw_only_after_two_syn_retransmissions() {
         s.cwnd() / 1448
     };
     assert_eq!(window_after(&[], false), 10);
-    assert_eq!(window_after(&[1.0], false), 10);
-    assert_eq!(window_after(&[1.0, 3.0], false), 1);
-    assert_eq!(window_after(&[1.0, 3.0], true), 10);
+    assert_eq!(window_after(&[1.024], false), 10);
+    assert_eq!(window_after(&[1.024, 2.048], false), 1);
+    assert_eq!(window_after(&[1.024, 2.048], true), 10);
+}
+
+/// The Linux stack with MSS 1000, no timestamps and its timers exactly on time.
+fn linux_exact() -> TcpSender {
+    let linux = TcpSpec { stack: Some(crate::tcp::profile::Stack::Linux), timestamps: Some(false), mss: Some(1000), ..TcpSpec::default() };
+    let mut cfg = linux.resolve(Some(100_000)).sender;
+    cfg.wheel = None;
+    TcpSender::new(cfg)
+}
+
+/// Linux `tcp_fastretrans_alert`: the ACK that ends a recovery goes on to the Open state's
+/// `tcp_time_to_recover`, which is `lost_out != 0`. Segments of 1000 B, IW 10 sent at
+/// 0.1 s; segment 2 lost. ACK of 2 at 0.2 s (cwnd 12: 10–13 sent); SACKs of 3, 4, 5 mark 2
+/// lost (RACK, 3 SACKed): recovery, point 16, ssthresh ⌊12·717/1024⌋ = 8. PRR sends 16–22
+/// as 6–15 are SACKed; 16 is lost. SACKs of 17–19 (sent after 16) mark 16 lost, and the
+/// retransmission of 2 (sent at 0.203, before 17) too: both resent at 0.305. The ACK of 16
+/// at 0.405 (SACKing 17–22) reaches the point and ends the recovery with 16 still marked
+/// lost (resent, not yet delivered): a new recovery starts at once, point SND.MAX = 26,
+/// ssthresh ⌊8·717/1024⌋ = 5, and 16 is not resent again (`tcp_enter_recovery` keeps
+/// `TCPCB_SACKED_RETRANS`).
+#[test]
+fn test_recovery_ack_of_the_point_with_a_segment_still_lost_starts_the_next_recovery() {
+    let mut s = linux_exact();
+    let mut out = vec![];
+    s.open(SimTime::ZERO, &mut out);
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    s.on_segment(secs(0.2), &ack(2000), &mut out);
+    for (end, t) in [(4000u64, 0.201), (5000, 0.202), (6000, 0.203), (7000, 0.204), (8000, 0.205), (9000, 0.206), (10000, 0.207)] {
+        s.on_segment(secs(t), &sack_ack(2000, &[(3000, end)]), &mut out);
+    }
+    assert_eq!((s.state(), s.ssthresh()), (LossState::Recovery { point: 16_000 }, 8000));
+    for (end, t) in [(11000u64, 0.300), (12000, 0.3005), (13000, 0.301), (14000, 0.3015), (15000, 0.302), (16000, 0.3025)] {
+        s.on_segment(secs(t), &sack_ack(2000, &[(3000, end)]), &mut out);
+    }
+    out.clear();
+    for (end, t) in [(18000u64, 0.305), (19000, 0.306), (20000, 0.307)] {
+        s.on_segment(secs(t), &sack_ack(2000, &[(17000, end), (3000, 16000)]), &mut out);
+    }
+    assert_eq!(out.iter().filter(|x| x.seq < 17_000).map(|x| x.seq).collect::<Vec<_>>(), vec![2000, 16_000]);
+    out.clear();
+    s.on_segment(secs(0.405), &sack_ack(16_000, &[(17000, 23000)]), &mut out);
+    assert_eq!((s.state(), s.ssthresh(), s.stats.fast_retransmits), (LossState::Recovery { point: 26_000 }, 5000, 2));
+    assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![26_000]);
+}
+
+/// Linux `tcp_schedule_loss_probe` on the kernel's timer wheel (HZ 250, phase 0). SYN-ACK at
+/// 0.1 s: SRTT 100 ms, RTO 300 ms; 2 of 2 segments out at 0.1 s (jiffy 25). PTO = 2·SRTT +
+/// 2 ms = 202 ms → 51 jiffies (204 ms), below the RTO's 300 ms left. Exactly: 0.304 s. On
+/// the wheel (51 < 63 jiffies, level 0) the expiry jiffy 76 runs at tick 77: 0.308 s. The
+/// probe then re-arms the RTO, 300 ms = 75 jiffies from jiffy 77: level 1, expiry 152,
+/// runs at (⌊152 / 8⌋ + 1) · 8 = 160 jiffies, 0.64 s (0.608 s exactly).
+#[test]
+fn test_established_probe_and_rto_run_on_the_timer_wheel() {
+    for (wheel, probe_at, rto_at) in [(None, 0.304, 0.604), (Some(crate::tcp::jiffies::Wheel::default()), 0.308, 0.64)] {
+        let linux = TcpSpec { stack: Some(crate::tcp::profile::Stack::Linux), timestamps: Some(false), mss: Some(1000), ..TcpSpec::default() };
+        let mut cfg = linux.resolve(Some(2000)).sender;
+        cfg.wheel = wheel;
+        let mut s = TcpSender::new(cfg);
+        let mut out = vec![];
+        s.open(SimTime::ZERO, &mut out);
+        s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+        assert_eq!(s.next_wakeup(), Some(secs(probe_at)), "{wheel:?}");
+        s.on_timer(secs(probe_at), &mut out);
+        assert_eq!(s.stats.loss_probes, 1);
+        assert_eq!(s.next_wakeup(), Some(secs(rto_at)), "{wheel:?}");
+    }
 }
