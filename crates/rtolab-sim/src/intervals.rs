@@ -10,6 +10,17 @@ impl IntervalSet {
         if start >= end {
             return;
         }
+        // In-order data: [start, end) extends or follows the last range (any earlier range
+        // ends before the last one starts, so it cannot touch), the general case's result.
+        match self.ranges.last_mut() {
+            None => return self.ranges.push((start, end)),
+            Some(last) if last.1 < start => return self.ranges.push((start, end)),
+            Some(last) if last.0 <= start => {
+                last.1 = last.1.max(end);
+                return;
+            }
+            _ => {}
+        }
         // Ranges before `i` end before `start`; those in `i..j` start at or before `end`, so
         // they overlap or touch [start, end) and merge with it in place (no shifting of the
         // tail unless a range is absorbed or inserted).
@@ -45,6 +56,9 @@ impl IntervalSet {
 
     /// Forgets everything below `x`.
     pub fn prune_below(&mut self, x: u64) {
+        if self.ranges.first().is_none_or(|&(_, e)| e > x) {
+            return;
+        }
         let i = self.ranges.partition_point(|&(_, e)| e <= x);
         self.ranges.drain(..i);
     }
@@ -79,6 +93,10 @@ mod tests {
             let count = (probe..probe + 9).filter(|&x| bits[x as usize]).count() as u64;
             prop_assert_eq!(set.covered_bytes(probe, probe + 9), count);
             for w in set.ranges.windows(2) { prop_assert!(w[0].1 < w[1].0); }
+            let mut pruned = set.clone();
+            pruned.prune_below(probe);
+            set.ranges.retain(|&(_, e)| e > probe);
+            prop_assert_eq!(pruned, set);
         }
     }
 }
