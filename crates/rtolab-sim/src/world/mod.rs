@@ -258,7 +258,7 @@ impl Simulation {
     fn after_endpoint(&mut self, now: SimTime, f: FlowId, side: Side, mut out: Vec<Segment>) {
         // Notes first: the oracle judges a timeout by the packets in the network before its
         // retransmission leaves.
-        if side == Side::Sender {
+        if side == Side::Sender && self.flows[f.index()].sender.has_notes() {
             let notes: Vec<SenderNote> = self.flows[f.index()].sender.drain_notes().collect();
             for note in notes {
                 let flow = &mut self.flows[f.index()];

@@ -312,6 +312,11 @@ impl TcpSender {
     pub fn next_wakeup(&self) -> Option<SimTime> {
         self.timer
     }
+    /// Whether notes wait for `drain_notes`.
+    #[inline]
+    pub fn has_notes(&self) -> bool {
+        !self.notes.is_empty()
+    }
     /// Notes since the last call, oldest first.
     pub fn drain_notes(&mut self) -> std::vec::Drain<'_, SenderNote> {
         self.notes.drain(..)
