@@ -16,6 +16,7 @@ use crate::spec::RtoPreset;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// Where the minimum RTO applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -114,12 +115,7 @@ impl RtoConfig {
                 syn_linear_timeouts: 4,
                 ..base
             },
-            RtoPreset::Freebsd => RtoConfig {
-                min_rto: ms(30),
-                max_rto: s(64),
-                extra: ms(200),
-                ..base
-            },
+            RtoPreset::Freebsd => RtoConfig { min_rto: ms(30), max_rto: s(64), extra: ms(200), ..base },
             RtoPreset::Ns2 => RtoConfig {
                 min_rto: ms(200),
                 initial_rto: s(3),
@@ -136,7 +132,8 @@ impl RtoConfig {
 /// RTO estimator state of one connection.
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
-    cfg: RtoConfig,
+    /// Shared by every flow with the same configuration.
+    cfg: Arc<RtoConfig>,
     srtt: Option<f64>,
     rttvar: f64,
     base: SimDuration,
@@ -146,7 +143,8 @@ pub struct RtoEstimator {
 }
 
 impl RtoEstimator {
-    pub fn new(cfg: RtoConfig) -> Self {
+    pub fn new(cfg: impl Into<Arc<RtoConfig>>) -> Self {
+        let cfg = cfg.into();
         let base = cfg.initial_rto;
         let ns2 = cfg.ns2.map(|c| Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto));
         let linux = cfg.linux.then(|| LinuxRtt::new(cfg.min_rto));

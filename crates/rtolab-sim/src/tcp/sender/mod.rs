@@ -31,6 +31,7 @@ use super::segment::{ts_now, Segment, FLAG_ACK, FLAG_SYN};
 use super::spurious::{Detectors, Episode, Frto, FrtoVariant, Response};
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
+use std::sync::Arc;
 
 /// Which ACKs count as duplicates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub enum DupAckRule {
 }
 
 /// Everything that makes one stack's sender differ from another's.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SenderConfig {
     pub mss: u32,
     pub initial_window: u64,
@@ -103,6 +104,29 @@ pub struct SenderConfig {
     pub handshake_ack: bool,
     /// Paper 001's adaptive timeout driven by ICMP DROP / DEFER (`icmp_rto.rs`).
     pub icmp_rto: Option<IcmpRtoConfig>,
+}
+
+/// A sender configuration as flows share it: with thousands of flows, one copy stays in cache
+/// instead of one per flow. `From<SenderConfig>` gives a configuration of its own; the world
+/// hands flows with equal configurations the same one (`world/configs.rs`).
+///
+/// Invariant: `rto` equals `sender.rto` (the RTO estimator holds `rto`).
+#[derive(Clone, Debug)]
+pub struct SharedSenderConfig {
+    sender: Arc<SenderConfig>,
+    rto: Arc<RtoConfig>,
+}
+
+impl From<SenderConfig> for SharedSenderConfig {
+    fn from(cfg: SenderConfig) -> Self {
+        SharedSenderConfig { rto: Arc::new(cfg.rto.clone()), sender: Arc::new(cfg) }
+    }
+}
+
+impl SharedSenderConfig {
+    pub fn config(&self) -> &SenderConfig {
+        &self.sender
+    }
 }
 
 /// What the sender's one timer is armed for (Linux `icsk_pending`).
@@ -224,7 +248,7 @@ pub struct TcpSender {
     cc: AnyCc,
     recovery: AnyRecovery,
     rto: RtoEstimator,
-    cfg: SenderConfig,
+    cfg: Arc<SenderConfig>,
     pub stats: SenderStats,
     /// SND.MAX when the outstanding tail loss probe was sent.
     tlp_high_seq: Option<u64>,
@@ -237,7 +261,8 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(cfg: SenderConfig) -> Self {
+    pub fn new(cfg: impl Into<SharedSenderConfig>) -> Self {
+        let SharedSenderConfig { sender: cfg, rto } = cfg.into();
         let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith);
         let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
@@ -246,7 +271,7 @@ impl TcpSender {
             cc: AnyCc::new(cfg.controller, core),
             recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,
-            rto: RtoEstimator::new(cfg.rto.clone()),
+            rto: RtoEstimator::new(rto),
             frto: Frto::new(frto_variant),
             geometry,
             cfg,
