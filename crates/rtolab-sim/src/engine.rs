@@ -123,12 +123,14 @@ impl EventQueue {
     #[inline]
     fn push_network(&mut self, entry: Entry) {
         let v = &mut self.network;
+        let mut i = v.len();
         v.push(entry);
-        let mut i = v.len() - 1;
+        // Shift the earlier events up by one until `entry`'s place is found.
         while i > 0 && v[i - 1].time <= entry.time {
-            v.swap(i - 1, i);
+            v[i] = v[i - 1];
             i -= 1;
         }
+        v[i] = entry;
     }
 
     /// The next event, advancing `now` to its time.

@@ -23,10 +23,29 @@ impl IntervalSet {
         }
     }
 
+    #[inline]
     pub fn insert(&mut self, start: u64, end: u64) {
         if start >= end {
             return;
         }
+        let (s, e) = self.one;
+        if self.many.is_empty() {
+            if s >= e {
+                self.one = (start, end);
+                return;
+            }
+            if start <= e && s <= end {
+                // In-order data: the lone range grows.
+                self.one = (s.min(start), e.max(end));
+                return;
+            }
+        }
+        self.insert_slow(start, end);
+    }
+
+    /// `insert` of a non-empty range that does not simply merge into a lone range.
+    #[inline(never)]
+    fn insert_slow(&mut self, start: u64, end: u64) {
         if self.many.is_empty() {
             let (s, e) = self.one;
             if s >= e {

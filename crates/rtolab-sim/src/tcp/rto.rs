@@ -129,6 +129,19 @@ impl RtoConfig {
     }
 }
 
+/// `x.round() as u64` (half away from zero, saturating, NaN to 0) without a call to libm's
+/// `round`: the integer part by the native conversion, then the exact fraction `x - t`
+/// (exact because `t` is `x` truncated) decides. Every RTT sample and ACK reads one.
+#[inline]
+fn round_to_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// RTO estimator state of one connection.
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
@@ -201,7 +214,7 @@ impl RtoEstimator {
             let t = t.as_nanos() as f64;
             rto = (rto / t).ceil() * t;
         }
-        SimDuration(rto.round() as u64).min(self.cfg.max_rto)
+        SimDuration(round_to_u64(rto)).min(self.cfg.max_rto)
     }
 
     /// The timeout to arm now: the base RTO doubled per back-off, capped at the maximum
@@ -272,7 +285,7 @@ impl RtoEstimator {
         match (&self.ns2, &self.linux) {
             (Some(n), _) => n.srtt(),
             (None, Some(l)) => l.srtt(),
-            (None, None) => self.srtt.map(|s| SimDuration(s.round() as u64)),
+            (None, None) => self.srtt.map(|s| SimDuration(round_to_u64(s))),
         }
     }
 
@@ -280,7 +293,7 @@ impl RtoEstimator {
         match (&self.ns2, &self.linux) {
             (Some(n), _) => n.rttvar(),
             (None, Some(l)) => l.rttvar(),
-            (None, None) => SimDuration(self.rttvar.round() as u64),
+            (None, None) => SimDuration(round_to_u64(self.rttvar)),
         }
     }
 }
