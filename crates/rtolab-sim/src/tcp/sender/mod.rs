@@ -220,6 +220,11 @@ pub struct TcpSender {
     /// Bytes sent by limited transmit since the last new ACK (RFC 5681 3.2 step 2).
     limited_bytes: u64,
     timer: Option<SimTime>,
+    /// Read on every ACK; shared with the flows of the same configuration.
+    cfg: Arc<SenderConfig>,
+    /// Paper 001's state machine, when `icmp_rto` is on (boxed: every ACK asks whether it
+    /// is, and few flows have it).
+    icmp: Option<Box<IcmpRto>>,
     dupacks: u32,
     phase: Phase,
     timer_kind: TimerKind,
@@ -248,7 +253,6 @@ pub struct TcpSender {
     cc: AnyCc,
     recovery: AnyRecovery,
     rto: RtoEstimator,
-    cfg: Arc<SenderConfig>,
     pub stats: SenderStats,
     /// SND.MAX when the outstanding tail loss probe was sent.
     tlp_high_seq: Option<u64>,
@@ -256,8 +260,6 @@ pub struct TcpSender {
     completed_at: Option<SimTime>,
     rack: Rack,
     episode: Option<Episode>,
-    /// Paper 001's state machine, when `icmp_rto` is on.
-    icmp: Option<IcmpRto>,
 }
 
 impl TcpSender {
@@ -266,7 +268,7 @@ impl TcpSender {
         let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith);
         let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
-        let icmp = cfg.icmp_rto.clone().map(IcmpRto::new);
+        let icmp = cfg.icmp_rto.clone().map(|c| Box::new(IcmpRto::new(c)));
         TcpSender {
             cc: AnyCc::new(cfg.controller, core),
             recovery: AnyRecovery::new(cfg.recovery),
