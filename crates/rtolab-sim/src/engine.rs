@@ -4,11 +4,17 @@
 //! scheduled, always; popped times never decrease (`now` never goes backwards). Events are a
 //! compact enum routed by component index, not boxed closures.
 //!
-//! The queue keeps two heaps under one `(time, seq)` order: the network's events (a handful
+//! The queue keeps two queues under one `(time, seq)` order: the network's events (a handful
 //! pending, one per link element, but most of the traffic) and the endpoints' timers and
 //! flow starts (one or two per flow, rarely due). Popping the earlier of the two heads gives
 //! exactly the order of a single heap, while a link event no longer sifts through a heap as
 //! deep as the number of flows.
+//!
+//! The network's few events are kept in a vector sorted latest first, rather than in a heap:
+//! popping takes the last element, and a new event (whose `seq` is the greatest so far, so it
+//! belongs behind every pending event not later than it) is placed by a short scan from the
+//! earliest end. With the handful of events pending this is a few moves where a heap sifts on
+//! every push and pop.
 
 use crate::net::ids::{DirId, FlowId};
 use crate::time::SimTime;
@@ -49,7 +55,7 @@ pub enum Event {
     Stop,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
     seq: u64,
@@ -76,8 +82,9 @@ impl Ord for Entry {
 
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    /// Link, ARQ, spike and stop events.
-    network: BinaryHeap<Entry>,
+    /// Link, ARQ, spike and stop events, sorted by `(time, seq)`, latest first (the next
+    /// event is the last element).
+    network: Vec<Entry>,
     /// Timers, flow starts and web users' wake-ups.
     endpoints: BinaryHeap<Entry>,
     next_seq: u64,
@@ -106,16 +113,31 @@ impl EventQueue {
         let entry = Entry { time, seq: self.next_seq, event };
         match event {
             Event::Timer { .. } | Event::FlowStart(_) | Event::UserWake(_) => self.endpoints.push(entry),
-            _ => self.network.push(entry),
+            _ => self.push_network(entry),
         }
         self.next_seq += 1;
+    }
+
+    /// Inserts `entry` (whose `seq` is the greatest so far) ahead of every pending network
+    /// event at or before its time, keeping the vector sorted latest first.
+    #[inline]
+    fn push_network(&mut self, entry: Entry) {
+        let v = &mut self.network;
+        let mut i = v.len();
+        v.push(entry);
+        // Shift the earlier events up by one until `entry`'s place is found.
+        while i > 0 && v[i - 1].time <= entry.time {
+            v[i] = v[i - 1];
+            i -= 1;
+        }
+        v[i] = entry;
     }
 
     /// The next event, advancing `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         // `Entry`'s order is reversed: the greater entry is the earlier event.
-        let from_network = match (self.network.peek(), self.endpoints.peek()) {
+        let from_network = match (self.network.last(), self.endpoints.peek()) {
             (Some(n), Some(e)) => n > e,
             (Some(_), None) => true,
             (None, _) => false,
@@ -128,7 +150,7 @@ impl EventQueue {
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        match (self.network.peek(), self.endpoints.peek()) {
+        match (self.network.last(), self.endpoints.peek()) {
             (Some(n), Some(e)) => Some(n.time.min(e.time)),
             (n, e) => n.or(e).map(|x| x.time),
         }
@@ -162,6 +184,37 @@ mod tests {
         q.schedule(SimTime(4), Event::FlowStart(FlowId(2)));
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec![Event::Arrive(DirId(1)), Event::FlowStart(FlowId(2)), timer(0), Event::TxDone(DirId(0)), timer(1)]);
+    }
+
+    proptest::proptest! {
+        /// Any interleaving of schedules and pops gives the order of one heap over
+        /// `(time, seq)`, whichever queue each event lives in.
+        #[test]
+        fn pops_in_time_then_scheduling_order(ops in proptest::collection::vec((0u64..20, 0u8..3, proptest::bool::ANY), 1..200)) {
+            let mut q = EventQueue::default();
+            let mut reference = BinaryHeap::new();
+            let mut seq = 0u64;
+            for (dt, kind, pop) in ops {
+                if pop {
+                    let want = reference.pop().map(|e: Entry| (e.time, e.event));
+                    proptest::prop_assert_eq!(q.pop(), want);
+                    continue;
+                }
+                let event = match kind {
+                    0 => Event::TxDone(DirId(seq as u32)),
+                    1 => Event::Arrive(DirId(seq as u32)),
+                    _ => Event::Timer { flow: FlowId(seq as u32), side: Side::Sender, generation: 0 },
+                };
+                let time = SimTime(q.now().0 + dt);
+                q.schedule(time, event);
+                reference.push(Entry { time, seq, event });
+                seq += 1;
+            }
+            while let Some(e) = reference.pop() {
+                proptest::prop_assert_eq!(q.pop(), Some((e.time, e.event)));
+            }
+            proptest::prop_assert_eq!(q.pop(), None);
+        }
     }
 
     #[test]

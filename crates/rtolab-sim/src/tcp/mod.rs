@@ -26,5 +26,5 @@ pub use rto::{RtoConfig, RtoEstimator, RtoFloor, SynFallback};
 pub use rto_linux::Round;
 pub use rto_ns2::Ns2Clock;
 pub use segment::Segment;
-pub use sender::{DupAckRule, Phase, SenderConfig, SenderNote, SenderStats, TcpSender};
+pub use sender::{DupAckRule, Phase, SenderConfig, SenderNote, SenderStats, SharedSenderConfig, TcpSender};
 pub use state::LossState;

@@ -16,6 +16,7 @@ use crate::spec::RtoPreset;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// Where the minimum RTO applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -114,12 +115,7 @@ impl RtoConfig {
                 syn_linear_timeouts: 4,
                 ..base
             },
-            RtoPreset::Freebsd => RtoConfig {
-                min_rto: ms(30),
-                max_rto: s(64),
-                extra: ms(200),
-                ..base
-            },
+            RtoPreset::Freebsd => RtoConfig { min_rto: ms(30), max_rto: s(64), extra: ms(200), ..base },
             RtoPreset::Ns2 => RtoConfig {
                 min_rto: ms(200),
                 initial_rto: s(3),
@@ -133,10 +129,24 @@ impl RtoConfig {
     }
 }
 
+/// `x.round() as u64` (half away from zero, saturating, NaN to 0) without a call to libm's
+/// `round`: the integer part by the native conversion, then the exact fraction `x - t`
+/// (exact because `t` is `x` truncated) decides. Every RTT sample and ACK reads one.
+#[inline]
+fn round_to_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// RTO estimator state of one connection.
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
-    cfg: RtoConfig,
+    /// Shared by every flow with the same configuration.
+    cfg: Arc<RtoConfig>,
     srtt: Option<f64>,
     rttvar: f64,
     base: SimDuration,
@@ -146,7 +156,8 @@ pub struct RtoEstimator {
 }
 
 impl RtoEstimator {
-    pub fn new(cfg: RtoConfig) -> Self {
+    pub fn new(cfg: impl Into<Arc<RtoConfig>>) -> Self {
+        let cfg = cfg.into();
         let base = cfg.initial_rto;
         let ns2 = cfg.ns2.map(|c| Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto));
         let linux = cfg.linux.then(|| LinuxRtt::new(cfg.min_rto));
@@ -203,7 +214,7 @@ impl RtoEstimator {
             let t = t.as_nanos() as f64;
             rto = (rto / t).ceil() * t;
         }
-        SimDuration(rto.round() as u64).min(self.cfg.max_rto)
+        SimDuration(round_to_u64(rto)).min(self.cfg.max_rto)
     }
 
     /// The timeout to arm now: the base RTO doubled per back-off, capped at the maximum
@@ -274,7 +285,7 @@ impl RtoEstimator {
         match (&self.ns2, &self.linux) {
             (Some(n), _) => n.srtt(),
             (None, Some(l)) => l.srtt(),
-            (None, None) => self.srtt.map(|s| SimDuration(s.round() as u64)),
+            (None, None) => self.srtt.map(|s| SimDuration(round_to_u64(s))),
         }
     }
 
@@ -282,7 +293,7 @@ impl RtoEstimator {
         match (&self.ns2, &self.linux) {
             (Some(n), _) => n.rttvar(),
             (None, Some(l)) => l.rttvar(),
-            (None, None) => SimDuration(self.rttvar.round() as u64),
+            (None, None) => SimDuration(round_to_u64(self.rttvar)),
         }
     }
 }

@@ -130,3 +130,16 @@ fn syn_fallback_sets_three_seconds_where_the_preset_follows_5_7() {
     e.apply_syn_fallback(false);
     assert_eq!(e.current(), ms(300));
 }
+
+proptest::proptest! {
+    /// The libm-free rounding agrees with `f64::round` on any bit pattern (NaN, infinities,
+    /// negatives and values beyond u64 included) and near every half.
+    #[test]
+    fn round_to_u64_matches_round(bits in proptest::num::u64::ANY, n in 0u64..1 << 53) {
+        let x = f64::from_bits(bits);
+        proptest::prop_assert_eq!(super::round_to_u64(x), x.round() as u64);
+        for y in [n as f64 + 0.5, n as f64 + 0.49999999999999994, (n as f64 + 0.5).next_up(), (n as f64 + 0.5).next_down()] {
+            proptest::prop_assert_eq!(super::round_to_u64(y), y.round() as u64);
+        }
+    }
+}

@@ -54,6 +54,12 @@ impl Geometry {
         let start = k * self.mss;
         self.mss.min(self.data_end.saturating_sub(start))
     }
+
+    /// The bytes of segments `a..b` (`a <= b`): the sum of their `seg_len`, as the segments
+    /// tile [0, data_end).
+    fn bytes_between(&self, a: u64, b: u64) -> u64 {
+        (b * self.mss).min(self.data_end) - (a * self.mss).min(self.data_end)
+    }
 }
 
 impl Scoreboard {
@@ -215,47 +221,77 @@ impl Scoreboard {
 
     /// One pass over [SND.UNA, SND.MAX): RFC 6675 SetPipe() and NextSeg() together.
     /// `new_data_ok` says whether rule 2 may send new data (data left and window open).
+    ///
+    /// The walk goes from the top down, so the SACKed amount above each segment is known.
+    /// Segments above the recorded flags carry none and have nothing SACKed above them: none
+    /// is lost (DupThresh is at least 1) and each is wholly in the pipe, so they are counted
+    /// at once; the recorded ones are read straight from the deque.
     pub fn plan(&self, snd_una: u64, snd_max: u64, new_data_ok: bool, marking: LossMarking, g: &Geometry) -> (u64, NextSeg) {
         let first = snd_una / g.mss;
         let last = snd_max.div_ceil(g.mss); // exclusive
-        let n = last.saturating_sub(first) as usize;
-        // Walk from the top down so the SACKed amount above each segment is known.
-        let mut sacked_segs = 0u64;
-        let mut sacked_bytes = 0u64;
-        let mut pipe = 0u64;
-        let mut rule1 = None;
-        let mut rule3 = None;
-        for i in (0..n).rev() {
-            let k = first + i as u64;
-            let f = k.checked_sub(self.base).and_then(|j| self.flags.get(j as usize)).copied().unwrap_or(0);
-            let len = g.seg_len(k);
-            if f & SACKED != 0 {
-                sacked_segs += 1;
-                sacked_bytes += len;
-                continue;
-            }
-            let lost = match marking {
-                LossMarking::Rfc6675 => sacked_segs >= g.dupthresh || sacked_bytes > (g.dupthresh - 1) * g.mss,
-                LossMarking::Marked => f & LOST != 0,
-            };
-            if !lost {
-                pipe += len;
-            }
-            if f & RETRANSMITTED != 0 {
-                pipe += len;
-            } else if lost {
-                rule1 = Some(k * g.mss);
-            } else if sacked_segs > 0 && marking == LossMarking::Rfc6675 {
-                rule3 = Some(k * g.mss);
+        let top = self.base + self.flags.len() as u64; // first segment without flags
+        let mut walk = PlanWalk { marking, g, sacked_segs: 0, sacked_bytes: 0, pipe: 0, rule1: None, rule3: None };
+        let unrecorded = first.max(top);
+        if unrecorded < last {
+            walk.pipe = g.bytes_between(unrecorded, last);
+        }
+        let (lo, hi) = (first.max(self.base), last.min(top));
+        if lo < hi {
+            let flags = self.flags.range((lo - self.base) as usize..(hi - self.base) as usize);
+            for (k, &f) in (lo..hi).rev().zip(flags.rev()) {
+                walk.step(k, f);
             }
         }
-        let next = match (rule1, new_data_ok, rule3) {
+        for k in (first..last.min(self.base)).rev() {
+            walk.step(k, 0);
+        }
+        let next = match (walk.rule1, new_data_ok, walk.rule3) {
             (Some(s), _, _) => NextSeg::Retransmit(s),
             (None, true, _) => NextSeg::NewData,
             (None, false, Some(s)) => NextSeg::Retransmit(s),
             _ => NextSeg::Nothing,
         };
-        (pipe, next)
+        (walk.pipe, next)
+    }
+}
+
+/// The state of `plan`'s top-down walk: what is SACKed above the current segment, the pipe so
+/// far, and the lowest candidates of NextSeg's rules 1 and 3.
+struct PlanWalk<'a> {
+    marking: LossMarking,
+    g: &'a Geometry,
+    sacked_segs: u64,
+    sacked_bytes: u64,
+    pipe: u64,
+    rule1: Option<u64>,
+    rule3: Option<u64>,
+}
+
+impl PlanWalk<'_> {
+    /// Segment `k` with flags `f`, every segment above it already walked.
+    #[inline(always)]
+    fn step(&mut self, k: u64, f: u8) {
+        let g = self.g;
+        let len = g.seg_len(k);
+        if f & SACKED != 0 {
+            self.sacked_segs += 1;
+            self.sacked_bytes += len;
+            return;
+        }
+        let lost = match self.marking {
+            LossMarking::Rfc6675 => self.sacked_segs >= g.dupthresh || self.sacked_bytes > (g.dupthresh - 1) * g.mss,
+            LossMarking::Marked => f & LOST != 0,
+        };
+        if !lost {
+            self.pipe += len;
+        }
+        if f & RETRANSMITTED != 0 {
+            self.pipe += len;
+        } else if lost {
+            self.rule1 = Some(k * g.mss);
+        } else if self.sacked_segs > 0 && self.marking == LossMarking::Rfc6675 {
+            self.rule3 = Some(k * g.mss);
+        }
     }
 }
 
@@ -264,6 +300,54 @@ mod tests {
     use super::*;
 
     const G: Geometry = Geometry { mss: 100, data_end: u64::MAX, dupthresh: 3 };
+
+    /// `plan` as RFC 6675 states it: every segment of [SND.UNA, SND.MAX) in turn, from the
+    /// top down, its flags looked up one by one.
+    fn plan_by_segment(sb: &Scoreboard, snd_una: u64, snd_max: u64, new_data_ok: bool, marking: LossMarking, g: &Geometry) -> (u64, NextSeg) {
+        let first = snd_una / g.mss;
+        let last = snd_max.div_ceil(g.mss);
+        let mut walk = PlanWalk { marking, g, sacked_segs: 0, sacked_bytes: 0, pipe: 0, rule1: None, rule3: None };
+        for k in (first..last.max(first)).rev() {
+            walk.step(k, sb.flags_of(k));
+        }
+        let next = match (walk.rule1, new_data_ok, walk.rule3) {
+            (Some(s), _, _) => NextSeg::Retransmit(s),
+            (None, true, _) => NextSeg::NewData,
+            (None, false, Some(s)) => NextSeg::Retransmit(s),
+            _ => NextSeg::Nothing,
+        };
+        (walk.pipe, next)
+    }
+
+    proptest::proptest! {
+        /// The walk that counts the unrecorded top at once and reads the deque's slices agrees
+        /// with the segment-by-segment one, for any marks, a short last segment included.
+        #[test]
+        fn plan_matches_the_segment_walk(
+            marks in proptest::collection::vec((0u64..40, 0u8..4), 0..30),
+            una in 0u64..20, extra in 0u64..30, cleared in proptest::bool::ANY, data_end in 1500u64..4000, rfc in proptest::bool::ANY, behind in 0u64..3,
+        ) {
+            let g = Geometry { mss: 100, data_end, dupthresh: 3 };
+            let mut sb = Scoreboard::default();
+            for (k, m) in marks {
+                match m {
+                    0 | 1 => { sb.mark_sacked(k * 100, k * 100 + 100, 4000, &g); }
+                    2 => sb.mark_retransmitted(k * 100, &g),
+                    _ => { sb.mark_lost(k); }
+                }
+            }
+            sb.advance(una * 100, &g);
+            if cleared {
+                sb.clear();
+            }
+            // (SND.UNA below the board's base exercises the unrecorded bottom.)
+            let (snd_una, snd_max) = (una.saturating_sub(behind) * 100 + 17, una * 100 + extra * 100 + 50);
+            let marking = if rfc { LossMarking::Rfc6675 } else { LossMarking::Marked };
+            for new_ok in [false, true] {
+                proptest::prop_assert_eq!(sb.plan(snd_una, snd_max, new_ok, marking, &g), plan_by_segment(&sb, snd_una, snd_max, new_ok, marking, &g));
+            }
+        }
+    }
 
     /// Ten segments out (0..1000), segment 2 lost, 3..=9 SACKed: segments 0 and 1 were
     /// cumulatively acked. By hand: segment 2 has 7 SACKed above → lost, not in pipe; pipe 0.

@@ -9,10 +9,14 @@ pub const FLAG_SYN: u8 = 0x02;
 pub const FLAG_ACK: u8 = 0x10;
 
 /// Up to four SACK blocks (RFC 2018, 3): [start, end) byte ranges, most recent first.
+///
+/// Layout: `repr(C)` with the count first, beside the segment's header fields, so a reader
+/// that finds no blocks touches none of the blocks' cache lines.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SackBlocks {
-    blocks: [(u64, u64); 4],
     len: u8,
+    blocks: [(u64, u64); 4],
 }
 
 impl SackBlocks {

@@ -1,5 +1,6 @@
 //! Turns a validated `Scenario` into the run-time world.
 
+use super::configs::SenderConfigs;
 use super::flow::FlowRuntime;
 use super::ledger::Ledger;
 use super::plan::plan;
@@ -27,11 +28,12 @@ impl Simulation {
                 ues - 1
             })
         };
+        let mut configs = SenderConfigs::default();
         let flows_and_ues: Vec<(FlowRuntime, Option<u32>, bool)> = planned
             .into_iter()
             .map(|f| {
                 let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
-                (FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed), mobile(f.route, f.uplink), f.uplink)
+                (FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed, &mut configs), mobile(f.route, f.uplink), f.uplink)
             })
             .collect();
         let mut web_users = Vec::new();
@@ -70,6 +72,7 @@ impl Simulation {
             spikes,
             web_users,
             web_specs,
+            configs,
             captures,
             stop_at: scenario.duration.map(|d| SimTime::ZERO + d.sim()),
             max_events: scenario.limits.max_events,

@@ -1,6 +1,8 @@
 //! A flow at run time: its two TCP endpoints, its route, its timers, and the simulator's own
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
+use super::configs::SenderConfigs;
+use super::ledger::FlowCount;
 use super::route::Route;
 use crate::intervals::IntervalSet;
 use crate::net::build::add_uplink;
@@ -243,6 +245,8 @@ pub struct FlowRuntime {
     /// sends.
     pub radio_way: Way,
     pub size: Option<u64>,
+    /// The flow's line of the packet ledger (`ledger.rs`).
+    pub ledger: FlowCount,
     pub oracle: SpuriousOracle,
     pub check: DeliveryCheck,
     pub receiver: TcpReceiver,
@@ -272,7 +276,17 @@ impl FlowRuntime {
     /// clock, as in `rtolab emulate`, where every socket shares the host's jiffies and their
     /// reading at the start is whatever the host's uptime makes it.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, forward: Vec<DirId>, reverse: Vec<DirId>, tcp: &TcpSpec, seed: u64) -> Self {
+    pub fn new(
+        name: String,
+        origin: Origin,
+        start: SimTime,
+        size: Option<u64>,
+        forward: Vec<DirId>,
+        reverse: Vec<DirId>,
+        tcp: &TcpSpec,
+        seed: u64,
+        configs: &mut SenderConfigs,
+    ) -> Self {
         let mut resolved = tcp.resolve(size);
         if let Some(clock) = &mut resolved.sender.rto.ns2 {
             let tick = clock.tick.as_nanos().max(1);
@@ -293,10 +307,11 @@ impl FlowRuntime {
             reverse: reverse.into(),
             ue: None,
             radio_way: Way::Forward,
-            sender: TcpSender::new(resolved.sender),
+            sender: TcpSender::new(configs.share(resolved.sender)),
             receiver: TcpReceiver::new(resolved.receiver),
             timer_generation: [0; 2],
             timer_at: [None; 2],
+            ledger: FlowCount::default(),
             oracle: SpuriousOracle::default(),
             check: DeliveryCheck::default(),
             started: false,

@@ -15,7 +15,7 @@
 //!
 //! Counting costs a few u64 increments per packet and hop; the check runs once.
 
-use crate::net::{FlowId, LinkDir, Packet, PacketArena, Payload, Way};
+use crate::net::{LinkDir, Packet, PacketArena, Payload, Way};
 
 /// Fates of the packets through one link direction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,9 +25,11 @@ struct DirCount {
     dropped: u64,
 }
 
-/// Fates of one flow's data packets (forward segments with payload).
+/// Fates of one flow's data packets (forward segments with payload). Each flow keeps its own
+/// (`FlowRuntime::ledger`, beside what a packet of the flow touches anyway), so counting
+/// touches no table as large as the number of flows.
 #[derive(Clone, Copy, Debug, Default)]
-struct FlowCount {
+pub struct FlowCount {
     sent: u64,
     arrived: u64,
     dropped: u64,
@@ -41,7 +43,6 @@ pub struct Ledger {
     dirs: Vec<DirCount>,
     /// The radio network's base-station buffers, as one place.
     radio: DirCount,
-    flows: Vec<FlowCount>,
 }
 
 /// A data packet: a forward TCP segment with payload (not a SYN, ACK or control message).
@@ -54,38 +55,31 @@ impl Ledger {
         Ledger { dirs: vec![DirCount::default(); dirs], ..Default::default() }
     }
 
-    fn flow(&mut self, f: FlowId) -> &mut FlowCount {
-        let i = f.index();
-        if i >= self.flows.len() {
-            self.flows.resize(i + 1, FlowCount::default());
-        }
-        &mut self.flows[i]
-    }
-
-    /// A packet was allocated (by an endpoint or, for a control message, an element).
+    /// A packet was allocated (by an endpoint or, for a control message, an element);
+    /// `flow` is the count of the packet's flow.
     #[inline]
-    pub fn allocated(&mut self, p: &Packet) {
+    pub fn allocated(&mut self, p: &Packet, flow: &mut FlowCount) {
         self.allocated += 1;
         if is_data(p) {
-            self.flow(p.flow).sent += 1;
+            flow.sent += 1;
         }
     }
 
     /// A packet was handed to its endpoint and freed.
     #[inline]
-    pub fn delivered(&mut self, p: &Packet) {
+    pub fn delivered(&mut self, p: &Packet, flow: &mut FlowCount) {
         self.delivered += 1;
         if is_data(p) {
-            self.flow(p.flow).arrived += 1;
+            flow.arrived += 1;
         }
     }
 
     /// A packet was dropped and freed.
     #[inline]
-    pub fn dropped(&mut self, p: &Packet) {
+    pub fn dropped(&mut self, p: &Packet, flow: &mut FlowCount) {
         self.dropped += 1;
         if is_data(p) {
-            self.flow(p.flow).dropped += 1;
+            flow.dropped += 1;
         }
     }
 
@@ -127,8 +121,15 @@ impl Ledger {
 
     /// Checks every conservation law at the end of the run; `Err((scope, message))` names
     /// the first one broken (`scope` is a flow's name or `"(network)"`). `radio_inside` is
-    /// what the radio network holds (0 without one).
-    pub fn check(&self, links: &[LinkDir], radio_inside: usize, arena: &PacketArena, flows: usize, flow_name: impl Fn(usize) -> String) -> Result<(), (String, String)> {
+    /// what the radio network holds (0 without one); `flows[i]` is flow i's count.
+    pub fn check(
+        &self,
+        links: &[LinkDir],
+        radio_inside: usize,
+        arena: &PacketArena,
+        flows: &[FlowCount],
+        flow_name: impl Fn(usize) -> String,
+    ) -> Result<(), (String, String)> {
         let network = |m: String| Err(("(network)".to_string(), m));
         let live = arena.live() as u64;
         if self.allocated != self.delivered + self.dropped + live {
@@ -159,14 +160,14 @@ impl Ledger {
         if inside_total != live {
             return network(format!("packet conservation: the links hold {inside_total} packets but {live} are live"));
         }
-        let mut in_flight = vec![0u64; flows.max(self.flows.len())];
+        let mut in_flight = vec![0u64; flows.len()];
         arena.for_each_live(|p| {
             if is_data(p) {
                 in_flight[p.flow.index()] += 1;
             }
         });
         for (i, &n) in in_flight.iter().enumerate() {
-            let c = self.flows.get(i).copied().unwrap_or_default();
+            let c = flows[i];
             if c.sent != c.arrived + c.dropped + n {
                 return Err((
                     flow_name(i),
@@ -181,7 +182,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::IcmpSignal;
+    use crate::net::{FlowId, IcmpSignal};
     use crate::time::SimTime;
 
     fn control_packet() -> Packet {
@@ -196,16 +197,17 @@ mod tests {
     }
 
     fn check(l: &Ledger, arena: &PacketArena) -> Result<(), String> {
-        l.check(&[], 0, arena, 0, |i| format!("f{i}")).map_err(|(_, m)| m)
+        l.check(&[], 0, arena, &[], |i| format!("f{i}")).map_err(|(_, m)| m)
     }
 
     #[test]
     fn delivered_packet_balances() {
         let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
         let p = control_packet();
-        l.allocated(&p);
+        let mut flow = FlowCount::default();
+        l.allocated(&p, &mut flow);
         let id = arena.alloc(p.clone());
-        l.delivered(&p);
+        l.delivered(&p, &mut flow);
         arena.free(id);
         assert_eq!(check(&l, &arena), Ok(()));
     }
@@ -214,10 +216,11 @@ mod tests {
     fn packet_counted_twice_breaks_the_balance() {
         let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
         let p = control_packet();
-        l.allocated(&p);
+        let mut flow = FlowCount::default();
+        l.allocated(&p, &mut flow);
         let id = arena.alloc(p.clone());
-        l.delivered(&p);
-        l.dropped(&p);
+        l.delivered(&p, &mut flow);
+        l.dropped(&p, &mut flow);
         arena.free(id);
         assert_eq!(check(&l, &arena), Err("packet conservation: 1 allocated != 1 delivered + 1 dropped + 0 live".into()));
     }
@@ -226,7 +229,7 @@ mod tests {
     fn live_packet_no_link_holds_is_reported() {
         let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
         let p = control_packet();
-        l.allocated(&p);
+        l.allocated(&p, &mut FlowCount::default());
         arena.alloc(p);
         assert_eq!(check(&l, &arena), Err("packet conservation: the links hold 0 packets but 1 are live".into()));
     }

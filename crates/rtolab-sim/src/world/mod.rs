@@ -6,6 +6,7 @@
 //! spurious-timeout oracle and checks delivery.
 
 mod build;
+mod configs;
 mod flow;
 mod ledger;
 pub mod plan;
@@ -23,8 +24,9 @@ use crate::radio::RadioNetwork;
 use crate::results::{RunResult, SeriesMetric, SeriesTable};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
+use configs::SenderConfigs;
 use flow::FlowRuntime;
-use ledger::Ledger;
+use ledger::{FlowCount, Ledger};
 use thiserror::Error;
 use traffic::{WebGenerator, WebUser};
 
@@ -55,6 +57,8 @@ pub struct Simulation {
     spikes: Vec<SpikeProcess>,
     web_users: Vec<WebUser>,
     web_specs: Vec<WebGenerator>,
+    /// Sender configurations shared by the flows that have equal ones.
+    configs: SenderConfigs,
     captures: Vec<Option<Capture>>,
     stop_at: Option<SimTime>,
     max_events: u64,
@@ -114,9 +118,10 @@ impl Simulation {
     /// Packet conservation (see `ledger.rs`) at the end of a run.
     fn check_conservation(&self) -> Result<(), SimError> {
         let flows = &self.flows;
+        let counts: Vec<FlowCount> = flows.iter().map(|f| f.ledger).collect();
         let radio_inside = self.radio.as_ref().map_or(0, |r| r.packets_inside());
         self.ledger
-            .check(&self.links, radio_inside, &self.packets, flows.len(), |i| flows.get(i).map_or_else(|| format!("#{i}"), |f| f.name.clone()))
+            .check(&self.links, radio_inside, &self.packets, &counts, |i| flows.get(i).map_or_else(|| format!("#{i}"), |f| f.name.clone()))
             .map_err(|(flow, message)| SimError::Invariant { flow, message })
     }
 
@@ -258,7 +263,7 @@ impl Simulation {
     fn after_endpoint(&mut self, now: SimTime, f: FlowId, side: Side, mut out: Vec<Segment>) {
         // Notes first: the oracle judges a timeout by the packets in the network before its
         // retransmission leaves.
-        if side == Side::Sender {
+        if side == Side::Sender && self.flows[f.index()].sender.has_notes() {
             let notes: Vec<SenderNote> = self.flows[f.index()].sender.drain_notes().collect();
             for note in notes {
                 let flow = &mut self.flows[f.index()];
@@ -317,7 +322,7 @@ impl Simulation {
             }
         }
         let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), payload: Payload::Segment(segment), sent_at: now };
-        self.ledger.allocated(&packet);
+        self.ledger.allocated(&packet, &mut flow.ledger);
         let id = self.packets.alloc(packet);
         self.offer(now, first_dir, id);
     }
@@ -341,7 +346,7 @@ impl Simulation {
             return;
         }
         let first = self.flows[f.index()].reverse[start];
-        self.ledger.allocated(&packet);
+        self.ledger.allocated(&packet, &mut self.flows[f.index()].ledger);
         let id = self.packets.alloc(packet);
         self.offer(now, first, id);
     }
@@ -368,7 +373,7 @@ impl Simulation {
 
     fn drop_packet(&mut self, id: PacketId) {
         let p = self.packets.get(id);
-        self.ledger.dropped(p);
+        self.ledger.dropped(p, &mut self.flows[p.flow.index()].ledger);
         if let (Way::Forward, Payload::Segment(s)) = (p.way, &p.payload) {
             let oracle = &mut self.flows[p.flow.index()].oracle;
             if s.is_syn() {
@@ -411,7 +416,7 @@ impl Simulation {
     /// packet is freed before anything else is allocated, as if freed on arrival.
     fn deliver(&mut self, now: SimTime, id: PacketId) {
         let p = self.packets.get(id);
-        self.ledger.delivered(p);
+        self.ledger.delivered(p, &mut self.flows[p.flow.index()].ledger);
         let (f, way, sent_at) = (p.flow, p.way, p.sent_at);
         let segment = match &p.payload {
             Payload::Segment(s) => s,
@@ -465,7 +470,7 @@ impl Simulation {
         let name = format!("{}.u{}.{}", g.name, user.user, user.files);
         user.files += 1;
         let origin = Origin::Web { user: u, generator: g.name.clone() };
-        let mut flow = FlowRuntime::new(name, origin, now, Some(size), g.forward.clone(), g.reverse.clone(), &g.tcp, self.seed);
+        let mut flow = FlowRuntime::new(name, origin, now, Some(size), g.forward.clone(), g.reverse.clone(), &g.tcp, self.seed, &mut self.configs);
         if let (Some(ue), Some(radio)) = (user.ue, &self.radio) {
             flow.reach_mobile(ue, radio.uplink(ue), g.uplink);
         }

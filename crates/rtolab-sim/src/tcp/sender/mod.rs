@@ -32,6 +32,7 @@ use super::segment::{ts_now, Segment, FLAG_ACK, FLAG_SYN};
 use super::spurious::{Detectors, Episode, Frto, FrtoVariant, Response};
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
+use std::sync::Arc;
 
 /// Which ACKs count as duplicates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +44,7 @@ pub enum DupAckRule {
 }
 
 /// Everything that makes one stack's sender differ from another's.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SenderConfig {
     pub mss: u32,
     pub initial_window: u64,
@@ -107,6 +108,29 @@ pub struct SenderConfig {
     /// The kernel's timer wheel runs the retransmission, probe and re-check timers, so each
     /// fires at a tick at or after its expiry (`jiffies::Wheel`); `None`: exactly on time.
     pub wheel: Option<Wheel>,
+}
+
+/// A sender configuration as flows share it: with thousands of flows, one copy stays in cache
+/// instead of one per flow. `From<SenderConfig>` gives a configuration of its own; the world
+/// hands flows with equal configurations the same one (`world/configs.rs`).
+///
+/// Invariant: `rto` equals `sender.rto` (the RTO estimator holds `rto`).
+#[derive(Clone, Debug)]
+pub struct SharedSenderConfig {
+    sender: Arc<SenderConfig>,
+    rto: Arc<RtoConfig>,
+}
+
+impl From<SenderConfig> for SharedSenderConfig {
+    fn from(cfg: SenderConfig) -> Self {
+        SharedSenderConfig { rto: Arc::new(cfg.rto.clone()), sender: Arc::new(cfg) }
+    }
+}
+
+impl SharedSenderConfig {
+    pub fn config(&self) -> &SenderConfig {
+        &self.sender
+    }
 }
 
 /// What the sender's one timer is armed for (Linux `icsk_pending`).
@@ -200,6 +224,11 @@ pub struct TcpSender {
     /// Bytes sent by limited transmit since the last new ACK (RFC 5681 3.2 step 2).
     limited_bytes: u64,
     timer: Option<SimTime>,
+    /// Read on every ACK; shared with the flows of the same configuration.
+    cfg: Arc<SenderConfig>,
+    /// Paper 001's state machine, when `icmp_rto` is on (boxed: every ACK asks whether it
+    /// is, and few flows have it).
+    icmp: Option<Box<IcmpRto>>,
     dupacks: u32,
     phase: Phase,
     timer_kind: TimerKind,
@@ -228,7 +257,6 @@ pub struct TcpSender {
     cc: AnyCc,
     recovery: AnyRecovery,
     rto: RtoEstimator,
-    cfg: SenderConfig,
     pub stats: SenderStats,
     /// SND.MAX when the outstanding tail loss probe was sent.
     tlp_high_seq: Option<u64>,
@@ -236,21 +264,20 @@ pub struct TcpSender {
     completed_at: Option<SimTime>,
     rack: Rack,
     episode: Option<Episode>,
-    /// Paper 001's state machine, when `icmp_rto` is on.
-    icmp: Option<IcmpRto>,
 }
 
 impl TcpSender {
-    pub fn new(cfg: SenderConfig) -> Self {
+    pub fn new(cfg: impl Into<SharedSenderConfig>) -> Self {
+        let SharedSenderConfig { sender: cfg, rto } = cfg.into();
         let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith);
         let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
-        let icmp = cfg.icmp_rto.clone().map(IcmpRto::new);
+        let icmp = cfg.icmp_rto.clone().map(|c| Box::new(IcmpRto::new(c)));
         TcpSender {
             cc: AnyCc::new(cfg.controller, core),
             recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,
-            rto: RtoEstimator::new(cfg.rto.clone()),
+            rto: RtoEstimator::new(rto),
             frto: Frto::new(frto_variant),
             geometry,
             cfg,
@@ -315,6 +342,11 @@ impl TcpSender {
     /// When the retransmission timer fires, if it is armed.
     pub fn next_wakeup(&self) -> Option<SimTime> {
         self.timer
+    }
+    /// Whether notes wait for `drain_notes`.
+    #[inline]
+    pub fn has_notes(&self) -> bool {
+        !self.notes.is_empty()
     }
     /// Notes since the last call, oldest first.
     pub fn drain_notes(&mut self) -> std::vec::Drain<'_, SenderNote> {
