@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "scipy>=1.11" "dask[distributed]>=2024.1" "polars>=1.0" "pyarrow>=15" \
-		"matplotlib>=3.8" "typer>=0.12" "rich>=13" "pytest>=8" "mypy>=1.10" "duckdb>=1.0"
+		"matplotlib>=3.8" "typer>=0.12,<0.29" "rich>=13" "pytest>=8" "mypy>=1.10" "duckdb>=1.0"
 	touch $@
 
 build: $(VENV)/.installed

@@ -66,11 +66,14 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert "no scenario file" in proc.stderr and "Traceback" not in proc.stderr
 
 
-CHOICES = {
+#: A range error in either of typer's wordings (0.29 and later through pydantic, before its own).
+AT_LEAST_ONE = ("greater than or equal to 1", "not in the range x>=1")
+
+CHOICES: dict[str, tuple[list[str], list[str | tuple[str, ...]]]] = {
     "bench name": (["bench", "nope"], ["'nope' is not one of", "'bulk-lte'", "'spiky-hspa'"]),
     "compare stack": (["compare", str(QUICKSTART), "--stack", "bsd"], ["--stack", "'bsd' is not one of", "'linux'", "'ns2-sack1'"]),
-    "compare reps": (["compare", str(QUICKSTART), "--reps", "0"], ["--reps", "greater than or equal to 1"]),
-    "reproduce replications": (["reproduce", "spikes", "--replications", "0"], ["--replications", "greater than or equal to 1"]),
+    "compare reps": (["compare", str(QUICKSTART), "--reps", "0"], ["--reps", AT_LEAST_ONE]),
+    "reproduce replications": (["reproduce", "spikes", "--replications", "0"], ["--replications", AT_LEAST_ONE]),
 }
 
 
@@ -81,7 +84,8 @@ def test_bad_choice_exits_2_naming_the_choices_before_anything_runs(case: str, t
     assert proc.returncode == 2, proc.stdout + proc.stderr
     flat = " ".join(proc.stderr.replace("│", " ").split())
     for needle in needles:
-        assert needle in flat, proc.stderr
+        alternatives = (needle,) if isinstance(needle, str) else needle
+        assert any(a in flat for a in alternatives), proc.stderr
     assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
 
 
