@@ -245,13 +245,7 @@ impl Scoreboard {
         for k in (first..last.min(self.base)).rev() {
             walk.step(k, 0);
         }
-        let next = match (walk.rule1, new_data_ok, walk.rule3) {
-            (Some(s), _, _) => NextSeg::Retransmit(s),
-            (None, true, _) => NextSeg::NewData,
-            (None, false, Some(s)) => NextSeg::Retransmit(s),
-            _ => NextSeg::Nothing,
-        };
-        (walk.pipe, next)
+        walk.outcome(new_data_ok)
     }
 }
 
@@ -268,6 +262,18 @@ struct PlanWalk<'a> {
 }
 
 impl PlanWalk<'_> {
+    /// The pipe and NextSeg (RFC 6675 4): a lost segment first (rule 1), else new data when
+    /// allowed (rule 2), else a segment below a SACKed one (rule 3).
+    fn outcome(&self, new_data_ok: bool) -> (u64, NextSeg) {
+        let next = match (self.rule1, new_data_ok, self.rule3) {
+            (Some(s), _, _) => NextSeg::Retransmit(s),
+            (None, true, _) => NextSeg::NewData,
+            (None, false, Some(s)) => NextSeg::Retransmit(s),
+            _ => NextSeg::Nothing,
+        };
+        (self.pipe, next)
+    }
+
     /// Segment `k` with flags `f`, every segment above it already walked.
     #[inline(always)]
     fn step(&mut self, k: u64, f: u8) {
@@ -310,13 +316,7 @@ mod tests {
         for k in (first..last.max(first)).rev() {
             walk.step(k, sb.flags_of(k));
         }
-        let next = match (walk.rule1, new_data_ok, walk.rule3) {
-            (Some(s), _, _) => NextSeg::Retransmit(s),
-            (None, true, _) => NextSeg::NewData,
-            (None, false, Some(s)) => NextSeg::Retransmit(s),
-            _ => NextSeg::Nothing,
-        };
-        (walk.pipe, next)
+        walk.outcome(new_data_ok)
     }
 
     proptest::proptest! {
