@@ -131,12 +131,17 @@ impl Rack {
     /// every segment in [`snd_una`, `snd_max`) that is neither SACKed nor already lost and
     /// unresent, was sent before the most recently delivered one, and has waited RACK.rtt +
     /// `reo_wnd` since it was sent.
+    ///
+    /// The walk stops at the first segment sent only once and not before the delivered one:
+    /// first transmissions leave in sequence order, so every segment above it, sent once or
+    /// again, was last sent no earlier than it (the kernel's list is sorted by send time and
+    /// stops at the same point).
     pub fn detect_loss(&self, now: SimTime, reo_wnd: SimDuration, snd_una: u64, snd_max: u64, sb: &mut Scoreboard, g: &Geometry) -> RackVerdict {
         let mut verdict = RackVerdict::default();
         let Some((delivered_xmit, delivered_end)) = self.delivered else { return verdict };
         let mut wait = 0u64;
         let first = snd_una / g.mss;
-        for (i, &Sent { at: sent, .. }) in self.xmit.iter().enumerate().skip(first.saturating_sub(self.base) as usize) {
+        for (i, &Sent { at: sent, retransmitted }) in self.xmit.iter().enumerate().skip(first.saturating_sub(self.base) as usize) {
             let k = self.base + i as u64;
             let start = k * g.mss;
             if start >= snd_max {
@@ -144,6 +149,9 @@ impl Rack {
             }
             let end = (start + g.mss).min(g.data_end);
             let sent_before = sent < delivered_xmit || (sent == delivered_xmit && end < delivered_end);
+            if !sent_before && !retransmitted {
+                break;
+            }
             if !sent_before || sb.is_sacked_segment(k) || (sb.is_lost(k) && !sb.is_retransmitted(k)) {
                 continue;
             }
