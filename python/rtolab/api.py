@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import subprocess
+import sys
 import threading
 from importlib import metadata
 from pathlib import Path
@@ -60,7 +61,9 @@ def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int,
     # The core simulates on its own thread with the GIL released; meanwhile a helper thread
     # does the process's one-time Python work (importing polars, running git), so a command
     # line run pays for the longer of the two, not their sum. A daemon: Ctrl-C never waits.
-    threading.Thread(target=_prepare_tables, name="rtolab-prepare", daemon=True).start()
+    # Later runs of the process (a sweep's worker) find it done and start no thread.
+    if "rtolab.result" not in sys.modules:
+        threading.Thread(target=_prepare_tables, name="rtolab-prepare", daemon=True).start()
     raw = _core.run(text, fmt, seed, progress)
     from rtolab.result import Result
 
