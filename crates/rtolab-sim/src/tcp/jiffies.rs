@@ -84,6 +84,15 @@ impl Wheel {
     }
 }
 
+/// When a timer armed at `now` to expire after `timeout` fires: on the kernel's timer wheel
+/// when the stack has one ([`Wheel::timer_fires`]), else exactly then.
+pub fn fire_at(wheel: Option<Wheel>, now: SimTime, timeout: SimDuration) -> SimTime {
+    match wheel {
+        Some(w) => w.timer_fires(now, timeout),
+        None => now + timeout,
+    }
+}
+
 /// Linux `after(a, b)` on 32-bit clocks: `a` is later than `b` modulo 2^32.
 pub fn after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0

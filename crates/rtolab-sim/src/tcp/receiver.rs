@@ -9,7 +9,7 @@
 //! triggers (RFC 2883, 4): below the cumulative ACK, or followed by the out-of-order block
 //! that contains it.
 
-use super::jiffies::Wheel;
+use super::jiffies::{self, Wheel};
 use super::quickack::QuickAck;
 use super::segment::{ts_now, SackBlocks, Segment, FLAG_ACK, FLAG_SYN};
 use crate::time::{SimDuration, SimTime};
@@ -164,10 +164,7 @@ impl TcpReceiver {
             self.send_ack(now, None, dsack, out);
         } else if self.delack_at.is_none() {
             // `tcp_send_delayed_ack`: `sk_reset_timer(jiffies + ato)` on the wheel.
-            self.delack_at = Some(match self.cfg.wheel {
-                Some(w) => w.timer_fires(now, delay),
-                None => now + delay,
-            });
+            self.delack_at = Some(jiffies::fire_at(self.cfg.wheel, now, delay));
         }
         Some((before, self.rcv_nxt))
     }

@@ -24,13 +24,9 @@ impl TcpSender {
         self.timer_kind = TimerKind::Rto;
     }
 
-    /// When a timer armed at `now` to expire after `timeout` fires: on the kernel's timer
-    /// wheel when the stack has one (`jiffies::Wheel::timer_fires`), else exactly then.
+    /// When a timer armed at `now` to expire after `timeout` fires (`jiffies::fire_at`).
     pub(super) fn timer_fires(&self, now: SimTime, timeout: SimDuration) -> SimTime {
-        match self.cfg.wheel {
-            Some(w) => w.timer_fires(now, timeout),
-            None => now + timeout,
-        }
+        jiffies::fire_at(self.cfg.wheel, now, timeout)
     }
 
     pub(super) fn loss_marking(&self) -> LossMarking {
