@@ -15,20 +15,36 @@ $(VENV)/.installed: pyproject.toml
 		"matplotlib>=3.8" "typer>=0.12,<0.29" "rich>=13" "pytest>=8" "mypy>=1.10" "duckdb>=1.0"
 	touch $@
 
-build: $(VENV)/.installed
-	maturin develop --release --quiet --manifest-path crates/rtolab-py/Cargo.toml
+# The extension is built with profile-guided optimisation: tools/pgo/profile trains an
+# instrumented build on the benchmark and coverage scenarios (tools/pgo/scenarios/) and
+# writes the profile's path (empty when the toolchain has no llvm-profdata); the profile is
+# made again only when the Rust sources change, and then only rtolab's own crates rebuild
+# (tools/pgo/rustc-wrapper). `cargo test` shares the extension's target directory.
+# `make build PGO=0` (and `make test PGO=0`) skips the profile: a quicker build while
+# developing, with a slower core.
+PGO ?= 1
+PGO_PROFILE := target/pgo/profile-path
+RUST_SOURCES := $(shell find crates tools/pgo -type f -not -path '*/snapshots/*') Cargo.lock Cargo.toml
+PGO_CARGO = RUSTC_WRAPPER=$(abspath tools/pgo/rustc-wrapper) RTOLAB_PGO_USE="$(if $(filter 1,$(PGO)),$$(cat $(PGO_PROFILE)))" \
+	CARGO_TARGET_DIR=target/release-pgo
+
+$(PGO_PROFILE): $(VENV)/.installed $(RUST_SOURCES)
+	tools/pgo/profile
+
+build: $(VENV)/.installed $(if $(filter 1,$(PGO)),$(PGO_PROFILE))
+	$(PGO_CARGO) maturin develop --release --quiet --manifest-path crates/rtolab-py/Cargo.toml
 
 demo: build
 	rtolab demo --out demo-out
 
 test: build
-	cargo test -p rtolab-sim -p rtolab-emu --release
+	$(PGO_CARGO) cargo test -p rtolab-sim -p rtolab-emu --release
 	$(PY) -m mypy.stubtest rtolab._core --allowlist .ci/stubtest-allowlist
 	$(PY) -m mypy
 	$(PY) -m pytest -m "not slow"
 
 test-all: build
-	cargo test -p rtolab-sim -p rtolab-emu --release
+	$(PGO_CARGO) cargo test -p rtolab-sim -p rtolab-emu --release
 	$(PY) -m pytest
 
 # The long run of the property tests (issue 13 §6); `cargo test` runs a fixed-seed slice.
@@ -44,7 +60,7 @@ fuzz:
 		cargo test --release -p rtolab-sim --test fuzz_scenarios -- --nocapture
 
 bench: build
-	cargo bench -p rtolab-sim
+	$(PGO_CARGO) cargo bench -p rtolab-sim
 	rtolab bench
 
 clean:

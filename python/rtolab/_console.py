@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 # Tables need width; rich assumes 80 columns when output is not a terminal.
 out = Console(width=None if sys.stdout.isatty() else 160)
@@ -18,3 +22,11 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     returns the exit to raise."""
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+def new_table(title: str, **options: Any) -> Table:
+    """A rich ``Table``; rich's table module loads with the first table a command prints,
+    not with the command line."""
+    from rich.table import Table
+
+    return Table(title=title, **options)

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from rtolab import _core
-from rtolab._console import err, fail as _fail, out
+from rtolab._console import err, fail as _fail, new_table, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 
 if TYPE_CHECKING:
     import polars as pl
+    from rich.table import Table
 
     from concurrent.futures import Executor
 
@@ -60,7 +60,7 @@ LEFT = {"name", "kind", "generator", "link", "direction"}
 
 
 def _table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
-    table = Table(title=title)
+    table = new_table(title)
     for c in columns:
         table.add_column(c, justify="left" if c in LEFT else "right")
     for row in df.select(columns).iter_rows():
@@ -161,13 +161,13 @@ def schema(
         typer.echo(json.dumps(result_schema.as_json(), indent=2, ensure_ascii=False))
         return
     for name, columns in result_schema.tables().items():
-        table = Table(title=name, title_justify="left")
+        table = new_table(name, title_justify="left")
         for header in ("column", "type", "unit", "description"):
             table.add_column(header, overflow="fold")
         for c in columns:
             table.add_row(c.name, c.dtype + (" (nullable)" if c.nullable else ""), c.unit, c.description)
         out.print(table)
-    metrics = Table(title="series metrics (the unit of `value`)", title_justify="left")
+    metrics = new_table("series metrics (the unit of `value`)", title_justify="left")
     for header in ("metric", "unit", "description"):
         metrics.add_column(header, overflow="fold")
     for m in result_schema.series_metrics():
@@ -197,7 +197,7 @@ def bench(
         _bench_peers(repeats)
         return
     chosen = [n.value for n in names] if names else bench_mod.names()
-    table = Table(title="rtolab bench")
+    table = new_table("rtolab bench")
     for c in ("scenario", "sim s", "wall s", "data packets", "events", "packets/s", "events/s"):
         table.add_column(c, justify="right")
     for name in chosen:
@@ -211,7 +211,7 @@ def _bench_scale() -> None:
     is the growth over the 4-flow run divided by the added flows."""
     from rtolab import bench as bench_mod
 
-    table = Table(title="rtolab bench --scale (1 Gbps, 100 s)")
+    table = new_table("rtolab bench --scale (1 Gbps, 100 s)")
     for c in ("flows", "wall s", "data packets", "packets/s", "events/packet", "peak RSS MiB", "KiB per flow"):
         table.add_column(c, justify="right")
     base: Optional[tuple[int, int]] = None
@@ -232,7 +232,7 @@ def _bench_peers(repeats: int) -> None:
     runs = [bench_peers.rtolab_whole_process(repeats), bench_peers.rtolab_in_process(repeats)]
     if missing is None:
         runs.append(bench_peers.ns2_whole_process(repeats))
-    table = Table(title=f"rtolab bench --peers: {bench_peers.SCENARIO} (4 bulk flows, 50 Mbps / 15 ms, 1000 s simulated)")
+    table = new_table(f"rtolab bench --peers: {bench_peers.SCENARIO} (4 bulk flows, 50 Mbps / 15 ms, 1000 s simulated)")
     table.add_column("run")
     for c in (f"wall s (median of {repeats})", "data packets", "packets/s"):
         table.add_column(c, justify="right")

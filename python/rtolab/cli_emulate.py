@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated, Callable, Optional, TypeVar
 
 import typer
-from rich.table import Table
 
 from rtolab import _core
-from rtolab._console import err, fail, out
+from rtolab._console import err, fail, new_table, out
 
 T = TypeVar("T")
 
@@ -78,7 +77,7 @@ def compare(
         raise fail(f"{file}: no such scenario file")
     c = _guarded(lambda: run_compare(str(file), stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
-    table = Table(title=f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
+    table = new_table(f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for row in summary.iter_rows(named=True):

@@ -8,9 +8,8 @@ from enum import StrEnum
 from typing import Annotated, TypeVar
 
 import typer
-from rich.table import Table
 
-from rtolab._console import fail, out
+from rtolab._console import fail, new_table, out
 from rtolab.model.defaults import DEFAULT_TIMEOUT_S
 
 T = TypeVar("T")
@@ -93,7 +92,7 @@ def spikes(
     if as_json:
         typer.echo(json.dumps(result.as_dict()))
         return
-    table = Table(title=f"TCP goodput under delay spikes ({'lossless' if result.loss == 0 else f'p = {result.loss:g}, {approx}'})")
+    table = new_table(f"TCP goodput under delay spikes ({'lossless' if result.loss == 0 else f'p = {result.loss:g}, {approx}'})")
     table.add_column("quantity")
     table.add_column("value", justify="right")
     for key, label in _LABELS.items():

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from rtolab import _core
-from rtolab.study import RunPoint, Study, describe_params
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     import polars as pl
+
+    from rtolab.study import RunPoint, Study
 
 Task = tuple[int, str, int]
 Outcome = tuple[int, "pl.DataFrame | None", "pl.DataFrame | None", "str | None"]
@@ -41,6 +42,8 @@ def execute(task: Task) -> Outcome:
 
 
 def _as_study(study: Study | Mapping[str, Any] | str | os.PathLike[str]) -> Study:
+    from rtolab.study import Study
+
     if isinstance(study, Study):
         return study
     if isinstance(study, Mapping):
@@ -62,6 +65,8 @@ def spec_errors(points: Sequence[RunPoint]) -> dict[int, str]:
         except _core.SpecError as e:
             errors[p.point] = str(e)
     if first_run and len(errors) == len(first_run):
+        from rtolab.study import describe_params
+
         point = min(errors)
         fails = "every grid point fails with" if len(set(errors.values())) == 1 else f"all {len(errors)} grid points fail, the first with"
         where = f"grid point {point}: {describe_params(first_run[point].params)}"
