@@ -70,3 +70,25 @@ assert matplotlib.get_backend() == "svg", matplotlib.get_backend()
 assert "matplotlib.pyplot" not in sys.modules
 """
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def _command(prelude: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``rtolab.cli.command()`` with ``args`` in a fresh interpreter, after ``prelude``."""
+    code = f"import sys\n{prelude}\nsys.argv = ['rtolab', *{list(args)!r}]\nfrom rtolab.cli import command\ncommand()"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_the_command_skips_the_teardown_but_not_the_atexit_handlers() -> None:
+    proc = _command("import atexit\natexit.register(lambda: print('atexit ran', flush=True))", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "sweep" in proc.stdout and proc.stdout.rstrip().endswith("atexit ran")
+    bad = _command("", "run", "/no/such/scenario.toml")
+    assert bad.returncode == 2 and "no scenario file" in bad.stderr
+
+
+def test_the_command_waits_for_threads_that_are_not_daemons() -> None:
+    """A thread the normal exit would wait for keeps the normal exit."""
+    worker = "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), print('worker done', flush=True))).start()"
+    proc = _command(worker, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "worker done" in proc.stdout

@@ -1,5 +1,5 @@
 """``python -m rtolab``: the ``rtolab`` command line."""
 
-from rtolab.cli import main
+from rtolab.cli import command
 
-main()
+command()
