@@ -439,7 +439,7 @@ impl Simulation {
                     flow.check.packet_arrived(segment.seq, segment.end());
                 }
                 if let Some((a, b)) = flow.receiver.on_segment(now, segment, &mut out) {
-                    if let Err(message) = flow.check.delivered(a, b, flow.size) {
+                    if let Err(message) = flow.check.delivered(a, b) {
                         self.error = Some(SimError::Invariant { flow: flow.name.clone(), message });
                     }
                 }
