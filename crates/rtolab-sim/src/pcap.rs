@@ -35,9 +35,9 @@ impl Capture {
 
     /// Records one packet as offered to the link at `now`.
     pub fn record(&mut self, now: SimTime, p: &Packet) {
-        let s = match &p.payload {
+        let s = match p.payload() {
             Payload::Segment(s) => s,
-            Payload::Control(signal) => return self.record_icmp(now, p, *signal),
+            Payload::Control(signal) => return self.record_icmp(now, p, signal),
         };
         let (sender, receiver, port) = Self::addresses(p.flow.0);
         let (src, dst, sport, dport, isn, peer_isn) = match p.way {
@@ -65,7 +65,8 @@ impl Capture {
         }
         if !s.sack.is_empty() {
             let abs = |x: u64| peer_isn.wrapping_add(1).wrapping_add(x as u32);
-            let blocks = s.sack.as_slice();
+            let (all, n) = s.sack.copied();
+            let blocks = &all[..n];
             let mut rest = [None; 3];
             for (i, b) in blocks.iter().skip(1).take(3).enumerate() {
                 rest[i] = Some((abs(b.0), abs(b.1)));
@@ -104,7 +105,7 @@ impl Capture {
         ip.write(&mut bytes).ok();
         bytes.extend_from_slice(&icmp);
         let ts = std::time::Duration::from_nanos(now.0);
-        self.writer.write_packet(&PcapPacket::new(ts, p.wire_bytes, &bytes)).ok();
+        self.writer.write_packet(&PcapPacket::new(ts, p.wire_bytes(), &bytes)).ok();
     }
 
     /// Records a real IPv4 packet (as the emulator forwards it) at `now`: its IPv4 and TCP

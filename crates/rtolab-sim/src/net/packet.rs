@@ -17,28 +17,71 @@ pub enum Way {
     Reverse,
 }
 
-/// What a packet carries.
+/// What a packet carries, as read in place from the arena.
 #[derive(Clone, Copy, Debug)]
-pub enum Payload {
+pub enum Payload<'a> {
     /// A TCP segment between the flow's endpoints.
-    Segment(Segment),
+    Segment(&'a Segment),
     /// A control message from a network element to the flow's sender.
     Control(IcmpSignal),
 }
 
-/// Layout: `repr(C)` puts the routing fields and the segment's header first (see
-/// `Segment`), so forwarding and delivering a packet touch the fewest cache lines.
+/// A packet in flight.
+///
+/// Invariant: `control` is `None` for a TCP segment (then `segment` is what it carries) and
+/// names the message of a control packet (then `segment` is the default and unused).
+///
+/// Layout: `repr(C, align(64))`, 128 bytes: the routing fields (16 bytes) and the segment's
+/// header fields and SACK count (46 bytes, see `Segment`) fill the first cache line, the SACK
+/// blocks the second, so forwarding and delivering a packet read one line unless it carries
+/// SACK blocks. The size on the wire is computed from the segment rather than stored, which
+/// would not fit in that line.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Packet {
     pub flow: FlowId,
-    pub way: Way,
     /// Index of the link direction it is on, within its route for `way`.
     pub hop: u16,
-    pub wire_bytes: u32,
+    pub way: Way,
+    control: Option<IcmpSignal>,
     /// When the endpoint (or element) sent it (for one-way delay).
     pub sent_at: SimTime,
-    pub payload: Payload,
+    segment: Segment,
+}
+
+impl Packet {
+    /// A TCP segment of `flow` sent at `sent_at`, at the first hop of its route for `way`.
+    pub fn segment(flow: FlowId, way: Way, segment: Segment, sent_at: SimTime) -> Self {
+        Packet { flow, hop: 0, way, control: None, sent_at, segment }
+    }
+
+    /// A control message to `flow`'s sender, on the reverse route at `hop`.
+    pub fn control(flow: FlowId, hop: u16, signal: IcmpSignal, sent_at: SimTime) -> Self {
+        Packet { flow, hop, way: Way::Reverse, control: Some(signal), sent_at, segment: Segment::default() }
+    }
+
+    #[inline]
+    pub fn payload(&self) -> Payload<'_> {
+        match self.control {
+            None => Payload::Segment(&self.segment),
+            Some(signal) => Payload::Control(signal),
+        }
+    }
+
+    /// A data packet: a forward TCP segment with payload (not a SYN, ACK or control message).
+    #[inline]
+    pub fn is_data(&self) -> bool {
+        self.way == Way::Forward && self.control.is_none() && self.segment.len > 0
+    }
+
+    /// Bytes on the wire.
+    #[inline]
+    pub fn wire_bytes(&self) -> u32 {
+        match self.control {
+            None => self.segment.wire_bytes(),
+            Some(_) => IcmpSignal::WIRE_BYTES,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -95,5 +138,33 @@ impl PacketArena {
     /// High-water mark of simultaneously live packets.
     pub fn capacity(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// What forwarding and delivering a packet without SACK blocks read lies in its first
+    /// cache line: the routing fields, the segment's header and its SACK count.
+    #[test]
+    fn header_and_segment_fields_share_the_first_line() {
+        assert_eq!((size_of::<Packet>(), align_of::<Packet>()), (128, 64));
+        let sack_count = offset_of!(Packet, segment) + offset_of!(Segment, sack);
+        assert!(sack_count < 64, "SACK count at {sack_count}");
+    }
+
+    #[test]
+    fn payload_and_size_by_kind() {
+        let seg = Segment { len: 1448, ts_val: 5, ..Default::default() };
+        let p = Packet::segment(FlowId(3), Way::Forward, seg, SimTime(7));
+        assert!(p.is_data());
+        assert_eq!(p.wire_bytes(), 1500);
+        assert!(matches!(p.payload(), Payload::Segment(s) if *s == seg));
+        let c = Packet::control(FlowId(3), 2, IcmpSignal::Defer, SimTime(7));
+        assert!(!c.is_data());
+        assert_eq!((c.wire_bytes(), c.way, c.hop), (IcmpSignal::WIRE_BYTES, Way::Reverse, 2));
+        assert!(matches!(c.payload(), Payload::Control(IcmpSignal::Defer)));
     }
 }

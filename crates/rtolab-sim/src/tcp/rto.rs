@@ -143,24 +143,29 @@ fn round_to_u64(x: f64) -> u64 {
 }
 
 /// RTO estimator state of one connection.
+///
+/// Layout: `repr(C, align(64))`, one cache line: every sample reads which estimator applies
+/// and the RFC 6298 state, so ns-2's and Linux's estimators, which few flows use, are boxed
+/// rather than inline (they would spread a sample over three lines).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct RtoEstimator {
-    /// Shared by every flow with the same configuration.
-    cfg: Arc<RtoConfig>,
     srtt: Option<f64>,
     rttvar: f64,
     base: SimDuration,
+    /// Shared by every flow with the same configuration.
+    cfg: Arc<RtoConfig>,
+    ns2: Option<Box<Ns2Rto>>,
+    linux: Option<Box<LinuxRtt>>,
     backoff: u32,
-    ns2: Option<Ns2Rto>,
-    linux: Option<LinuxRtt>,
 }
 
 impl RtoEstimator {
     pub fn new(cfg: impl Into<Arc<RtoConfig>>) -> Self {
         let cfg = cfg.into();
         let base = cfg.initial_rto;
-        let ns2 = cfg.ns2.map(|c| Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto));
-        let linux = cfg.linux.then(|| LinuxRtt::new(cfg.min_rto));
+        let ns2 = cfg.ns2.map(|c| Box::new(Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto)));
+        let linux = cfg.linux.then(|| Box::new(LinuxRtt::new(cfg.min_rto)));
         RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0, ns2, linux }
     }
 
@@ -238,7 +243,7 @@ impl RtoEstimator {
     }
 
     pub fn backoff(&self) -> u32 {
-        self.ns2.as_ref().map_or(self.backoff, Ns2Rto::backoff)
+        self.ns2.as_ref().map_or(self.backoff, |n| n.backoff())
     }
 
     /// RFC 6298 (5.7): after a SYN timeout, the RTO is re-initialised to 3 s when data

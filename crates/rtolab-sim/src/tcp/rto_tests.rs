@@ -143,3 +143,9 @@ proptest::proptest! {
         }
     }
 }
+
+/// Everything a sample of the RFC 6298 estimator reads is in one cache line.
+#[test]
+fn estimator_is_one_cache_line() {
+    assert_eq!((std::mem::size_of::<RtoEstimator>(), std::mem::align_of::<RtoEstimator>()), (64, 64));
+}

@@ -10,10 +10,13 @@ pub const FLAG_ACK: u8 = 0x10;
 
 /// Up to four SACK blocks (RFC 2018, 3): [start, end) byte ranges, most recent first.
 ///
-/// Layout: `repr(C)` with the count first, beside the segment's header fields, so a reader
-/// that finds no blocks touches none of the blocks' cache lines.
+/// Layout: `repr(C, packed)`, the count first: with an alignment of one, the count sits in
+/// the segment right after `flags` (no padding before it), so the segment's header fields
+/// and the count fit the first cache line of a packet and a reader that finds no blocks
+/// touches none of the blocks' bytes. The blocks are read by value (no references into the
+/// packed layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
+#[repr(C, packed)]
 pub struct SackBlocks {
     len: u8,
     blocks: [(u64, u64); 4],
@@ -21,16 +24,32 @@ pub struct SackBlocks {
 
 impl SackBlocks {
     pub fn push(&mut self, block: (u64, u64)) -> bool {
-        if (self.len as usize) < self.blocks.len() {
-            self.blocks[self.len as usize] = block;
+        let n = self.len as usize;
+        if n < 4 {
+            self.blocks[n] = block;
             self.len += 1;
             true
         } else {
             false
         }
     }
-    pub fn as_slice(&self) -> &[(u64, u64)] {
-        &self.blocks[..self.len as usize]
+    /// Block `i`, if there are more than `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<(u64, u64)> {
+        let blocks = self.blocks;
+        (i < self.len as usize).then(|| blocks[i])
+    }
+    /// The blocks, copied out: all four slots and how many of them are blocks.
+    #[inline]
+    pub fn copied(&self) -> ([(u64, u64); 4], usize) {
+        (self.blocks, self.len as usize)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> {
+        let (blocks, n) = self.copied();
+        blocks.into_iter().take(n)
+    }
+    pub fn to_vec(&self) -> Vec<(u64, u64)> {
+        self.iter().collect()
     }
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -43,9 +62,11 @@ impl SackBlocks {
 /// One TCP segment. `ts_val`/`ts_ecr` are RFC 7323 timestamps in nanoseconds of simulated
 /// time (0 = absent).
 ///
-/// Layout: `repr(C)` keeps the header fields every segment's receiver reads in the first 48
-/// bytes and the SACK blocks, which only ACKs carry, after them, so a packet in the arena is
-/// read without its SACK cache line unless it has blocks.
+/// Layout: `repr(C)` keeps the header fields every segment's receiver reads and the SACK
+/// count in the first 46 bytes (`SackBlocks` is packed, so no padding precedes its count)
+/// and the blocks, which only ACKs carry, after them: with the packet's 16-byte header that
+/// is one cache line of a 64-byte aligned `Packet`, and the blocks are read only when there
+/// are some.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Segment {
@@ -100,6 +121,7 @@ pub fn ts_now(now: SimTime) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn wire_size_counts_headers_and_options() {
@@ -110,5 +132,27 @@ mod tests {
         assert_eq!(s.option_bytes(), 28); // 10 + 2 + 16 = 28
         let syn = Segment { flags: FLAG_SYN, ts_val: 1, ..Default::default() };
         assert_eq!(syn.wire_bytes(), 60); // 40 + 20
+    }
+
+    proptest! {
+        /// The packed blocks read back as a plain list of at most four.
+        #[test]
+        fn sack_blocks_match_a_list(blocks in proptest::collection::vec((0u64..u64::MAX, 0u64..u64::MAX), 0..7)) {
+            let mut sack = SackBlocks::default();
+            let mut list = Vec::new();
+            for b in blocks {
+                prop_assert_eq!(sack.push(b), list.len() < 4);
+                if list.len() < 4 {
+                    list.push(b);
+                }
+            }
+            prop_assert_eq!(sack.to_vec(), list.clone());
+            prop_assert_eq!((sack.len(), sack.is_empty()), (list.len(), list.is_empty()));
+            for i in 0..5 {
+                prop_assert_eq!(sack.get(i), list.get(i).copied());
+            }
+            let (all, n) = sack.copied();
+            prop_assert_eq!(&all[..n], &list[..]);
+        }
     }
 }

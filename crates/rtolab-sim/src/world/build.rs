@@ -29,11 +29,19 @@ impl Simulation {
             })
         };
         let mut configs = SenderConfigs::default();
-        let flows_and_ues: Vec<(FlowRuntime, Option<u32>, bool)> = planned
+        // The flows are collected once, into an allocation of exactly their number, and then
+        // completed in place: `FlowRuntime` is over-aligned (64), and the system allocator
+        // grows or shrinks such a block by allocating another one and copying, so collecting
+        // them through a wider element (say, a tuple with each flow's UE) and then into
+        // `Vec<FlowRuntime>` held two copies of every flow at once (the run's peak RSS).
+        let mut ues_of_flows: Vec<(Option<u32>, bool)> = Vec::with_capacity(planned.len());
+        let mut flows: Vec<FlowRuntime> = planned
             .into_iter()
             .map(|f| {
                 let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
-                (FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed, &mut configs), mobile(f.route, f.uplink), f.uplink)
+                let flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed, &mut configs);
+                ues_of_flows.push((mobile(f.route, f.uplink), f.uplink));
+                flow
             })
             .collect();
         let mut web_users = Vec::new();
@@ -47,15 +55,13 @@ impl Simulation {
             }
         }
         let radio = radio::build(scenario, ues as usize, &mut links, seed, record);
-        let flows = flows_and_ues
-            .into_iter()
-            .map(|(mut flow, ue, uplink)| {
-                if let (Some(ue), Some(radio)) = (ue, &radio) {
+        if let Some(radio) = &radio {
+            for (flow, &(ue, uplink)) in flows.iter_mut().zip(&ues_of_flows) {
+                if let Some(ue) = ue {
                     flow.reach_mobile(ue, radio.uplink(ue), uplink);
                 }
-                flow
-            })
-            .collect();
+            }
+        }
         let n_dirs = links.len();
         let spikes = spike_processes(scenario, seed);
         let captures = captures(scenario, &links);

@@ -38,9 +38,11 @@ struct PendingTimeout {
 /// having arrived; one still undecided at the end of the run counts as genuine.
 ///
 /// Invariant: `in_flight` counts the flow's data packets between `data_sent` and their
-/// arrival or drop; `verdicts[id]` and `detected[id]` describe timeout `id`.
+/// arrival or drop; `log.verdicts[id]` and `log.detected[id]` describe timeout `id`.
 ///
-/// Layout: `repr(C)`, what every data packet updates first.
+/// Layout: `repr(C)`, what every data packet reads or updates (80 bytes); what only
+/// timeouts, the handshake and the report touch is boxed (`TimeoutLog`), so that it takes
+/// no room in the flow's hot cache lines.
 #[derive(Debug, Default)]
 #[repr(C)]
 pub struct SpuriousOracle {
@@ -50,11 +52,17 @@ pub struct SpuriousOracle {
     last_sent: (SimTime, u64),
     arrived: IntervalSet,
     pending: Vec<PendingTimeout>,
+    log: Box<TimeoutLog>,
+}
+
+/// The oracle's records of timeouts and of the handshake.
+#[derive(Debug, Default)]
+struct TimeoutLog {
     verdicts: Vec<Verdict>,
     detected: Vec<bool>,
-    pub spurious: u64,
+    spurious: u64,
     syn: SynOracle,
-    pub spurious_syn: u64,
+    spurious_syn: u64,
 }
 
 /// The handshake, judged the same way.
@@ -114,17 +122,27 @@ impl SpuriousOracle {
     }
 
     fn set_verdict(&mut self, id: u64, verdict: Verdict) {
-        self.verdicts[id as usize] = verdict;
+        self.log.verdicts[id as usize] = verdict;
         if verdict == Verdict::Spurious {
-            self.spurious += 1;
+            self.log.spurious += 1;
         }
+    }
+
+    /// Timeouts found spurious.
+    pub fn spurious(&self) -> u64 {
+        self.log.spurious
+    }
+
+    /// SYN timeouts found spurious.
+    pub fn spurious_syn(&self) -> u64 {
+        self.log.spurious_syn
     }
 
     /// Timeout `id` fired at `now` for the segment at `seq`, before its retransmission left.
     pub fn timeout(&mut self, id: u64, seq: u64, now: SimTime) {
-        debug_assert_eq!(id as usize, self.verdicts.len());
-        self.verdicts.push(Verdict::Pending);
-        self.detected.push(false);
+        debug_assert_eq!(id as usize, self.log.verdicts.len());
+        self.log.verdicts.push(Verdict::Pending);
+        self.log.detected.push(false);
         let same_instant = if self.last_sent.0 == now { self.last_sent.1 } else { 0 };
         let earlier = self.in_flight.saturating_sub(same_instant);
         if self.arrived.contains(seq) {
@@ -139,7 +157,7 @@ impl SpuriousOracle {
     /// The sender declared timeouts `first..=last` spurious.
     pub fn detected(&mut self, first: u64, last: u64) {
         for id in first..=last {
-            if let Some(d) = self.detected.get_mut(id as usize) {
+            if let Some(d) = self.log.detected.get_mut(id as usize) {
                 *d = true;
             }
         }
@@ -147,38 +165,41 @@ impl SpuriousOracle {
 
     /// Timeouts the sender declared spurious that the oracle also found spurious.
     pub fn detected_correctly(&self) -> u64 {
-        self.detected.iter().zip(&self.verdicts).filter(|(&d, &v)| d && v == Verdict::Spurious).count() as u64
+        self.log.detected.iter().zip(&self.log.verdicts).filter(|(&d, &v)| d && v == Verdict::Spurious).count() as u64
     }
 
     pub fn verdicts(&self) -> &[Verdict] {
-        &self.verdicts
+        &self.log.verdicts
     }
 
     pub fn syn_sent(&mut self) {
-        self.syn.in_flight += 1;
+        self.log.syn.in_flight += 1;
     }
 
     pub fn syn_arrived(&mut self, sent_at: SimTime) {
-        self.syn.in_flight -= 1;
-        self.syn.arrived = true;
-        let before = self.syn.pending.len();
-        self.syn.pending.retain(|&(fired, _)| sent_at >= fired);
-        self.spurious_syn += (before - self.syn.pending.len()) as u64;
+        let log = &mut *self.log;
+        log.syn.in_flight -= 1;
+        log.syn.arrived = true;
+        let before = log.syn.pending.len();
+        log.syn.pending.retain(|&(fired, _)| sent_at >= fired);
+        log.spurious_syn += (before - log.syn.pending.len()) as u64;
     }
 
     pub fn syn_dropped(&mut self, sent_at: SimTime) {
-        self.syn.in_flight -= 1;
-        for p in self.syn.pending.iter_mut().filter(|p| sent_at < p.0) {
+        let syn = &mut self.log.syn;
+        syn.in_flight -= 1;
+        for p in syn.pending.iter_mut().filter(|p| sent_at < p.0) {
             p.1 -= 1;
         }
-        self.syn.pending.retain(|p| p.1 > 0);
+        syn.pending.retain(|p| p.1 > 0);
     }
 
     pub fn syn_timeout(&mut self, now: SimTime) {
-        if self.syn.arrived {
-            self.spurious_syn += 1;
-        } else if self.syn.in_flight > 0 {
-            self.syn.pending.push((now, self.syn.in_flight));
+        let log = &mut *self.log;
+        if log.syn.arrived {
+            log.spurious_syn += 1;
+        } else if log.syn.in_flight > 0 {
+            log.syn.pending.push((now, log.syn.in_flight));
         }
     }
 
@@ -189,26 +210,36 @@ impl SpuriousOracle {
 
 /// Checks that the receiving application gets every byte exactly once and in order, and only
 /// bytes that physically arrived in some packet.
-#[derive(Debug, Default)]
+///
+/// Invariant: `limit` is the flow's size, `u64::MAX` for an unbounded flow (no delivery
+/// ends beyond it). Layout: `repr(C)`, the counters before the set.
+#[derive(Debug)]
+#[repr(C)]
 pub struct DeliveryCheck {
-    seen: IntervalSet,
     pub delivered: u64,
+    limit: u64,
+    seen: IntervalSet,
 }
 
 impl DeliveryCheck {
+    /// The check of a flow of `size` bytes (`None`: unbounded).
+    pub fn new(size: Option<u64>) -> Self {
+        DeliveryCheck { delivered: 0, limit: size.unwrap_or(u64::MAX), seen: IntervalSet::default() }
+    }
+
     pub fn packet_arrived(&mut self, seq: u64, end: u64) {
         self.seen.insert(seq, end);
     }
 
-    pub fn delivered(&mut self, start: u64, end: u64, size: Option<u64>) -> Result<(), String> {
+    pub fn delivered(&mut self, start: u64, end: u64) -> Result<(), String> {
         if start != self.delivered {
             return Err(format!("delivery of [{start}, {end}) after {} bytes: not in order", self.delivered));
         }
         if !self.seen.covers(start, end) {
             return Err(format!("delivery of [{start}, {end}) includes bytes that never arrived"));
         }
-        if size.is_some_and(|s| end > s) {
-            return Err(format!("delivery up to {end} beyond the flow's {} bytes", size.unwrap_or(0)));
+        if end > self.limit {
+            return Err(format!("delivery up to {end} beyond the flow's {} bytes", self.limit));
         }
         self.delivered = end;
         self.seen.prune_below(end);
@@ -228,30 +259,37 @@ pub enum Origin {
     },
 }
 
-/// Layout: `repr(C)`, in declaration order, so that what the world reads on every packet
-/// and timer of the flow (routes, timers, the oracle's counters) shares the first cache
-/// lines, ahead of the endpoints and of what only the report reads.
-#[repr(C)]
+/// Layout: `repr(C, align(64))`, in declaration order, cache line by cache line. With
+/// thousands of flows a flow's state is out of cache whenever one of its packets arrives, so
+/// the lines a packet touches are the cost that grows (offsets checked by a test below):
+/// - line 0: the routes (every hop of every packet, and every send);
+/// - line 1: the radio fields, the ledger's counts and the oracle's counters (every packet
+///   reaching an endpoint, and every send);
+/// - lines 2–3: the oracle's set of arrived data and the delivery check (every data packet);
+/// - line 4: the timers (every packet whose endpoint re-arms its timer);
+/// - then the receiver and the sender, each starting on a line of its own (`align(64)`),
+///   hot fields first; last, what only the report and the series read.
+#[repr(C, align(64))]
 pub struct FlowRuntime {
     pub forward: Route,
     pub reverse: Route,
-    /// Per side (sender, receiver): generation and time of the pending timer event.
-    pub timer_at: [Option<SimTime>; 2],
-    pub timer_generation: [u32; 2],
     /// The mobile user at one end of a route into the radio network.
     pub ue: Option<u32>,
     /// The way whose packets finish their route at a base station and cross the shared
     /// channel to `ue`: data (`Forward`) when the mobile receives, ACKs (`Reverse`) when it
     /// sends.
     pub radio_way: Way,
-    pub size: Option<u64>,
+    pub started: bool,
     /// The flow's line of the packet ledger (`ledger.rs`).
     pub ledger: FlowCount,
     pub oracle: SpuriousOracle,
     pub check: DeliveryCheck,
+    /// Per side (sender, receiver): generation and time of the pending timer event.
+    pub timer_at: [Option<SimTime>; 2],
+    pub timer_generation: [u32; 2],
     pub receiver: TcpReceiver,
     pub sender: TcpSender,
-    pub started: bool,
+    pub size: Option<u64>,
     pub name: String,
     pub origin: Origin,
     pub start: SimTime,
@@ -313,7 +351,7 @@ impl FlowRuntime {
             timer_at: [None; 2],
             ledger: FlowCount::default(),
             oracle: SpuriousOracle::default(),
-            check: DeliveryCheck::default(),
+            check: DeliveryCheck::new(size),
             started: false,
             last_series: [f64::NAN; 4],
         }
@@ -343,7 +381,7 @@ mod tests {
         o.data_arrived(100, 200, t(300)); // sent at the expiry: does not decide
         assert_eq!(o.verdicts(), &[Verdict::Spurious, Verdict::Pending]);
         o.data_arrived(100, 200, t(0)); // the original arrives late: spurious
-        assert_eq!(o.spurious, 2);
+        assert_eq!(o.spurious(), 2);
         o.timeout(2, 200, t(400)); // one earlier packet (200) in flight
         o.data_dropped(t(0));
         assert_eq!(o.verdicts()[2], Verdict::Genuine);
@@ -373,24 +411,42 @@ mod tests {
         o.syn_sent();
         o.syn_timeout(t(3000));
         o.syn_arrived(t(0));
-        assert_eq!(o.spurious_syn, 2);
+        assert_eq!(o.spurious_syn(), 2);
         let mut o = SpuriousOracle::default();
         o.syn_sent();
         o.syn_dropped(t(0));
         o.syn_timeout(t(1000));
-        assert_eq!(o.spurious_syn, 0);
+        assert_eq!(o.spurious_syn(), 0);
+    }
+
+    /// The cache lines the layout comment of `FlowRuntime` names.
+    #[test]
+    fn flow_runtime_hot_fields_by_line() {
+        use std::mem::offset_of;
+        let line = |offset: usize, size: usize| (offset / 64, (offset + size - 1) / 64);
+        assert_eq!(std::mem::align_of::<FlowRuntime>(), 64);
+        assert_eq!(line(offset_of!(FlowRuntime, forward), 64), (0, 0));
+        let oracle = offset_of!(FlowRuntime, oracle);
+        assert_eq!(line(offset_of!(FlowRuntime, ue), oracle + offset_of!(SpuriousOracle, arrived) - offset_of!(FlowRuntime, ue)), (1, 1));
+        assert_eq!(line(oracle + offset_of!(SpuriousOracle, arrived), 64), (2, 2));
+        let check = offset_of!(FlowRuntime, check);
+        assert_eq!((line(oracle + offset_of!(SpuriousOracle, log), 8).0, line(check, std::mem::size_of::<DeliveryCheck>())), (3, (3, 3)));
+        let timers = offset_of!(FlowRuntime, timer_at);
+        assert_eq!(line(timers, offset_of!(FlowRuntime, timer_generation) + 8 - timers), (4, 4));
+        assert_eq!(offset_of!(FlowRuntime, receiver) % 64, 0);
+        assert_eq!(offset_of!(FlowRuntime, sender) % 64, 0);
     }
 
     #[test]
     fn delivery_check_rejects_gaps_and_phantoms() {
-        let mut c = DeliveryCheck::default();
+        let mut c = DeliveryCheck::new(Some(300));
         c.packet_arrived(0, 100);
-        assert!(c.delivered(0, 100, Some(300)).is_ok());
-        assert!(c.delivered(150, 200, Some(300)).is_err()); // gap
-        assert!(c.delivered(100, 200, Some(300)).is_err()); // never arrived
+        assert!(c.delivered(0, 100).is_ok());
+        assert!(c.delivered(150, 200).is_err()); // gap
+        assert!(c.delivered(100, 200).is_err()); // never arrived
         c.packet_arrived(100, 300);
-        assert!(c.delivered(100, 300, Some(300)).is_ok());
+        assert!(c.delivered(100, 300).is_ok());
         c.packet_arrived(300, 400);
-        assert!(c.delivered(300, 400, Some(300)).is_err()); // beyond size
+        assert!(c.delivered(300, 400).is_err()); // beyond size
     }
 }

@@ -15,7 +15,7 @@
 //!
 //! Counting costs a few u64 increments per packet and hop; the check runs once.
 
-use crate::net::{LinkDir, Packet, PacketArena, Payload, Way};
+use crate::net::{LinkDir, Packet, PacketArena};
 
 /// Fates of the packets through one link direction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -45,11 +45,6 @@ pub struct Ledger {
     radio: DirCount,
 }
 
-/// A data packet: a forward TCP segment with payload (not a SYN, ACK or control message).
-fn is_data(p: &Packet) -> bool {
-    matches!((p.way, &p.payload), (Way::Forward, Payload::Segment(s)) if s.len > 0)
-}
-
 impl Ledger {
     pub fn new(dirs: usize) -> Self {
         Ledger { dirs: vec![DirCount::default(); dirs], ..Default::default() }
@@ -60,7 +55,7 @@ impl Ledger {
     #[inline]
     pub fn allocated(&mut self, p: &Packet, flow: &mut FlowCount) {
         self.allocated += 1;
-        if is_data(p) {
+        if p.is_data() {
             flow.sent += 1;
         }
     }
@@ -69,7 +64,7 @@ impl Ledger {
     #[inline]
     pub fn delivered(&mut self, p: &Packet, flow: &mut FlowCount) {
         self.delivered += 1;
-        if is_data(p) {
+        if p.is_data() {
             flow.arrived += 1;
         }
     }
@@ -78,7 +73,7 @@ impl Ledger {
     #[inline]
     pub fn dropped(&mut self, p: &Packet, flow: &mut FlowCount) {
         self.dropped += 1;
-        if is_data(p) {
+        if p.is_data() {
             flow.dropped += 1;
         }
     }
@@ -162,7 +157,7 @@ impl Ledger {
         }
         let mut in_flight = vec![0u64; flows.len()];
         arena.for_each_live(|p| {
-            if is_data(p) {
+            if p.is_data() {
                 in_flight[p.flow.index()] += 1;
             }
         });
@@ -186,14 +181,7 @@ mod tests {
     use crate::time::SimTime;
 
     fn control_packet() -> Packet {
-        Packet {
-            flow: FlowId(0),
-            way: Way::Reverse,
-            hop: 0,
-            wire_bytes: IcmpSignal::WIRE_BYTES,
-            payload: Payload::Control(IcmpSignal::Drop),
-            sent_at: SimTime::ZERO,
-        }
+        Packet::control(FlowId(0), 0, IcmpSignal::Drop, SimTime::ZERO)
     }
 
     fn check(l: &Ledger, arena: &PacketArena) -> Result<(), String> {

@@ -321,7 +321,7 @@ impl Simulation {
                 self.data_packets += 1;
             }
         }
-        let packet = Packet { flow: f, way, hop: 0, wire_bytes: segment.wire_bytes(), payload: Payload::Segment(segment), sent_at: now };
+        let packet = Packet::segment(f, way, segment, now);
         self.ledger.allocated(&packet, &mut flow.ledger);
         let id = self.packets.alloc(packet);
         self.offer(now, first_dir, id);
@@ -339,8 +339,7 @@ impl Simulation {
             Way::Reverse => p.hop as usize,
         };
         let f = p.flow;
-        let packet =
-            Packet { flow: f, way: Way::Reverse, hop: start as u16, wire_bytes: IcmpSignal::WIRE_BYTES, payload: Payload::Control(signal), sent_at: now };
+        let packet = Packet::control(f, start as u16, signal, now);
         if start >= hops {
             self.deliver_signal(now, f, signal);
             return;
@@ -362,7 +361,7 @@ impl Simulation {
         if let Some(c) = &mut self.captures[dir.index()] {
             c.record(now, p);
         }
-        let bytes = p.wire_bytes;
+        let bytes = p.wire_bytes();
         self.ledger.offered_to(dir.index());
         if self.links[dir.index()].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
             self.ledger.dropped_at(dir.index(), 1);
@@ -374,7 +373,7 @@ impl Simulation {
     fn drop_packet(&mut self, id: PacketId) {
         let p = self.packets.get(id);
         self.ledger.dropped(p, &mut self.flows[p.flow.index()].ledger);
-        if let (Way::Forward, Payload::Segment(s)) = (p.way, &p.payload) {
+        if let (Way::Forward, Payload::Segment(s)) = (p.way, p.payload()) {
             let oracle = &mut self.flows[p.flow.index()].oracle;
             if s.is_syn() {
                 oracle.syn_dropped(p.sent_at);
@@ -398,7 +397,7 @@ impl Simulation {
             return;
         }
         if let (Some(ue), Some(radio)) = (flow.ue.filter(|_| p.way == flow.radio_way), &mut self.radio) {
-            let bytes = p.wire_bytes;
+            let bytes = p.wire_bytes();
             self.ledger.offered_to_radio();
             if radio.offer(now, ue, id, bytes, &mut self.events) == Offer::Dropped {
                 self.ledger.dropped_in_radio(1);
@@ -418,9 +417,9 @@ impl Simulation {
         let p = self.packets.get(id);
         self.ledger.delivered(p, &mut self.flows[p.flow.index()].ledger);
         let (f, way, sent_at) = (p.flow, p.way, p.sent_at);
-        let segment = match &p.payload {
+        let segment = match p.payload() {
             Payload::Segment(s) => s,
-            &Payload::Control(signal) => {
+            Payload::Control(signal) => {
                 self.packets.free(id);
                 return self.deliver_signal(now, f, signal);
             }
@@ -440,7 +439,7 @@ impl Simulation {
                     flow.check.packet_arrived(segment.seq, segment.end());
                 }
                 if let Some((a, b)) = flow.receiver.on_segment(now, segment, &mut out) {
-                    if let Err(message) = flow.check.delivered(a, b, flow.size) {
+                    if let Err(message) = flow.check.delivered(a, b) {
                         self.error = Some(SimError::Invariant { flow: flow.name.clone(), message });
                     }
                 }

@@ -108,7 +108,8 @@ impl TcpSender {
     /// 4: the first block is a DSACK when it lies below the cumulative ACK or inside the
     /// second block).
     fn read_sack(&mut self, now: SimTime, ack: u64, seg: &Segment) -> SackNews {
-        let blocks = seg.sack.as_slice();
+        let (all, n) = seg.sack.copied();
+        let blocks = &all[..n];
         let mut news = SackNews::default();
         let dsack = blocks.first().filter(|&&(s, e)| e <= ack || blocks.get(1).is_some_and(|&(s2, e2)| s2 <= s && e <= e2));
         if let Some(&(start, end)) = dsack {
