@@ -211,9 +211,9 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         let timeouts = rto_retransmissions(c.samples, &track.log, from, syn_timeouts);
         let fired = replay(track, &timeouts);
         (undos, detected, recoveries) = sampled_events(c.samples, &fired, &mut track.oracle);
-        spurious = track.oracle.spurious;
+        spurious = track.oracle.spurious();
         detected_correct = track.oracle.detected_correctly();
-        spurious_syn = track.oracle.spurious_syn;
+        spurious_syn = track.oracle.spurious_syn();
         (segments, payload, rexmit_segments, rexmit_bytes, duplicates) =
             (track.data_segments, track.payload_bytes, track.retransmitted_segments, track.retransmitted_bytes, track.duplicate_bytes);
         finished = track.acked_all_at;
