@@ -10,6 +10,7 @@ pub mod engine;
 pub mod intervals;
 pub mod net;
 pub mod pcap;
+pub mod prefetch;
 pub mod radio;
 pub mod results;
 pub mod rng;

@@ -117,6 +117,13 @@ impl LinkDir {
         self.queue.len() + sending + self.wire.in_flight()
     }
 
+    /// The packet `i`-th in line to arrive at the far end (0: the next), if that many are on
+    /// the wire.
+    #[inline]
+    pub fn upcoming_arrival(&self, i: usize) -> Option<PacketId> {
+        self.wire.upcoming(i)
+    }
+
     pub fn is_held(&self) -> bool {
         self.held_since.is_some()
     }

@@ -61,6 +61,12 @@ impl Propagation {
         self.pipe.len()
     }
 
+    /// The packet `i`-th in line to arrive (0: the next), if that many are on the wire.
+    #[inline]
+    pub fn upcoming(&self, i: usize) -> Option<PacketId> {
+        self.pipe.get(i).map(|&(_, p)| p)
+    }
+
     /// `pkt` is on the wire from `now`.
     #[inline]
     pub fn send(&mut self, now: SimTime, pkt: PacketId, dir: DirId, events: &mut EventQueue) {

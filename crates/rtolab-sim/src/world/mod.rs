@@ -20,6 +20,7 @@ use crate::control::{RunControl, POLL_EVERY};
 use crate::engine::{Event, EventQueue, Side};
 use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, Payload, SpikeProcess, Way};
 use crate::pcap::Capture;
+use crate::prefetch;
 use crate::radio::RadioNetwork;
 use crate::results::{RunResult, SeriesMetric, SeriesTable};
 use crate::tcp::{Segment, SenderNote};
@@ -42,6 +43,14 @@ pub enum SimError {
     #[error("interrupted at t = {at}")]
     Interrupted { at: SimTime },
 }
+
+/// Flows from which arrivals prefetch their flow's state (`prefetch_next_arrivals`).
+const PREFETCH_FROM_FLOWS: usize = 64;
+/// Lines of a flow every packet reaching an endpoint touches (`FlowRuntime`'s layout).
+const FLOW_HOT_LINES: usize = 5;
+/// Lines of the receiver a data segment touches, of the sender an ACK touches.
+const RECEIVER_HOT_LINES: usize = 2;
+const SENDER_HOT_LINES: usize = 4;
 
 pub struct Simulation {
     scenario_name: String,
@@ -142,6 +151,7 @@ impl Simulation {
                     self.forward(now, p);
                 }
                 self.arrivals = arrivals;
+                self.prefetch_next_arrivals(d);
             }
             Event::ArqFeedback(d) => {
                 self.links[d.index()].on_feedback(now, &mut self.events);
@@ -163,6 +173,33 @@ impl Simulation {
             Event::Timer { flow, side, generation } => self.timer(now, flow, side, generation),
             Event::UserWake(u) => self.start_web_file(now, u),
             Event::Stop => {}
+        }
+    }
+
+    /// Warms the cache for the packets about to leave direction `d`'s wire: the slot of the
+    /// third in line, and the state of the second one's flow (whose slot the previous call
+    /// warmed): the flow's own lines and the hot lines of the endpoint it is heading for.
+    /// With thousands of flows every arrival finds its flow out of cache; an arrival later,
+    /// when it is its turn, these loads are done (one arrival ahead measured a little slower
+    /// than two at 40 000 flows). Not worth its instructions with few flows (all in cache);
+    /// no effect on results.
+    #[inline]
+    fn prefetch_next_arrivals(&self, d: DirId) {
+        if self.flows.len() < PREFETCH_FROM_FLOWS {
+            return;
+        }
+        let link = &self.links[d.index()];
+        if let Some(after) = link.upcoming_arrival(2) {
+            self.packets.prefetch(after);
+        }
+        if let Some(next) = link.upcoming_arrival(1) {
+            let p = self.packets.get(next);
+            let flow = &self.flows[p.flow.index()];
+            prefetch::lines(flow, FLOW_HOT_LINES);
+            match p.way {
+                Way::Forward => prefetch::lines(&flow.receiver, RECEIVER_HOT_LINES),
+                Way::Reverse => prefetch::lines(&flow.sender, SENDER_HOT_LINES),
+            }
         }
     }
 
