@@ -48,7 +48,23 @@ def test_run_summarises_hundreds_of_web_flows() -> None:
     web = next(line for line in flows.splitlines() if "web1" in line)
     assert "190" in web
     assert "--all lists every flow" in flows
+    assert SCENARIO_FLOWS not in flows  # listed one by one, so not summarised again
+    assert "196 of 197 flows summarised" in flows  # QUICKSTART: 1 bulk, 6 burst, 190 web
     assert len(proc.stdout.splitlines()) < 40
+
+
+def test_many_own_flows_are_one_summary_row_named_literally(tmp_path: Path) -> None:
+    """More own flows than are listed: they become the `[[flows]]` row, printed as written
+    (brackets in names are text, not terminal markup)."""
+    flows = "".join(f'[[flows]]\nname = "f[{i}]"\nroute = ["l"]\nsize = "10kB"\n' for i in range(21))
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(f'name = "many"\nduration = "5s"\n[[links]]\nname = "l"\nrate = "10Mbps"\ndelay = "10ms"\n{flows}')
+    proc = rtolab_cli("run", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in flows_section(proc.stdout).splitlines() if SCENARIO_FLOWS in line)
+    assert row.split("│")[3].strip() == "21"
+    listed = rtolab_cli("run", str(scenario), "--all")
+    assert "f[20]" in flows_section(listed.stdout)
 
 
 def test_run_all_lists_every_flow() -> None:

@@ -14,6 +14,7 @@ import pytest
 
 import rtolab
 from conftest import rtolab_cli, small_scenario
+from rtolab.result_schema import SWEEP_COLUMNS
 from rtolab.study import Study
 
 BASE_TOML = 'name = "b"\nduration = "3s"\n[[links]]\nname = "l"\nrate = "2Mbps"\ndelay = "50ms"\n[[flows]]\nname = "f"\nroute = ["l"]\n'
@@ -92,6 +93,10 @@ def test_load_is_lazy_on_request_and_duckdb_reads_the_same_directory(tmp_path: P
     flows = sweep(study(grid={"flows.f.tcp.iw": [3, 10]}), out)
     lazy = rtolab.load(out, lazy=True)
     assert isinstance(lazy, pl.LazyFrame)
+    # The sweep's own columns lead, with the types `rtolab schema --results` declares.
+    declared = [(c.name, c.dtype) for c in SWEEP_COLUMNS]
+    assert [(n, str(t)) for n, t in list(flows.schema.items())[: len(declared)]] == declared
+    assert flows.columns[len(declared)] == "flows.f.tcp.iw"
     assert lazy.collect().equals(flows)
     assert lazy.filter(pl.col("flows.f.tcp.iw") == 10).select("goodput_bps").collect().height == 2
     duckdb = pytest.importorskip("duckdb")
@@ -159,7 +164,7 @@ def test_failed_runs_exit_1_after_the_others_finish(tmp_path: Path) -> None:
     path = write_study(tmp_path, 'base = "base.toml"\n[grid]\n"links.l.rate" = ["1Mbps", "2Mbsp"]\n')
     proc = rtolab_cli("sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "1 runs finished" in proc.stdout and "1 failed" in proc.stdout
+    assert "1 run finished" in proc.stdout and "1 failed" in proc.stdout
     assert '"2Mbsp"' in proc.stderr and "1 run failed" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -178,7 +183,8 @@ MALFORMED = {
     "scenario names a file": ('scenario = "base.toml"\n', ["study.scenario", "'base.toml'", "expected a table", 'base = "base.toml"']),
     "base of the wrong type": ("base = 3\n", ["study.base", "got 3", "expected the path of a scenario file"]),
     "base that does not exist": ('base = "nope.toml"\n', ["study.base", "no scenario file", "nope.toml"]),
-    "base and scenario": ('base = "base.toml"\n[scenario]\nname = "x"\n', ["study", "base", "[scenario]"]),
+    "base and scenario": ('base = "base.toml"\n[scenario]\nname = "x"\n', ["study", "both base and [scenario]", "keep one"]),
+    "no base scenario": ('replications = 2\n', ["study", "no base scenario", 'base = "file.toml"']),
     "name of the wrong type": ('base = "base.toml"\nname = 5\n', ["study.name", "got 5", "expected a string"]),
     "unknown key": ('base = "base.toml"\nreplication = 3\n', ["study", "unknown field 'replication'", "replications"]),
     "replications as text": ('base = "base.toml"\nreplications = "3"\n', ["study.replications", "'3'", "positive integer"]),

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 import typer
 
 from rtolab import _core
+from rich.markup import escape
+
 from rtolab._console import err, fail as _fail, new_table, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
@@ -45,7 +47,7 @@ def _fmt(value: object, digits: int = 3) -> str:
         return "–"
     if isinstance(value, float):
         return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
-    return str(value)
+    return escape(str(value))
 
 
 #: At most this many of the scenario's own flows are listed one by one without ``--all``.
@@ -87,8 +89,10 @@ def _print_result(result: Result, all_flows: bool = False) -> None:
     if listed.height:
         out.print(_table(title, listed, FLOW_COLUMNS))
     if listed.height < flows.height:
-        out.print(_table(f"{title} by generator", by_generator(flows), GENERATOR_COLUMNS))
-        out.print(f"{flows.height - listed.height} of {flows.height} flows summarised by generator; --all lists every flow")
+        # The scenario's own flows get a summary row only when they are not listed.
+        summarised = flows if listed.height == 0 else flows.filter(pl.col("generator").is_not_null())
+        out.print(_table(f"{title} by generator", by_generator(summarised), GENERATOR_COLUMNS))
+        out.print(f"{summarised.height} of {flows.height} flows summarised by generator; --all lists every flow")
     links = result.links
     radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
     out.print(_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
@@ -164,7 +168,8 @@ def schema(
     if as_json:
         typer.echo(json.dumps(result_schema.as_json(), indent=2, ensure_ascii=False))
         return
-    for name, columns in result_schema.tables().items():
+    sweep = ("sweep (before each table's own columns, then one per study parameter)", result_schema.SWEEP_COLUMNS)
+    for name, columns in [*result_schema.tables().items(), sweep]:
         table = new_table(name, title_justify="left")
         for header in ("column", "type", "unit", "description"):
             table.add_column(header, overflow="fold")
@@ -281,7 +286,7 @@ def demo(
 
 @app.command()
 def sweep(
-    study: Annotated[Path, typer.Argument(help="Study TOML file: base scenario, [grid], [[cases]], replications.")],
+    study: Annotated[Path, typer.Argument(help="Study TOML file: base scenario, \\[grid], \\[\\[cases]], replications.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Result directory (a Parquet dataset); reused to resume.")],
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
@@ -297,7 +302,8 @@ def sweep(
     except _core.SpecError as e:
         raise _fail(str(e)) from None
     failed = sweep_errors(out_dir)
-    out.print(f"{flows['run'].n_unique() if flows.height else 0} runs finished in {out_dir}/; {failed.height} failed")
+    finished = flows["run"].n_unique() if flows.height else 0
+    out.print(f"{finished} run{'' if finished == 1 else 's'} finished in {out_dir}/; {failed.height} failed")
     if failed.height:
         for row in failed.head(5).iter_rows(named=True):
             err.print(f"  run {row['run']} (point {row['point']}, replication {row['replication']}): {row['error']}", highlight=False, markup=False)

@@ -34,6 +34,17 @@ class Metric:
     description: str
 
 
+#: The columns ``rtolab sweep`` (and ``rtolab.load``) put before every table's own, followed by
+#: one column per grid or case parameter, named by its dotted path.
+SWEEP_COLUMNS = [
+    Column("run", "String", "Utf8", False, "", "The run's key: the hash of its scenario, its seed and its tag.* labels."),
+    Column("point", "Int64", "Int64", False, "", "The grid point (parameter combination), the same for each of its replications."),
+    Column("replication", "Int64", "Int64", False, "", "Which replication of its point the run is, from 0."),
+    Column("seed", "UInt64", "UInt64", False, "", "The run's seed."),
+    Column("spec_hash", "String", "Utf8", False, "", "The hash of the run's whole scenario."),
+]
+
+
 def dtypes() -> dict[str, pl.Schema]:
     """Each table's polars schema, as ``rtolab.run`` returns it (``entity`` an Enum of the
     run's own flows and links, here empty)."""
@@ -58,4 +69,5 @@ def as_json() -> dict[str, Any]:
     """``{table: {"columns": [...]}}``, the series with its ``metrics`` too."""
     out: dict[str, Any] = {table: {"columns": [asdict(c) for c in columns]} for table, columns in tables().items()}
     out["series"]["metrics"] = [asdict(m) for m in series_metrics()]
+    out["sweep"] = {"columns": [asdict(c) for c in SWEEP_COLUMNS]}
     return out

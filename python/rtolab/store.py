@@ -30,9 +30,10 @@ from typing import Any
 import polars as pl
 
 from rtolab import manifest
+from rtolab.result_schema import SWEEP_COLUMNS
 from rtolab.study import RunPoint, Study
 
-RUN_COLUMNS = ["run", "point", "replication", "seed", "spec_hash"]
+RUN_COLUMNS = [c.name for c in SWEEP_COLUMNS]
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -109,7 +109,9 @@ def check(study: Mapping[str, Any]) -> None:
     unknown = sorted(set(study) - set(PROPERTIES))
     if unknown:
         raise _core.SpecError(f"study: unknown field {unknown[0]!r}; expected one of {sorted(PROPERTIES)}")
-    if ("base" in study) == ("scenario" in study):
-        raise _core.SpecError('study: give the base scenario as `base = "file.toml"` or an inline [scenario] table')
+    if "base" in study and "scenario" in study:
+        raise _core.SpecError('study: both base and [scenario] are given; keep one: `base = "file.toml"` or an inline [scenario] table')
+    if "base" not in study and "scenario" not in study:
+        raise _core.SpecError('study: no base scenario; give it as `base = "file.toml"` or an inline [scenario] table')
     for name, value in study.items():
         check_field(name, value)

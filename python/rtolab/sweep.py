@@ -92,6 +92,7 @@ def sweep(
     adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    from rtolab._console import err
     from rtolab.executors import LocalExecutor, run_all
     from rtolab.store import Store, param_dtypes
 
@@ -109,7 +110,7 @@ def sweep(
     tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed) for i in todo if points[i].point not in invalid]
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
-    with owned as pool, Progress(*columns, disable=not progress, transient=False) as bar, contextlib.closing(run_all(pool, execute, tasks)) as results:
+    with owned as pool, Progress(*columns, console=err, disable=not progress, transient=True) as bar, contextlib.closing(run_all(pool, execute, tasks)) as results:
         task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
         for done, (index, flows, links, error) in enumerate(results, start=1):
             point = points[index]
