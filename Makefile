@@ -68,7 +68,8 @@ clean:
 
 # Cross-checks against independent references: tshark reads rtolab's pcaps; ns-2.35 runs
 # live beside the ns2-sack1 profile; the kernel cases of validate/kernel/ run through
-# `rtolab emulate` beside the linux profile (root) and ns-3.44; BIC and Westwood+ run beside
+# `rtolab emulate` beside the linux profile (root) and ns-3.44, CUBIC's window beside the
+# kernel's; BIC and Westwood+ run beside
 # ns-3.44's; all write docs/validation.md. ns-3's bindings are needed here only.
 validate: build
 	command -v tshark >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark)
@@ -78,6 +79,7 @@ validate: build
 	python3 validate/ns2/run_ns2.py --selftest
 	$(PY) validate/ns2_compare.py --out docs/validation.md
 	$(PY) validate/kernel_compare.py --out docs/validation.md
+	$(PY) validate/cubic_kernel.py --out docs/validation.md
 	$(PY) validate/ns3/ns3_run.py --selftest
 	$(PY) validate/ns3/cc_compare.py --out docs/validation.md
 	$(PY) validate/cc_hsdpa_kernel.py --out docs/cc-hsdpa.md

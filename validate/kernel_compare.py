@@ -29,6 +29,8 @@ import polars as pl
 from rtolab import SpecError, run
 from rtolab.emulate import _with_stack, emulate
 
+from doc_section import replace_section
+
 CASES = Path(__file__).parent / "kernel"
 KERNEL_RESULTS = CASES / "results.json"
 NS3_RUN = Path(__file__).parent / "ns3" / "ns3_run.py"
@@ -154,12 +156,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|\n" + "\n".join(verdicts) + "\n"
     )
     section = header + "\n".join(lines) + "\n" + notes + summary + f"{END}\n"
-    text = args.out.read_text() if args.out.exists() else ""
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) + 1 :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    args.out.write_text(text)
+    replace_section(args.out, BEGIN, END, section)
     print(f"kernel section written to {args.out}")
 
 
