@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
-
-from rtolab import _core
 from rich.markup import escape
 
+from rtolab import _core
 from rtolab._console import err, fail as _fail, new_table, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
@@ -174,13 +173,13 @@ def schema(
         for header in ("column", "type", "unit", "description"):
             table.add_column(header, overflow="fold")
         for c in columns:
-            table.add_row(c.name, c.dtype + (" (nullable)" if c.nullable else ""), c.unit, c.description)
+            table.add_row(c.name, c.dtype + (" (nullable)" if c.nullable else ""), escape(c.unit), escape(c.description))
         out.print(table)
     metrics = new_table("series metrics (the unit of `value`)", title_justify="left")
     for header in ("metric", "unit", "description"):
         metrics.add_column(header, overflow="fold")
     for m in result_schema.series_metrics():
-        metrics.add_row(m.name, m.unit, m.description)
+        metrics.add_row(m.name, escape(m.unit), escape(m.description))
     out.print(metrics)
 
 
