@@ -31,6 +31,8 @@ from rtolab.emulate import emulate
 from rtolab.studies import cc_hsdpa as c
 from rtolab.studies import cc_hsdpa_analysis as a
 
+from doc_section import replace_section
+
 KERNEL_RESULTS = Path(__file__).parent / "kernel" / "cc_hsdpa.parquet"
 BEGIN, END = "<!-- kernel:begin -->", "<!-- kernel:end -->"
 CONTROLS = {"NewReno": "reno", "CUBIC": "cubic"}
@@ -107,10 +109,7 @@ def main() -> int:
     )
     both = pl.concat([kernel.select(sim.columns), sim])
     text = table(both, str(kernel["date"][0]), str(kernel["kernel"][0]))
-    doc = args.out.read_text()
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    args.out.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
+    replace_section(args.out, BEGIN, END, f"{BEGIN}\n{text}\n{END}\n")
     print(text)
     return 0
 

@@ -29,6 +29,9 @@ from typing import Any
 from rtolab import run
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from doc_section import replace_section  # noqa: E402
+
 CASES = HERE / "cc"
 MSS = 1448
 BEGIN, END = "<!-- ns3-cc:begin -->", "<!-- ns3-cc:end -->"
@@ -228,13 +231,8 @@ def main() -> None:
         sides = {c: {"rtolab": rtolab_side(c, cc), f"ns-3 {ns3_name}": ns3[c]} for c in ("ramp", "drop")}
         ramp += ramp_rows(cc, sides["ramp"])
         drop += drop_rows(cc, sides["drop"])
-    text = args.out.read_text() if args.out.exists() else ""
     new = section(ramp, drop)
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + new + text[text.index(END) + len(END) + 1 :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + new
-    args.out.write_text(text)
+    replace_section(args.out, BEGIN, END, new)
     print(new)
 
 
