@@ -10,21 +10,31 @@ from pathlib import Path
 import polars as pl
 
 from rtolab.executors import LocalExecutor
+from rtolab.findings import grade
 from rtolab.study import Study
 from rtolab.sweep import errors, sweep
 from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures
 from rtolab.studies import iw10_analysis as analysis
-from rtolab.studies import cc_hsdpa, cc_hsdpa_analysis, iw10_irto, minrto_hsdpa, minrto_hsdpa_analysis, spikes, spikes_analysis
+from rtolab.studies import cc_hsdpa, cc_hsdpa_analysis, cc_hsdpa_findings, iw10_findings, iw10_irto, minrto_hsdpa, minrto_hsdpa_analysis, minrto_hsdpa_findings, spikes, spikes_analysis
 
 
 @dataclass(frozen=True)
 class Reproduction:
+    """What one paper's reproduction wrote: its directory, cost, figures, its main table
+    (``summary``) and its graded findings (``findings``, also in ``out/findings.csv``)."""
+
     out: Path
     wall_s: float
     runs: int
     failed: int
     figures: list[Path]
     summary: pl.DataFrame
+    findings: pl.DataFrame
+
+
+def _write_findings(out: Path, table: pl.DataFrame) -> pl.DataFrame:
+    table.write_csv(out / "findings.csv")
+    return table
 
 
 def _run_count(study: Study) -> int:
@@ -55,10 +65,11 @@ def iw10_irto_study(out: Path, quick: bool = False, executor: Executor | None = 
     figures = analysis.elapsed_figures(bursts, out)
     figures.append(analysis.rto_figure(bursts, out))
     figures.append(analysis.fairness_figure(bursts, between, out))
-    delays = analysis.one_way_delays(executor, replications=3 if quick else 20, counts=[1, 6], seed=study.seed)
+    delays = analysis.one_way_delays(executor, replications=3 if quick else 20, seed=study.seed)
     delays.write_parquet(out / "delays.parquet")
     figures += analysis.delay_figure(delays, out)
-    return Reproduction(out, time.monotonic() - started, _run_count(study), errors(out / "sweep").height, figures, table)
+    found = _write_findings(out, grade(iw10_findings.REGISTRY, iw10_findings.measure(table, between, delays)))
+    return Reproduction(out, time.monotonic() - started, _run_count(study), errors(out / "sweep").height, figures, table, found)
 
 
 SENSITIVITY_MEANS = [2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.5, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0]
@@ -133,14 +144,14 @@ def minrto_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None
     runs.write_csv(out / "runs.csv")
     table = minrto_hsdpa_analysis.summary(runs)
     table.write_csv(out / "summary.csv")
-    found = minrto_hsdpa_analysis.findings(table)
-    found.write_csv(out / "findings.csv")
-    users = max(study.grid[minrto_hsdpa.USERS])
-    cdf = minrto_hsdpa_analysis.rtt_cdf(flows, users=users, min_rto_s=0.2)
+    high = max(u for u in study.grid[minrto_hsdpa.USERS] if u <= minrto_hsdpa_findings.PAPER_MAX_USERS)
+    tail = minrto_hsdpa_analysis.rtt_tail(flows, users=high, min_rto_s=0.2)
+    found = _write_findings(out, grade(minrto_hsdpa_findings.REGISTRY, minrto_hsdpa_findings.measure(table, tail)))
+    cdf = minrto_hsdpa_analysis.rtt_cdf(flows, users=high, min_rto_s=0.2)
     cdf.write_csv(out / "rtt_cdf.csv")
     figures = minrto_hsdpa_analysis.figures(table, cdf, out)
     runs_total = _run_count(study)
-    return Reproduction(out, time.monotonic() - started, runs_total, errors(out / "sweep").height, figures, found)
+    return Reproduction(out, time.monotonic() - started, runs_total, errors(out / "sweep").height, figures, table, found)
 
 
 def cc_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
@@ -162,10 +173,9 @@ def cc_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None = N
     table.write_csv(out / "summary.csv")
     cdf = cc_hsdpa_analysis.cdfs(measured)
     cdf.write_csv(out / "cdf.csv")
-    found = cc_hsdpa_analysis.findings(table)
-    found.write_csv(out / "findings.csv")
+    found = _write_findings(out, grade(cc_hsdpa_findings.REGISTRY, cc_hsdpa_findings.measure(table)))
     trace = cc_hsdpa_analysis.traces({a: run(cc_hsdpa.trace_scenario(a), seed=study.seed).series for a in cc_hsdpa.ALGORITHMS})
     trace.write_parquet(out / "traces.parquet")
     figures = cc_hsdpa_analysis.figures(cdf, trace, out)
     runs_total = _run_count(study)
-    return Reproduction(out, time.monotonic() - started, runs_total + len(cc_hsdpa.ALGORITHMS), errors(out / "sweep").height, figures, found)
+    return Reproduction(out, time.monotonic() - started, runs_total + len(cc_hsdpa.ALGORITHMS), errors(out / "sweep").height, figures, table, found)

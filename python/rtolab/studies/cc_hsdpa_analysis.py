@@ -19,6 +19,7 @@ TRAFFIC = [DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB]
 #: Per-flow measures (paper 004: goodput, RTT, packet loss ratio, timeouts), with labels.
 MEASURES = {
     "goodput_bps": "goodput [bit/s]",
+    "throughput_bps": "throughput, retransmissions included [bit/s]",
     "mean_rtt_s": "mean RTT [s]",
     "retransmit_ratio": "retransmitted / sent segments",
     "timeouts": "timeouts per flow",
@@ -74,58 +75,6 @@ def cdfs(measured: pl.DataFrame, uplink_queue: str = MAIN_UPLINK_QUEUE) -> pl.Da
 def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str = MAIN_UPLINK_QUEUE) -> float:
     rows = s.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue))
     return stats.mean_or_nan(rows["mean"])
-
-
-def findings(s: pl.DataFrame) -> pl.DataFrame:
-    """Paper 004's findings, each with what rtolab measures (means over runs at the main
-    uplink buffer; "×" is the ratio of BIC's and CUBIC's mean to NewReno's and Westwood+'s)."""
-    rows = []
-
-    def add(finding: str, rtolab: str, holds: bool) -> None:
-        rows.append({"finding": finding, "rtolab": rtolab, "holds": holds})
-
-    def of(measure: str, traffic: str) -> dict[str, float]:
-        return {a: _mean(s, measure, traffic, a) for a in ALGORITHMS}
-
-    def ratio(v: dict[str, float]) -> float:
-        return (v["BIC"] + v["CUBIC"]) / (v["NewReno"] + v["Westwood+"])
-
-    def spread(v: dict[str, float]) -> float:
-        """(largest − smallest) / mean over the four."""
-        return (max(v.values()) - min(v.values())) / (sum(v.values()) / len(v))
-
-    def listing(v: dict[str, float], fmt: str) -> str:
-        return ", ".join(f"{a} {format(x, fmt)}" for a, x in v.items())
-
-    for traffic in (DOWNLINK_BULK, DOWNLINK_WEB):
-        g = of("goodput_bps", traffic)
-        add(f"the four give similar goodput ({traffic}; spread < 10 %)", f"{listing({a: x / 1e6 for a, x in g.items()}, '.3f')} Mbit/s; spread {spread(g):.3f}", spread(g) < 0.10)
-    rtt = of("mean_rtt_s", DOWNLINK_BULK)
-    add(
-        "BIC and CUBIC inflate the RTT above NewReno and Westwood+ (downlink bulk)",
-        listing(rtt, ".3f") + " s",
-        min(rtt["BIC"], rtt["CUBIC"]) > max(rtt["NewReno"], rtt["Westwood+"]),
-    )
-    add("Westwood+ has the lowest RTT (downlink bulk)", listing(rtt, ".3f") + " s", min(rtt, key=lambda a: rtt[a]) == "Westwood+")
-    retx = of("retransmit_ratio", DOWNLINK_BULK)
-    add("BIC and CUBIC retransmit about twice as much (downlink bulk; × ≥ 1.5)", f"{listing(retx, '.4f')}; × {ratio(retx):.2f}", ratio(retx) >= 1.5)
-    rto = of("timeouts", DOWNLINK_BULK)
-    add("BIC and CUBIC time out about three times as often (downlink bulk; × ≥ 2)", f"{listing(rto, '.2f')} per flow; × {ratio(rto):.2f}", ratio(rto) >= 2.0)
-    add("CUBIC times out most (downlink bulk)", listing(rto, ".2f"), max(rto, key=lambda a: rto[a]) == "CUBIC")
-    genuine = of("genuine_timeouts", DOWNLINK_BULK)
-    add(
-        "… counting only the timeouts that were not spurious (the oracle's verdict; × ≥ 2)",
-        f"{listing(genuine, '.2f')} per flow; × {ratio(genuine):.2f}",
-        ratio(genuine) >= 2.0,
-    )
-    up_spread = spread(of("goodput_bps", UPLINK_BULK))
-    rtt_spread = spread(of("mean_rtt_s", UPLINK_BULK))
-    add(
-        f"on the uplink the four perform alike (goodput and RTT spread < 10 %, uplink buffer {MAIN_UPLINK_QUEUE})",
-        f"goodput spread {up_spread:.3f}, RTT spread {rtt_spread:.3f}; retransmitted {listing(of('retransmit_ratio', UPLINK_BULK), '.4f')}",
-        up_spread < 0.10 and rtt_spread < 0.10,
-    )
-    return pl.DataFrame(rows)
 
 
 def traces(series: dict[str, pl.DataFrame]) -> pl.DataFrame:

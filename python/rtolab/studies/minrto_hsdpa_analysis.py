@@ -13,8 +13,10 @@ from rtolab import stats
 from rtolab.studies.minrto_hsdpa import DURATION_S, MIN_RTO, SCHEDULER, STACK, USERS, WARM_UP_S
 
 KEYS = [SCHEDULER, STACK, USERS, "min_rto_s"]
-METRICS = ["spurious_share", "fairness", "throughput_bps", "goodput_bps", "mean_rtt_s", "timeouts_per_flow"]
+METRICS = ["spurious_share", "fairness", "throughput_bps", "goodput_bps", "mean_rtt_s", "timeouts_per_flow", "low_goodput_share", "censored_share"]
 LEVEL = 0.9
+#: Paper 000, Sec. 3.1: "about 50% of the transfers had a goodput of less than 10 kbit/s".
+LOW_GOODPUT_BPS = 10_000
 
 
 def _with_min_rto(flows: pl.DataFrame) -> pl.DataFrame:
@@ -22,8 +24,14 @@ def _with_min_rto(flows: pl.DataFrame) -> pl.DataFrame:
 
 
 def measured(flows: pl.DataFrame) -> pl.DataFrame:
-    """The transfers the per-flow measures cover: begun after the warm-up, finished."""
-    return _with_min_rto(flows).filter((pl.col("start_s") >= WARM_UP_S) & pl.col("end_s").is_not_null())
+    """The transfers the per-flow measures cover: every transfer begun after the warm-up.
+
+    A transfer still running when the run ends is a censored observation: its goodput is
+    what it had reached, the bytes delivered over the time since its start (the flows
+    table's ``goodput_bps`` of an unfinished flow), and its timeouts are those it had. Leaving
+    such transfers out would drop the longest ones, the most exposed to spurious timeouts.
+    ``finished`` says which are whole."""
+    return _with_min_rto(flows).filter(pl.col("start_s") >= WARM_UP_S).with_columns(finished=pl.col("end_s").is_not_null())
 
 
 def per_run(flows: pl.DataFrame) -> pl.DataFrame:
@@ -40,18 +48,19 @@ def per_run(flows: pl.DataFrame) -> pl.DataFrame:
     )
     per_flow = measured(flows).group_by("run").agg(
         flows=pl.len(),
+        censored_share=(~pl.col("finished")).mean(),
         spurious_share=(pl.col("spurious_timeouts") > 0).mean(),
         timeouts_per_flow=pl.col("timeouts").mean(),
         fairness=stats.jain_index(pl.col("goodput_bps")),
         mean_rtt_s=pl.col("mean_rtt_s").mean(),
-        low_goodput_share=(pl.col("goodput_bps") < 10_000).mean(),
+        low_goodput_share=(pl.col("goodput_bps") < LOW_GOODPUT_BPS).mean(),
     )
     return system.join(per_flow, on="run", how="left").sort(KEYS)
 
 
 def summary(runs: pl.DataFrame) -> pl.DataFrame:
     """Every measure per grid point: mean and 90 % Student-t interval over replications."""
-    parts = [stats.summarize(runs, m, KEYS, level=LEVEL).with_columns(pl.lit(m).alias("measure")) for m in [*METRICS, "low_goodput_share"]]
+    parts = [stats.summarize(runs, m, KEYS, level=LEVEL).with_columns(pl.lit(m).alias("measure")) for m in METRICS]
     return pl.concat(parts).select("measure", *KEYS, "n", "mean", "ci_low", "ci_high").sort("measure", *KEYS)
 
 
@@ -61,57 +70,12 @@ def rtt_cdf(flows: pl.DataFrame, users: int, min_rto_s: float) -> pl.DataFrame:
     return stats.ecdf_by(chosen.drop_nulls("mean_rtt_s"), "mean_rtt_s", [SCHEDULER])
 
 
-def _point(s: pl.DataFrame, measure: str, **where: object) -> float:
-    cond = pl.col("measure") == measure
-    for k, v in where.items():
-        cond = cond & (pl.col({"scheduler": SCHEDULER, "stack": STACK, "users": USERS}.get(k, k)) == v)
-    return stats.mean_or_nan(s.filter(cond)["mean"])
-
-
-def findings(s: pl.DataFrame) -> pl.DataFrame:
-    """Paper 000's findings (Sec. 4–6), each with what rtolab measures (SACK unless said)."""
-    users = sorted(s[USERS].unique().to_list())
-    lo, hi = users[0], users[-1]
-    paper_hi = max(u for u in users if u <= 150)
-    rtos = sorted(s["min_rto_s"].unique().to_list())
-    short, long_ = rtos[0], [r for r in rtos if r >= 0.4]
-    sack = {"stack": "ns2-sack1"}
-    rows = []
-
-    def add(finding: str, rtolab: str, holds: bool) -> None:
-        rows.append({"finding": finding, "rtolab": rtolab, "holds": holds})
-
-    for sched in ("rr", "max-sir"):
-        a = _point(s, "spurious_share", scheduler=sched, users=lo, min_rto_s=short, **sack)
-        b = _point(s, "spurious_share", scheduler=sched, users=hi, min_rto_s=short, **sack)
-        add(f"spurious timeouts grow with load ({sched}, minRTO {short:g} s)", f"{a:.3f} at {lo} users, {b:.3f} at {hi}", b > a)
-    rr_s = _point(s, "spurious_share", scheduler="rr", users=hi, min_rto_s=short, **sack)
-    sir_s = _point(s, "spurious_share", scheduler="max-sir", users=hi, min_rto_s=short, **sack)
-    add(f"SIR gives fewer spurious timeouts than RR at short minRTO ({short:g} s, {hi} users)", f"SIR {sir_s:.3f}, RR {rr_s:.3f}", sir_s < rr_s)
-    rr_l = max(_point(s, "spurious_share", scheduler="rr", users=hi, min_rto_s=r, **sack) for r in long_)
-    sir_l = max(_point(s, "spurious_share", scheduler="max-sir", users=hi, min_rto_s=r, **sack) for r in long_)
-    add(f"RR gives fewer than SIR at long minRTO (≥ 0.4 s, {hi} users)", f"SIR {sir_l:.4f}, RR {rr_l:.4f}", rr_l < sir_l)
-    above_values = s.filter((pl.col("measure") == "spurious_share") & (pl.col("min_rto_s") > 0.5))["mean"].drop_nulls().to_numpy().astype(float)
-    above = float(above_values.max()) if above_values.size else 0.0
-    add("almost no spurious timeouts above minRTO 0.5 s (share < 1 %)", f"largest share {above:.4f}", above < 0.01)
-    for sched in ("max-sir", "rr"):
-        for u in (paper_hi, hi):
-            t = s.filter((pl.col("measure") == "throughput_bps") & (pl.col(SCHEDULER) == sched) & (pl.col(USERS) == u) & (pl.col(STACK) == "ns2-sack1"))["mean"]
-            x = t.drop_nulls().to_numpy().astype(float)
-            spread = float((x.max() - x.min()) / x.mean()) if x.size else float("nan")
-            add(f"minRTO does not change system throughput ({sched}, {u} users; spread < 5 %)", f"spread {spread:.3f} over minRTO", spread < 0.05)
-    f_short = _point(s, "fairness", scheduler="rr", users=hi, min_rto_s=short, **sack)
-    f_long = _point(s, "fairness", scheduler="rr", users=hi, min_rto_s=rtos[-1], **sack)
-    add(f"RR at high load: a longer minRTO gives fairer goodput ({hi} users)", f"{f_short:.3f} at {short:g} s, {f_long:.3f} at {rtos[-1]:g} s", f_long > f_short)
-    for sched in ("rr", "max-sir"):
-        f75 = _point(s, "fairness", scheduler=sched, users=min(users, key=lambda u: abs(u - 75)), **sack)
-        fhi = _point(s, "fairness", scheduler=sched, users=hi, **sack)
-        add(f"fairness falls as load grows above ~75 users ({sched})", f"{f75:.3f} near 75 users, {fhi:.3f} at {hi}", fhi < f75)
-    if "ns2-newreno" in s[STACK].unique().to_list():
-        a = stats.mean_or_nan(s.filter((pl.col("measure") == "spurious_share") & (pl.col(STACK) == "ns2-sack1"))["mean"])
-        b = stats.mean_or_nan(s.filter((pl.col("measure") == "spurious_share") & (pl.col(STACK) == "ns2-newreno"))["mean"])
-        add("SACK and NewReno behave alike (mean spurious share over the grid)", f"SACK {a:.4f}, NewReno {b:.4f}", abs(a - b) < 0.01)
-    return pl.DataFrame(rows)
+def rtt_tail(flows: pl.DataFrame, users: int, min_rto_s: float, quantile: float = 0.99) -> dict[str, float]:
+    """Per scheduler, the ``quantile`` of per-transfer mean RTT (SACK) at one load and minRTO:
+    paper 000's "several occurrences of really long RTTs" (Sec. 5)."""
+    chosen = measured(flows).filter((pl.col(USERS) == users) & (pl.col("min_rto_s") == min_rto_s) & (pl.col(STACK) == "ns2-sack1"))
+    tails = chosen.drop_nulls("mean_rtt_s").group_by(SCHEDULER).agg(pl.col("mean_rtt_s").quantile(quantile, interpolation="linear"))
+    return {str(k): float(v) for k, v in tails.iter_rows()}
 
 
 def figures(s: pl.DataFrame, cdf: pl.DataFrame, out: Path) -> list[Path]:

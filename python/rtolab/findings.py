@@ -1,0 +1,207 @@
+"""Paper findings as data, graded by code.
+
+A :class:`Finding` is one statement of a paper with the number that tests it and the band of
+values that counts as agreeing with it, both written here before any run. A study's analysis
+turns its tables into a :class:`Measured` value per finding; :func:`grade` puts the two
+together. The verdict is a function of the value and the bands alone (:func:`verdict`), so a
+finding can never be reported as agreeing while its number is outside its tolerance, and a
+written table can be graded again from its own columns (:func:`regrade`).
+
+A finding that does not agree carries its reason in the ``reason`` column: the ablation that
+flips it (the setting, the value with it and the verdict that value earns, all measured in
+the same reproduction) or the detail the paper leaves out that decides it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import polars as pl
+
+Verdict = Literal["agree", "partly", "disagree", "not measured"]
+VERDICTS: tuple[Verdict, ...] = ("agree", "partly", "disagree", "not measured")
+
+
+@dataclass(frozen=True)
+class Band:
+    """The closed interval [low, high] of a finding's test value; either end may be infinite."""
+
+    low: float = -math.inf
+    high: float = math.inf
+
+    def __contains__(self, value: float) -> bool:
+        return not math.isnan(value) and self.low <= value <= self.high
+
+    def text(self) -> str:
+        if math.isinf(self.low) and math.isinf(self.high):
+            return "any"
+        if math.isinf(self.low):
+            return f"≤ {self.high:g}"
+        if math.isinf(self.high):
+            return f"≥ {self.low:g}"
+        return f"[{self.low:g}, {self.high:g}]"
+
+
+def at_least(low: float) -> Band:
+    return Band(low=low)
+
+
+def at_most(high: float) -> Band:
+    return Band(high=high)
+
+
+def within(target: float, relative: float) -> Band:
+    """``target`` ± ``relative``·|target|."""
+    return Band(target - relative * abs(target), target + relative * abs(target))
+
+
+#: The test value of a qualitative finding written as a count of the cases in which it holds
+#: divided by the cases examined: 1 when it holds in all, as the paper states it.
+ALL = Band(1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding of a paper, fixed before the run.
+
+    ``metric`` says what the test value is (its unit, where in the grid it is taken);
+    ``agree`` is the tolerance, chosen from what the paper's figure or words can resolve;
+    ``partly`` an optional wider band for a finding that holds in part (e.g. for one scheduler
+    of two, or in direction but not in size)."""
+
+    paper: str
+    key: str
+    where: str
+    statement: str
+    paper_value: str
+    metric: str
+    agree: Band
+    partly: Band | None = None
+    basis: str = ""
+
+    @property
+    def tolerance(self) -> str:
+        text = f"agree {self.agree.text()}"
+        if self.partly is not None:
+            text += f"; partly {self.partly.text()}"
+        if self.basis:
+            text += f" ({self.basis})"
+        return text
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """The same finding's test value under one changed setting, measured in the same
+    reproduction: what flips it, or how far a reading moves it."""
+
+    setting: str
+    value: float
+
+
+@dataclass(frozen=True)
+class Measured:
+    """rtolab's answer to one finding: the test value, its numbers in words, and, for a value
+    that may not agree, the ablations and the paper's missing detail that explain it."""
+
+    value: float
+    detail: str
+    ablations: tuple[Ablation, ...] = ()
+    missing_detail: str = ""
+    extra: Mapping[str, float] = field(default_factory=dict)
+
+
+def verdict(value: float, agree: Band, partly: Band | None) -> Verdict:
+    """``agree`` inside the agree band, ``partly`` inside the partly band, ``disagree``
+    otherwise; ``not measured`` for NaN (a point the run did not cover)."""
+    if math.isnan(value):
+        return "not measured"
+    if value in agree:
+        return "agree"
+    if partly is not None and value in partly:
+        return "partly"
+    return "disagree"
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "–"
+    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+        return f"{value:.3g}"
+    return f"{value:.4g}"
+
+
+def _reason(f: Finding, m: Measured, own: Verdict) -> str:
+    if own == "agree":
+        return ""
+    parts = [f"with {a.setting}: {_number(a.value)} ({verdict(a.value, f.agree, f.partly)})" for a in m.ablations]
+    if m.missing_detail:
+        parts.append(m.missing_detail)
+    return "; ".join(parts)
+
+
+SCHEMA = {
+    "paper": pl.String,
+    "key": pl.String,
+    "where": pl.String,
+    "statement": pl.String,
+    "paper_value": pl.String,
+    "metric": pl.String,
+    "tolerance": pl.String,
+    "agree_low": pl.Float64,
+    "agree_high": pl.Float64,
+    "partly_low": pl.Float64,
+    "partly_high": pl.Float64,
+    "value": pl.Float64,
+    "verdict": pl.String,
+    "rtolab": pl.String,
+    "reason": pl.String,
+}
+
+
+def grade(registry: Iterable[Finding], measured: Mapping[str, Measured]) -> pl.DataFrame:
+    """One row per finding of ``registry`` (in its order) with its verdict; a finding without
+    a measurement is ``not measured`` (e.g. a point a quick run leaves out)."""
+    rows = []
+    for f in registry:
+        m = measured.get(f.key, Measured(math.nan, "not in this run"))
+        v = verdict(m.value, f.agree, f.partly)
+        rows.append({
+            "paper": f.paper,
+            "key": f.key,
+            "where": f.where,
+            "statement": f.statement,
+            "paper_value": f.paper_value,
+            "metric": f.metric,
+            "tolerance": f.tolerance,
+            "agree_low": f.agree.low,
+            "agree_high": f.agree.high,
+            "partly_low": f.partly.low if f.partly else math.nan,
+            "partly_high": f.partly.high if f.partly else math.nan,
+            "value": m.value,
+            "verdict": v,
+            "rtolab": m.detail,
+            "reason": _reason(f, m, v),
+        })
+    unknown = set(measured) - {f.key for f in registry}
+    if unknown:
+        raise ValueError(f"measurements for findings not in the registry: {sorted(unknown)}")
+    return pl.DataFrame(rows, schema=SCHEMA)
+
+
+def regrade(table: pl.DataFrame) -> pl.Series:
+    """The verdicts a graded table's own numbers earn (to check a written table)."""
+    out = []
+    for row in table.iter_rows(named=True):
+        partly = None if math.isnan(row["partly_low"]) else Band(row["partly_low"], row["partly_high"])
+        out.append(verdict(row["value"], Band(row["agree_low"], row["agree_high"]), partly))
+    return pl.Series("verdict", out, dtype=pl.String)
+
+
+def read(path: str) -> pl.DataFrame:
+    """A graded table written with ``write_csv`` (empty cells are NaN bands, not nulls)."""
+    table = pl.read_csv(path, schema=SCHEMA)
+    floats = [c for c, t in SCHEMA.items() if t == pl.Float64]
+    return table.with_columns(pl.col(floats).fill_null(math.nan), pl.col("reason").fill_null(""), pl.col("rtolab").fill_null(""))

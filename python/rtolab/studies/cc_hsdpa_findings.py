@@ -1,0 +1,98 @@
+"""Paper 004's findings (its list of main findings and its conclusions), each with the number
+that tests it, and how rtolab's congestion-control-over-HSDPA summary answers them.
+
+The paper reports CDFs over some 3 000 flows and states its findings in words; the tolerances
+read those words: "similar" as a spread under 10 % of the mean (what a CDF plot shows as
+overlapping curves), "two times" as 2 ± 25 % and "roughly three times" as 3 ± 25 %, with
+"partly" for a ratio on the stated side of 1 but outside that band. "×" is the ratio of BIC's
+and CUBIC's mean to NewReno's and Westwood+'s, at the main uplink buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from rtolab import stats
+from rtolab.findings import ALL, Ablation, Band, Finding, Measured, at_most
+from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, MAIN_UPLINK_QUEUE, UPLINK_QUEUE
+from rtolab.studies.cc_hsdpa_analysis import DOWNLINK_BULK, DOWNLINK_WEB, UPLINK_BULK
+
+PAPER = "004"
+SIMILAR = "'similar': spread under 10 % of the mean"
+TWICE = Band(1.5, 2.5)
+THRICE = Band(2.25, 3.75)
+
+REGISTRY = [
+    Finding(PAPER, "goodput-similar", "finding 1", "Downlink: the TCP variants provide similar goodputs", "similar",
+            "(largest − smallest) / mean goodput of the four, downlink bulk", at_most(0.10), at_most(0.2), SIMILAR),
+    Finding(PAPER, "goodput-similar-web", "finding 1", "… also for short downlink transfers", "similar",
+            "(largest − smallest) / mean goodput of the four, downlink web transfers", at_most(0.10), at_most(0.2), SIMILAR),
+    Finding(PAPER, "rtt-inflated", "finding 2", "BIC/CUBIC exhibit inflated average RTT; NewReno and Westwood+ lower", "BIC, CUBIC > NewReno, Westwood+",
+            "share of the (BIC or CUBIC, NewReno or Westwood+) pairs in which the first has the higher mean RTT, downlink bulk", ALL, Band(0.5, 1.0)),
+    Finding(PAPER, "rtt-westwood", "finding 2", "Westwood+ exhibits the lowest RTT", "Westwood+ lowest",
+            "Westwood+'s mean RTT over the lowest of the other three, downlink bulk", at_most(1.0), None),
+    Finding(PAPER, "retx-twice", "finding 3", "BIC/CUBIC provoke two times the packet retransmissions of Westwood+ and NewReno", "× 2",
+            "× of the retransmitted share of segments, downlink bulk", TWICE, Band(1.0, 4.0), "'two times': 2 ± 25 %"),
+    Finding(PAPER, "timeouts-thrice", "finding 4", "BIC/CUBIC provoke roughly three times the timeouts of Westwood+ and NewReno", "× 3",
+            "× of timeouts per flow (every timeout, as the kernel counts them), downlink bulk", THRICE, Band(1.0, 6.0), "'roughly three times': 3 ± 25 %"),
+    Finding(PAPER, "timeouts-cubic", "finding 4", "CUBIC exhibits the highest number of timeouts", "CUBIC highest",
+            "CUBIC's timeouts per flow over the highest of the other three, downlink bulk", Band(1.0, float("inf")), None),
+    Finding(PAPER, "uplink-similar", "uplink", "On the uplink the algorithms exhibit similar performance", "similar",
+            "largest spread (over goodput and mean RTT) of the four, uplink bulk", at_most(0.10), at_most(0.2), SIMILAR),
+    Finding(PAPER, "throughput-larger", "conclusions 3", "BIC/CUBIC have larger throughput but the same goodput", "throughput × > 1",
+            "× of throughput (retransmissions included), downlink bulk", Band(1.0, float("inf")), None),
+]
+
+
+def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str) -> float:
+    rows = s.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue))
+    return stats.mean_or_nan(rows["mean"])
+
+
+def measure(s: pl.DataFrame) -> dict[str, Measured]:
+    """rtolab's answer to every finding, from ``cc_hsdpa_analysis.summary``; the other uplink
+    buffers of the grid are reported as ablations."""
+    queues = [q for q in s[UPLINK_QUEUE].unique().sort().to_list() if q != MAIN_UPLINK_QUEUE]
+
+    def of(measure: str, traffic: str, queue: str = MAIN_UPLINK_QUEUE) -> dict[str, float]:
+        return {a: _mean(s, measure, traffic, a, queue) for a in ALGORITHMS}
+
+    def ratio(v: dict[str, float]) -> float:
+        return (v["BIC"] + v["CUBIC"]) / (v["NewReno"] + v["Westwood+"])
+
+    def spread(v: dict[str, float]) -> float:
+        return (max(v.values()) - min(v.values())) / (sum(v.values()) / len(v))
+
+    def listing(v: dict[str, float], fmt: str, scale: float = 1.0) -> str:
+        return ", ".join(f"{a} {format(x * scale, fmt)}" for a, x in v.items())
+
+    def with_queues(value_at: Callable[[str], float], detail: str) -> Measured:
+        return Measured(value_at(MAIN_UPLINK_QUEUE), detail, tuple(Ablation(f"uplink buffer {q}", value_at(q)) for q in queues))
+
+    out: dict[str, Measured] = {}
+    g = of("goodput_bps", DOWNLINK_BULK)
+    out["goodput-similar"] = with_queues(lambda q: spread(of("goodput_bps", DOWNLINK_BULK, q)), listing(g, ".2f", 1e-6) + " Mbit/s")
+    w = of("goodput_bps", DOWNLINK_WEB)
+    out["goodput-similar-web"] = Measured(spread(w), listing(w, ".0f", 1e-3) + " kbit/s")
+    rtt = of("mean_rtt_s", DOWNLINK_BULK)
+    pairs = [rtt[a] > rtt[b] for a in ("BIC", "CUBIC") for b in ("NewReno", "Westwood+")]
+    out["rtt-inflated"] = Measured(sum(pairs) / len(pairs), listing(rtt, ".3f") + " s")
+    out["rtt-westwood"] = Measured(rtt["Westwood+"] / min(v for a, v in rtt.items() if a != "Westwood+"), listing(rtt, ".3f") + " s")
+    retx = of("retransmit_ratio", DOWNLINK_BULK)
+    out["retx-twice"] = with_queues(lambda q: ratio(of("retransmit_ratio", DOWNLINK_BULK, q)), listing(retx, ".4f") + f"; × {ratio(retx):.2f}")
+    rto = of("timeouts", DOWNLINK_BULK)
+    genuine = of("genuine_timeouts", DOWNLINK_BULK)
+    m = with_queues(lambda q: ratio(of("timeouts", DOWNLINK_BULK, q)), listing(rto, ".2f") + f" per flow; × {ratio(rto):.2f}")
+    out["timeouts-thrice"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", ratio(genuine))))
+    out["timeouts-cubic"] = Measured(rto["CUBIC"] / max(v for a, v in rto.items() if a != "CUBIC"), listing(rto, ".2f") + " per flow")
+
+    def uplink(q: str) -> float:
+        return max(spread(of("goodput_bps", UPLINK_BULK, q)), spread(of("mean_rtt_s", UPLINK_BULK, q)))
+
+    up = of("goodput_bps", UPLINK_BULK)
+    out["uplink-similar"] = with_queues(uplink, listing(up, ".0f", 1e-3) + " kbit/s; RTT " + listing(of("mean_rtt_s", UPLINK_BULK), ".3f") + " s")
+    tp = of("throughput_bps", DOWNLINK_BULK)
+    out["throughput-larger"] = Measured(ratio(tp), listing(tp, ".2f", 1e-6) + f" Mbit/s; × {ratio(tp):.3f}")
+    return out
