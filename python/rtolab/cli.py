@@ -324,8 +324,9 @@ def report(
 
 
 class Reproduction(StrEnum):
-    """The papers ``rtolab reproduce`` reproduces."""
+    """The papers ``rtolab reproduce`` reproduces, and ``all`` of them."""
 
+    all = "all"
     cc_hsdpa = "cc-hsdpa"
     icmp_rto = "icmp-rto"
     iw10_irto = "iw10-irto"
@@ -335,34 +336,43 @@ class Reproduction(StrEnum):
 
 @app.command()
 def reproduce(
-    name: Annotated[Reproduction, typer.Argument(help="Which study.")],
+    name: Annotated[Reproduction, typer.Argument(help="Which study, or all five (then also the scorecard).")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME, out/NAME-quick with --quick).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
     replications: Annotated[Optional[int], typer.Option(min=1, help="Override the number of replications.")] = None,
+    docs: Annotated[Optional[Path], typer.Option(help="Write the graded findings into the papers' pages (and scorecard.md) of this docs directory (default: ./docs for a full run when it exists).")] = None,
 ) -> None:
-    """Reproduce a paper's study end to end: sweep, analysis, figures, summary table."""
-    from rtolab.reproduce import cc_hsdpa_study, icmp_rto_study, iw10_irto_study, minrto_hsdpa_study, spikes_study
+    """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
+    the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
+    from rtolab.reproduce import PAPERS, reproduce as run_one, reproduce_all
+    from rtolab.scorecard import tally
 
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
-    study = {
-        Reproduction.cc_hsdpa: cc_hsdpa_study,
-        Reproduction.icmp_rto: icmp_rto_study,
-        Reproduction.iw10_irto: iw10_irto_study,
-        Reproduction.minrto_hsdpa: minrto_hsdpa_study,
-        Reproduction.spikes: spikes_study,
-    }[name]
+    if docs is None and not quick and Path("docs").is_dir():
+        docs = Path("docs")
+    if docs is not None and not docs.is_dir():
+        raise _fail(f"--docs: {docs} is not a directory")
     try:
-        r = study(target, quick=quick, executor=executor, replications=replications, progress=True)
+        if name == Reproduction.all:
+            done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, docs=docs)
+        else:
+            done = {name.value: run_one(name.value, target, quick=quick, executor=executor, replications=replications, progress=True, docs=docs)}
     except _core.SpecError as e:
         raise _fail(str(e)) from None
-    table = {Reproduction.iw10_irto: "summary.csv", Reproduction.minrto_hsdpa: "findings.csv", Reproduction.cc_hsdpa: "findings.csv"}.get(name, "comparison.csv")
-    out.print(f"{r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; {table} and {len(r.figures)} figures in {target}/")
-    if r.failed:
-        raise _fail(f"{r.failed} run{'s' if r.failed != 1 else ''} failed (rtolab.errors({str(target / 'sweep')!r}) lists them)", code=1)
+    failed = 0
+    for study, r in done.items():
+        out.print(f"{PAPERS[study].paper} {study}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
+        failed += r.failed
+    if name == Reproduction.all:
+        import polars as pl
+
+        out.print(f"all: findings {tally(pl.concat([r.findings for r in done.values()]))}; {target}/scorecard.md" + (f" and {docs}/scorecard.md" if docs else ""))
+    if failed:
+        raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed (rtolab.errors(DIR/sweep) lists them)", code=1)
 
 
 def main() -> None:

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
+from rtolab import scorecard
+from rtolab.doc_section import replace_section
 from rtolab.executors import LocalExecutor
 from rtolab.findings import grade
 from rtolab.study import Study
 from rtolab.sweep import errors, sweep
-from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures
+from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures, icmp_rto_findings
 from rtolab.studies import iw10_analysis as analysis
-from rtolab.studies import cc_hsdpa, cc_hsdpa_analysis, cc_hsdpa_findings, iw10_findings, iw10_irto, minrto_hsdpa, minrto_hsdpa_analysis, minrto_hsdpa_findings, spikes, spikes_analysis
+from rtolab.studies import cc_hsdpa, cc_hsdpa_analysis, cc_hsdpa_findings, iw10_findings, iw10_irto, minrto_hsdpa, minrto_hsdpa_analysis, minrto_hsdpa_findings, spikes, spikes_analysis, spikes_findings
 
 
 @dataclass(frozen=True)
@@ -80,16 +83,22 @@ def spikes_study(out: Path, quick: bool = False, executor: Executor | None = Non
     (``comparison.csv``: every point with its relative error), draws Figures 6–8, and computes
     the model-only sensitivity study (``sensitivity.csv``, Figure 9)."""
     started = time.monotonic()
+    executor = executor or LocalExecutor()
     study = spikes.study(quick=quick, replications=replications)
-    flows = _sweep_into(out, study, executor or LocalExecutor(), progress)
+    timer = spikes.timer_study(quick=quick, replications=replications)
+    flows = _sweep_into(out, study, executor, progress)
     table = spikes_analysis.compare(flows)
     table.write_csv(out / "comparison.csv")
+    timer_table = spikes_analysis.compare(sweep(timer, out / "sweep-paper-timer", executor=executor, progress=progress))
+    timer_table.write_csv(out / "comparison-paper-timer.csv")
     figures = spikes_analysis.validation_figures(table, out)
     sensitivity = pl.concat([spikes_analysis.sensitivity(SENSITIVITY_MEANS, loss) for loss in (0.0, 0.02)])
     sensitivity.write_csv(out / "sensitivity.csv")
     figures += spikes_analysis.sensitivity_figure(sensitivity, out)
-    runs = _run_count(study)
-    return Reproduction(out, time.monotonic() - started, runs, errors(out / "sweep").height, figures, table)
+    found = _write_findings(out, grade(spikes_findings.REGISTRY, spikes_findings.measure(table, timer_table, sensitivity)))
+    runs = _run_count(study) + _run_count(timer)
+    failed = errors(out / "sweep").height + errors(out / "sweep-paper-timer").height
+    return Reproduction(out, time.monotonic() - started, runs, failed, figures, table, found)
 
 
 def icmp_rto_study(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
@@ -124,12 +133,13 @@ def icmp_rto_study(out: Path, quick: bool = False, executor: Executor | None = N
     arq_summary = icmp_rto_analysis.summary(arq, ["goodput_ratio"], [icmp_rto.BAD_MEAN, icmp_rto.BAD_FRACTION, "window", "attempts"])
     arq_summary.write_csv(out / "arq.csv")
     icmp_rto_analysis.ablation(flows["ablation"]).write_csv(out / "ablation.csv")
+    found = _write_findings(out, grade(icmp_rto_findings.REGISTRY, icmp_rto_findings.measure(table, arq_summary)))
     pl.concat([icmp_rto_analysis.case_shares(flows["web"]), icmp_rto_analysis.case_shares(flows["ftp"])]).write_csv(out / "cases.csv")
     figures = icmp_rto_figures.comparison_figures(summaries, out)
     figures += icmp_rto_figures.arq_figure(arq_summary, out)
     runs = sum(_run_count(s) for s in studies.values())
     failed = sum(errors(out / f"sweep-{name}").height for name in studies)
-    return Reproduction(out, time.monotonic() - started, runs, failed, figures, table)
+    return Reproduction(out, time.monotonic() - started, runs, failed, figures, table, found)
 
 
 def minrto_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
@@ -179,3 +189,56 @@ def cc_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None = N
     figures = cc_hsdpa_analysis.figures(cdf, trace, out)
     runs_total = _run_count(study)
     return Reproduction(out, time.monotonic() - started, runs_total + len(cc_hsdpa.ALGORITHMS), errors(out / "sweep").height, figures, table, found)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One reproduced paper: its id, title, page under ``docs/`` and reproduction."""
+
+    paper: str
+    name: str
+    title: str
+    doc: str
+    run: Callable[..., Reproduction]
+
+
+#: The five reproductions, in the papers' order; ``rtolab reproduce NAME`` and ``all`` use it.
+PAPERS: dict[str, Paper] = {
+    p.name: p
+    for p in (
+        Paper("000", "minrto-hsdpa", "minimum RTO over HSDPA", "minrto-hsdpa.md", minrto_hsdpa_study),
+        Paper("001", "icmp-rto", "ICMP-driven adaptive RTO over a 3G link", "icmp-rto.md", icmp_rto_study),
+        Paper("002", "iw10-irto", "IW10 and a 1 s initial RTO over slow wireless links", "iw10-irto.md", iw10_irto_study),
+        Paper("003", "spikes", "TCP goodput under delay spikes: model against simulation", "spikes.md", spikes_study),
+        Paper("004", "cc-hsdpa", "NewReno, Westwood+, BIC and CUBIC over HSDPA", "cc-hsdpa.md", cc_hsdpa_study),
+    )
+}
+
+
+def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, docs: Path | None = None) -> Reproduction:
+    """Runs one paper's reproduction into ``out``; with ``docs``, puts its graded findings
+    into the paper's page there."""
+    paper = PAPERS[name]
+    r = paper.run(out, quick=quick, executor=executor, replications=replications, progress=progress)
+    if docs is not None:
+        run = f"rtolab reproduce {name}{' --quick' if quick else ''}"
+        replace_section(docs / paper.doc, scorecard.BEGIN, scorecard.END, scorecard.paper_section(r.findings, run))
+    return r
+
+
+def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, docs: Path | None = None) -> dict[str, Reproduction]:
+    """Runs the five reproductions into ``out/NAME`` and writes ``out/findings.csv`` (every
+    finding of every paper) and ``out/scorecard.md``; with ``docs``, also
+    ``docs/scorecard.md`` and each paper's findings section."""
+    executor = executor or LocalExecutor()
+    done = {name: reproduce(name, out / name, quick, executor, replications, progress, docs) for name in PAPERS}
+    table = pl.concat([r.findings for r in done.values()])
+    table.write_csv(out / "findings.csv")
+    run = f"rtolab reproduce all{' --quick' if quick else ''}"
+    titles = {p.paper: p.title for p in PAPERS.values()}
+    timings = {PAPERS[n].paper: r.wall_s for n, r in done.items()}
+    text = scorecard.render(table, titles, run, timings)
+    (out / "scorecard.md").write_text(text)
+    if docs is not None:
+        (docs / "scorecard.md").write_text(text)
+    return done
