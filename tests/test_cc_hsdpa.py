@@ -13,7 +13,9 @@ from rtolab import run
 from rtolab.executors import LocalExecutor
 from rtolab.study import Study
 from rtolab.studies import cc_hsdpa as c
+from rtolab.findings import grade, regrade
 from rtolab.studies import cc_hsdpa_analysis as a
+from rtolab.studies import cc_hsdpa_findings as f
 from rtolab.sweep import sweep
 
 RUNS_PER_CASE = 2
@@ -69,8 +71,8 @@ def test_summary_findings_and_figures(flows: pl.DataFrame, tmp_path: Path) -> No
     table = a.summary(runs)
     assert set(table["measure"].unique().to_list()) == set(a.MEASURES)
     assert (table["n"] == RUNS_PER_CASE).all()
-    found = a.findings(table)
-    assert found.columns == ["finding", "rtolab", "holds"] and found.height == 9
+    found = grade(f.REGISTRY, f.measure(table))
+    assert found.height == len(f.REGISTRY) and (found["verdict"] == regrade(found)).all()
     cdf = a.cdfs(measured)
     assert set(cdf[c.ALGORITHM].unique().to_list()) == set(c.ALGORITHMS)
     trace = a.traces({alg: run(c.trace_scenario(alg, duration_s=15.0), seed=3).series for alg in ("NewReno", "CUBIC")})
@@ -81,10 +83,12 @@ def test_summary_findings_and_figures(flows: pl.DataFrame, tmp_path: Path) -> No
 
 def test_findings_follow_the_means() -> None:
     """The findings read the summary: with BIC and CUBIC at 2× NewReno's and Westwood+'s
-    retransmissions and 3× their timeouts, CUBIC highest, those findings hold."""
+    retransmissions and 3× their timeouts (hand-computed: (2 + 4) / (1 + 1) = 3), CUBIC
+    highest, those findings agree; an uplink RTT spread of (0.8 − 0.4) / 0.6 = 0.67 does not."""
     rows = []
     values = {
         "goodput_bps": {"NewReno": 2e6, "Westwood+": 2e6, "BIC": 2.05e6, "CUBIC": 2.05e6},
+        "throughput_bps": {"NewReno": 2.1e6, "Westwood+": 2.1e6, "BIC": 2.3e6, "CUBIC": 2.3e6},
         "mean_rtt_s": {"NewReno": 0.5, "Westwood+": 0.4, "BIC": 0.7, "CUBIC": 0.8},
         "retransmit_ratio": {"NewReno": 0.01, "Westwood+": 0.01, "BIC": 0.02, "CUBIC": 0.02},
         "timeouts": {"NewReno": 1.0, "Westwood+": 1.0, "BIC": 2.0, "CUBIC": 4.0},
@@ -94,10 +98,11 @@ def test_findings_follow_the_means() -> None:
         for traffic in a.TRAFFIC:
             for alg, v in per_alg.items():
                 rows.append({"measure": measure, c.ALGORITHM: alg, c.UPLINK_QUEUE: c.MAIN_UPLINK_QUEUE, "traffic": traffic, "n": 3, "mean": v, "ci_low": v, "ci_high": v})
-    found = a.findings(pl.DataFrame(rows))
-    holds = dict(zip(found["finding"].to_list(), found["holds"].to_list()))
-    assert all(holds[f] for f in holds if "uplink" not in f), holds
-    assert not holds[next(f for f in holds if "uplink" in f)], "RTT spread 0.6 is not alike"
+    found = grade(f.REGISTRY, f.measure(pl.DataFrame(rows)))
+    verdicts = dict(zip(found["key"].to_list(), found["verdict"].to_list()))
+    assert found.filter(pl.col("key") == "timeouts-thrice")["value"][0] == pytest.approx(3.0)
+    assert all(v == "agree" for k, v in verdicts.items() if k != "uplink-similar"), verdicts
+    assert verdicts["uplink-similar"] == "disagree", "RTT spread 0.67 is not alike"
 
 
 def test_reproduction_writes_its_files(tmp_path: Path) -> None:
