@@ -133,13 +133,18 @@ def _number(value: float) -> str:
     return f"{value:.4g}"
 
 
+#: The reason column of a row that does not agree and has neither an ablation nor a missing
+#: detail to name: the scorecard counts these as unexplained.
+UNEXPLAINED = "no measured reason yet"
+
+
 def _reason(f: Finding, m: Measured, own: Verdict) -> str:
     if own == "agree":
         return ""
     parts = [f"with {a.setting}: {_number(a.value)} ({verdict(a.value, f.agree, f.partly)})" for a in m.ablations]
     if m.missing_detail:
         parts.append(m.missing_detail)
-    return "; ".join(parts)
+    return "; ".join(parts) or UNEXPLAINED
 
 
 SCHEMA = {

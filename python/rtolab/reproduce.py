@@ -241,4 +241,5 @@ def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = No
     (out / "scorecard.md").write_text(text)
     if docs is not None:
         (docs / "scorecard.md").write_text(text)
+        table.write_csv(docs / "scorecard.csv")
     return done

@@ -85,8 +85,15 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
     rto = of("timeouts", DOWNLINK_BULK)
     genuine = of("genuine_timeouts", DOWNLINK_BULK)
     m = with_queues(lambda q: ratio(of("timeouts", DOWNLINK_BULK, q)), listing(rto, ".2f") + f" per flow; × {ratio(rto):.2f}")
-    out["timeouts-thrice"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", ratio(genuine))))
-    out["timeouts-cubic"] = Measured(rto["CUBIC"] / max(v for a, v in rto.items() if a != "CUBIC"), listing(rto, ".2f") + " per flow")
+    out["timeouts-thrice"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", ratio(genuine))),
+                                      "the paper measured one flow at a time with Linux 2.6.24's CUBIC arithmetic and rate halving; rtolab runs 2 + 2 bulk flows per run with today's module arithmetic and PRR (docs/cc-hsdpa.md)")
+    def cubic_highest(q: str) -> float:
+        v = of("timeouts", DOWNLINK_BULK, q)
+        return v["CUBIC"] / max(x for a, x in v.items() if a != "CUBIC")
+
+    m = with_queues(cubic_highest, listing(rto, ".2f") + " per flow")
+    out["timeouts-cubic"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", genuine["CUBIC"] / max(v for a, v in genuine.items() if a != "CUBIC"))),
+                                     "the paper measured one flow at a time with Linux 2.6.24's CUBIC arithmetic; rtolab runs 2 + 2 bulk flows per run with today's module arithmetic (docs/cc-hsdpa.md)")
 
     def uplink(q: str) -> float:
         return max(spread(of("goodput_bps", UPLINK_BULK, q)), spread(of("mean_rtt_s", UPLINK_BULK, q)))
