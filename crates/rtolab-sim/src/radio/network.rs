@@ -38,7 +38,6 @@ pub struct RadioNetwork {
     interference: Interference,
     adaptation: LinkAdaptation,
     users_per_tti: usize,
-    share_codes: bool,
     scheduler: SchedulerKind,
     pf_window_ttis: f64,
     cells: Vec<Cell>,
@@ -98,8 +97,7 @@ impl RadioNetwork {
             layout,
             tti,
             exponent: spec.path_loss_exponent,
-            interference: exp_interference(spec),
-            share_codes: std::env::var("RTOLAB_EXP_CODES").is_ok(),
+            interference: Interference { self_share: spec.self_interference.0, own_cell_share: spec.own_cell_interference.0 },
             adaptation: LinkAdaptation::new(&spec.mcs, spec.bler.0, spec.bler_low.0),
             users_per_tti: spec.users_per_tti as usize,
             scheduler: spec.scheduler,
@@ -209,12 +207,8 @@ impl RadioNetwork {
         for x in &candidates[..k] {
             let u = &mut self.ues[x.ue as usize];
             let cells = &self.cells;
-            let mut sir = self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now));
-            let mut block = self.adaptation.block_at_ratio(if self.share_codes { sir * k as f64 } else { sir });
-            if self.share_codes {
-                sir *= k as f64;
-                block.bytes /= k as u32;
-            }
+            let sir = self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now));
+            let block = self.adaptation.block_at_ratio(sir);
             let cell = &mut self.cells[c];
             let damaged = cell.rng.random::<f64>() < block.error_rate;
             cell.stats.blocks_sent += 1;
@@ -282,21 +276,4 @@ impl RadioNetwork {
     pub fn report(&self, end: SimTime) -> Vec<CellRow> {
         self.cells.iter().enumerate().map(|(c, cell)| cell.report(c as u32, format!("{}.cell{c}", self.name), self.tti, end)).collect()
     }
-}
-
-fn exp_interference(spec: &RadioSpec) -> Interference {
-    let base = Interference::shares(spec.self_interference.0, spec.own_cell_interference.0);
-    let c: f64 = std::env::var("RTOLAB_EXP_COMMON").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    let mode = std::env::var("RTOLAB_EXP_MODE").unwrap_or_default();
-    let mut i = match mode.as_str() {
-        "idle-only" => Interference { idle_power: c, ..base },
-        "full" => base.with_common_channels(c),
-        "neighbours-full" => Interference { idle_power: 1.0, ..base },
-        _ => base,
-    };
-    if let Some(snr) = std::env::var("RTOLAB_EXP_EDGE_SNR_DB").ok().and_then(|v| v.parse::<f64>().ok()) {
-        i.noise = super::sir::path_gain(spec.radius.0, spec.path_loss_exponent, 0.0) / 10f64.powf(snr / 10.0);
-    }
-    eprintln!("exp interference {i:?} share_codes {}", std::env::var("RTOLAB_EXP_CODES").is_ok());
-    i
 }

@@ -20,55 +20,25 @@ pub fn path_gain(distance_m: f64, exponent: f64, shadow_db: f64) -> f64 {
     distance_m.max(1.0).powf(-exponent) * 10f64.powf(shadow_db / 10.0)
 }
 
-/// The interference shares of the model and each base station's power budget.
+/// The interference shares of the model.
 #[derive(Clone, Copy, Debug)]
 pub struct Interference {
     /// α: share of the user's own signal that interferes with it.
     pub self_share: f64,
     /// β: share of the own cell's other simultaneous transmissions that interferes.
     pub own_cell_share: f64,
-    /// η: share of a base station's power that HS-DSCH uses when the cell transmits
-    /// (1 − the common channels' share).
-    pub hs_share: f64,
-    /// Power of the own cell's common channels, which interfere like its other
-    /// simultaneous transmissions (through β).
-    pub own_common: f64,
-    /// Power a base station radiates in a TTI in which it sends no HS-DSCH block (its
-    /// common channels); a transmitting one radiates 1.
-    pub idle_power: f64,
-    /// Thermal noise at the user's receiver, in the units of the gains (a base station's
-    /// whole power times a gain).
-    pub noise: f64,
 }
 
 impl Interference {
-    /// Paper 000's model: HS-DSCH has all the power, idle cells are silent, no noise.
-    pub const fn shares(self_share: f64, own_cell_share: f64) -> Self {
-        Interference { self_share, own_cell_share, hs_share: 1.0, own_common: 0.0, idle_power: 0.0, noise: 0.0 }
-    }
-
-    /// The model with a share `common` of every base station's power on common channels,
-    /// radiated in every TTI: HS-DSCH gets the rest, an idle cell radiates `common`, and the
-    /// own cell's common channels interfere through β.
-    pub const fn with_common_channels(self, common: f64) -> Self {
-        Interference { hs_share: 1.0 - common, own_common: common, idle_power: common, ..self }
-    }
-
     /// SIR (linear) of a user of cell `own` served as one of `k` users in the TTI, where
     /// `gains[b]` is its gain from base station b and `transmitting(b)` says whether b sends
     /// in this TTI (cell `own` does, by definition).
     pub fn sir(&self, gains: &[f64], own: usize, k: u32, transmitting: impl Fn(usize) -> bool) -> f64 {
         let k = k.max(1) as f64;
-        let g = gains[own];
-        let signal = self.hs_share * g / k;
-        let own_cell = self.self_share * signal + self.own_cell_share * g * (self.hs_share * (k - 1.0) / k + self.own_common);
-        let other: f64 = gains
-            .iter()
-            .enumerate()
-            .filter(|&(b, _)| b != own)
-            .map(|(b, g)| if transmitting(b) { *g } else { self.idle_power * g })
-            .sum();
-        let interference = own_cell + other + self.noise;
+        let signal = gains[own] / k;
+        let own_cell = self.self_share * signal + self.own_cell_share * gains[own] * (k - 1.0) / k;
+        let other: f64 = gains.iter().enumerate().filter(|&(b, _)| b != own && transmitting(b)).map(|(_, g)| g).sum();
+        let interference = own_cell + other;
         if interference > 0.0 {
             signal / interference
         } else {
@@ -86,7 +56,7 @@ pub fn db(ratio: f64) -> f64 {
 mod tests {
     use super::*;
 
-    const PAPER: Interference = Interference::shares(0.1, 0.4);
+    const PAPER: Interference = Interference { self_share: 0.1, own_cell_share: 0.4 };
 
     /// A lone user with no other cell transmitting: SIR = 1/α = 10, i.e. 10 dB, whatever
     /// its distance.
@@ -132,7 +102,7 @@ mod tests {
 
     #[test]
     fn no_interference_at_all_is_an_infinite_sir() {
-        let none = Interference::shares(0.0, 0.4);
+        let none = Interference { self_share: 0.0, own_cell_share: 0.4 };
         assert_eq!(none.sir(&[1e-9], 0, 1, |_| false), f64::INFINITY);
     }
 }
