@@ -173,6 +173,7 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     }
     let timer_fields = [
         (t.initial_rto.is_some(), "initial_rto"),
+        (t.max_backoff.is_some(), "max_backoff"),
         (t.granularity.is_some(), "granularity"),
         (t.k.is_some(), "k"),
         (t.alpha.is_some(), "alpha"),

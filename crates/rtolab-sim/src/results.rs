@@ -113,6 +113,11 @@ result_table! {
         /// Mean smoothed RTT after each RTT sample.
         #[unit = "s"]
         pub mean_rtt_s: Option<f64>,
+        /// Time the sender sat idle before its data timeouts: Σ over timeouts of the time from
+        /// its last transmission to the expiry (paper 001's source idle time); null where it
+        /// cannot be observed (the kernel's connections under `rtolab emulate`).
+        #[unit = "s"]
+        pub timeout_idle_s: Option<f64>,
     }
 }
 

@@ -264,6 +264,10 @@ pub struct TcpSpec {
     pub rto: Option<RtoPreset>,
     pub min_rto: Option<Duration>,
     pub max_rto: Option<Duration>,
+    /// The back-off multiplier stops doubling at this value whatever the timeout (ns-1 and
+    /// ns-2 with `rfc2988_` false: 64); unset, it doubles while the timeout is below
+    /// `max_rto` (RFC 6298 (5.5)).
+    pub max_backoff: Option<u32>,
     pub initial_rto: Option<Duration>,
     /// Clock granularity G of RFC 6298 (2.2)/(2.3).
     pub granularity: Option<Duration>,
@@ -396,6 +400,7 @@ impl TcpSpec {
         let d = |o: Option<Duration>| o.map(|d| d.sim());
         c.min_rto = d(self.min_rto).unwrap_or(c.min_rto);
         c.max_rto = d(self.max_rto).unwrap_or(c.max_rto);
+        c.max_backoff = self.max_backoff.or(c.max_backoff);
         c.initial_rto = d(self.initial_rto).unwrap_or(c.initial_rto);
         c.granularity = d(self.granularity).unwrap_or(c.granularity);
         c.k = self.k.unwrap_or(c.k);

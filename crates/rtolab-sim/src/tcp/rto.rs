@@ -57,6 +57,11 @@ pub struct RtoConfig {
     /// Linux's estimator (`rto_linux.rs`: per-round variance decay, integer µs, whole
     /// jiffies) instead of the f64 RFC 6298 one; `min_rto`, `max_rto` and `initial_rto` apply.
     pub linux: bool,
+    /// The back-off multiplier stops doubling at this value whatever the timeout: ns-1's
+    /// `rtt_backoff` (`if (t_backoff_ < 64) t_backoff_ <<= 1`, no timer cap) and ns-2's with
+    /// `rfc2988_` false. `None`: it doubles while the timeout is below `max_rto` (RFC 6298
+    /// (5.5), and ns-2.35's `rfc2988_` true past 64).
+    pub max_backoff: Option<u32>,
 }
 
 /// When RFC 6298 (5.7)'s 3 s fallback applies after a retransmitted SYN.
@@ -101,6 +106,7 @@ impl RtoConfig {
             ns2: None,
             linux: false,
             syn_linear_timeouts: 0,
+            max_backoff: None,
         };
         match p {
             RtoPreset::Rfc6298 => base,
@@ -164,7 +170,7 @@ impl RtoEstimator {
     pub fn new(cfg: impl Into<Arc<RtoConfig>>) -> Self {
         let cfg = cfg.into();
         let base = cfg.initial_rto;
-        let ns2 = cfg.ns2.map(|c| Box::new(Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto)));
+        let ns2 = cfg.ns2.map(|c| Box::new(Ns2Rto::new(c, cfg.initial_rto, cfg.min_rto, cfg.max_rto).with_max_backoff(cfg.max_backoff)));
         let linux = cfg.linux.then(|| Box::new(LinuxRtt::new(cfg.min_rto)));
         RtoEstimator { cfg, srtt: None, rttvar: 0.0, base, backoff: 0, ns2, linux }
     }
@@ -237,7 +243,11 @@ impl RtoEstimator {
         if let Some(n) = &mut self.ns2 {
             return n.back_off();
         }
-        if self.current() < self.cfg.max_rto {
+        let doubles = match self.cfg.max_backoff {
+            Some(limit) => (1u64 << self.backoff.min(32)) < u64::from(limit),
+            None => self.current() < self.cfg.max_rto,
+        };
+        if doubles {
             self.backoff += 1;
         }
     }

@@ -35,11 +35,19 @@ pub struct Ns2Rto {
     /// `t_rtxcur_` in ticks, or the initial RTO before any sample.
     rtxcur: SimDuration,
     t_backoff: u64,
+    /// `Some(m)`: `t_backoff_` doubles only while below m, whatever the timeout (ns-1;
+    /// ns-2 with `rfc2988_` false and m = 64).
+    max_backoff: Option<u64>,
 }
 
 impl Ns2Rto {
     pub fn new(clock: Ns2Clock, initial: SimDuration, min_rto: SimDuration, max_rto: SimDuration) -> Self {
-        Ns2Rto { clock, min_rto, max_rto, t_srtt: 0, t_rttvar: 0, rtxcur: initial, t_backoff: 1 }
+        Ns2Rto { clock, min_rto, max_rto, t_srtt: 0, t_rttvar: 0, rtxcur: initial, t_backoff: 1, max_backoff: None }
+    }
+
+    /// The same timer with the back-off limited as `RtoConfig::max_backoff` says.
+    pub fn with_max_backoff(self, max_backoff: Option<u32>) -> Self {
+        Ns2Rto { max_backoff: max_backoff.map(u64::from), ..self }
     }
 
     /// `t_rtt_` for a sample of `tao` measured at `now`.
@@ -90,7 +98,11 @@ impl Ns2Rto {
 
     /// `rtt_backoff`.
     pub fn back_off(&mut self) {
-        if self.t_backoff < 64 || self.current() < self.max_rto {
+        let doubles = match self.max_backoff {
+            Some(limit) => self.t_backoff < limit,
+            None => self.t_backoff < 64 || self.current() < self.max_rto,
+        };
+        if doubles {
             self.t_backoff <<= 1;
         }
         if self.t_backoff > 8 {
@@ -144,6 +156,19 @@ mod tests {
 
     /// From 0.2 s the timeout doubles to 51.2 s, then stays at 60 s (`maxrto_`); the fold past
     /// a back-off of 8 forgets SRTT.
+    #[test]
+    fn ns1_backoff_stops_at_64_without_a_timer_cap() {
+        // ns-1's rtt_backoff: t_backoff_ doubles while below 64, whatever the timeout; with no
+        // maxrto the timeout after 7 back-offs is 0.2 s · 64 = 12.8 s and stays there.
+        let clock = Ns2Clock { tick: SimDuration::from_millis(10), boot: SimDuration::ZERO, timestamps: false };
+        let mut r = Ns2Rto::new(clock, SimDuration::from_millis(200), SimDuration::from_millis(200), SimDuration::from_secs(1_000_000)).with_max_backoff(Some(64));
+        for _ in 0..10 {
+            r.back_off();
+        }
+        assert_eq!(r.backoff(), 6);
+        assert_eq!(r.current(), SimDuration::from_millis(12_800));
+    }
+
     #[test]
     fn ns2_backoff_doubles_then_caps() {
         let mut r = rto();

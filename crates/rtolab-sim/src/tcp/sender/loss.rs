@@ -66,6 +66,7 @@ impl TcpSender {
     pub(super) fn on_rto(&mut self, now: SimTime, out: &mut Vec<crate::tcp::Segment>) {
         let id = self.stats.timeouts;
         self.stats.timeouts += 1;
+        self.stats.timeout_idle_s += now.since(self.last_send).as_secs_f64();
         if let Some(m) = self.icmp.as_mut() {
             m.on_timeout();
             self.stats.icmp_cases = m.case_counts();

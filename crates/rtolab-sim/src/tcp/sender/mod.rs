@@ -183,6 +183,9 @@ pub struct SenderStats {
     pub icmp_cases: [u64; 9],
     /// Expiries that paper 001's scheme turned into an extended timeout (state ET).
     pub icmp_extensions: u64,
+    /// Σ over data timeouts of the time from the sender's last transmission to the expiry:
+    /// how long it sat idle waiting for its timer (paper 001, Sec. V-E's "source idle time").
+    pub timeout_idle_s: f64,
 }
 
 /// Things the sender tells its environment besides segments.
