@@ -97,7 +97,7 @@ def test_findings_follow_the_means() -> None:
     for measure, per_alg in values.items():
         for traffic in a.TRAFFIC:
             for alg, v in per_alg.items():
-                rows.append({"measure": measure, c.ALGORITHM: alg, c.UPLINK_QUEUE: c.MAIN_UPLINK_QUEUE, "traffic": traffic, "n": 3, "mean": v, "ci_low": v, "ci_high": v})
+                rows.append({"measure": measure, c.ALGORITHM: alg, c.UPLINK_QUEUE: c.MAIN_UPLINK_QUEUE, c.BACKGROUND: c.BACKGROUND_USERS, "traffic": traffic, "n": 3, "mean": v, "ci_low": v, "ci_high": v})
     found = grade(f.REGISTRY, f.measure(pl.DataFrame(rows)))
     verdicts = dict(zip(found["key"].to_list(), found["verdict"].to_list()))
     assert found.filter(pl.col("key") == "timeouts-thrice")["value"][0] == pytest.approx(3.0)

@@ -10,18 +10,21 @@ flows, and the cwnd and RTT of one flow per algorithm. What it leaves open, chos
   proportional-fair scheduler, what operators deploy; other subscribers are web users
   (paper 000's sessions: Pareto files of mean 25 000 B, shape 1.1; think times of mean
   1.5 s) with Linux's Reno.
-- Each run measures one algorithm: ``BULK`` downlink bulk flows, ``BULK`` uplink bulk flows
-  (the user sends over its dedicated 384 kbit/s uplink, whose delay has exponential jitter of
-  mean 10 ms delivered in sequence) and ``WEB_MEASURED`` web users, all with that algorithm,
-  each from a user placed at random in the seven cells.
-- The uplink's buffer is 10, 20 or 100 packets (0.3, 0.6 or 3.1 s of full-sized packets at
-  384 kbit/s); the figures use 20.
+- Each run measures one flow, as the paper did (a commercial card, one flow at a time): a
+  downlink bulk flow, an uplink bulk flow (the user sends over its dedicated 384 kbit/s uplink,
+  whose delay has exponential jitter of mean 10 ms delivered in sequence) or one web user's
+  transfers, with the algorithm under test, from a user placed at random in the seven cells.
+- Two unknowns are swept, each around a main value the figures and findings use: the
+  background's size (``BACKGROUNDS``: 20, 60 or 100 web users; the paper's network load is not
+  known) for the downlink, and the uplink's buffer (``UPLINK_QUEUES``: 10, 20 or 100 packets,
+  0.3, 0.6 or 3.1 s of full-sized packets at 384 kbit/s) for the uplink.
 - The sender is Linux 2.6.24 as far as rtolab's ``linux`` stack can be: SACK, timestamps,
   delayed ACKs, 200 ms minimum RTO, F-RTO and undo, RFC 3390's initial window, SACK
   recovery; RACK, TLP and PRR (later kernels) off. CUBIC is 2.6.24's: no HyStart, β = 0.8.
 - Runs of 60 s; bulk flows start at ``BULK_START_S`` (after the background has settled) and
   run to the end; web transfers that begin before ``WARM_UP_S`` or do not finish are left
-  out.
+  out. Every timeout counts, as the kernel counts them; the oracle's verdict is reported
+  beside.
 """
 
 from __future__ import annotations
@@ -57,6 +60,12 @@ MAIN_UPLINK_QUEUE = "20p"
 BULK = 2
 WEB_MEASURED = 10
 BACKGROUND_USERS = 60
+#: The measured traffic of a run, its tag column and values.
+TRAFFIC = "tag.traffic"
+DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB = "downlink bulk", "uplink bulk", "downlink web"
+#: The background's size, its tag column and values (the downlink's swept unknown).
+BACKGROUND = "tag.background"
+BACKGROUNDS = [20, 60, 100]
 DURATION_S = 60.0
 BULK_START_S = 5.0
 WARM_UP_S = 5.0
@@ -70,8 +79,9 @@ def _bulk(name: str, uplink: bool) -> dict[str, Any]:
 
 
 def base_scenario(duration_s: float = DURATION_S, background_users: int = BACKGROUND_USERS) -> dict[str, Any]:
-    """Seven PF cells, the background web users, and the measured flows (NewReno here; each
-    case sets its algorithm)."""
+    """Seven PF cells, the background web users, and ``BULK`` + ``BULK`` bulk flows and
+    ``WEB_MEASURED`` web users measured together (NewReno here; ``algorithm_cases`` sets the
+    algorithm): the set-up ``validate/cc_hsdpa_kernel.py`` runs against the kernel."""
     return {
         "name": "cc-hsdpa",
         "duration": f"{duration_s:g}s",
@@ -89,15 +99,43 @@ def algorithm_cases(algorithms: list[str]) -> list[dict[str, Any]]:
     return [{ALGORITHM: a, "flows.*.tcp": ALGORITHMS[a], "generators.measured.tcp": ALGORITHMS[a]} for a in algorithms]
 
 
+def _background(users: int) -> dict[str, Any]:
+    return {"kind": "web", "name": "background", "users": users, "size": WEB_SIZE, "think": WEB_THINK, "route": ["hsdpa"], "tcp": BACKGROUND_TCP}
+
+
+def single_scenario(duration_s: float = DURATION_S) -> dict[str, Any]:
+    """Seven PF cells and the background; each case adds its one measured flow or user."""
+    return {
+        "name": "cc-hsdpa",
+        "duration": f"{duration_s:g}s",
+        "radio": {"scheduler": "pf", "uplink": UPLINK},
+        "flows": [],
+        "generators": [_background(BACKGROUND_USERS)],
+    }
+
+
+def single_cases(algorithms: list[str], backgrounds: list[int] = BACKGROUNDS, uplink_queues: list[str] = UPLINK_QUEUES) -> list[dict[str, Any]]:
+    """One measured flow per run: a downlink bulk flow per background size, an uplink bulk flow
+    per uplink buffer, a web user at the main values; each with every algorithm."""
+    out: list[dict[str, Any]] = []
+    for a in algorithms:
+        tcp = ALGORITHMS[a]
+        for n in backgrounds:
+            out.append({ALGORITHM: a, TRAFFIC: DOWNLINK_BULK, BACKGROUND: n, UPLINK_QUEUE: MAIN_UPLINK_QUEUE, "flows": [{**_bulk("down0", False), "tcp": tcp}], "generators": [_background(n)]})
+        for q in uplink_queues:
+            out.append({ALGORITHM: a, TRAFFIC: UPLINK_BULK, BACKGROUND: BACKGROUND_USERS, UPLINK_QUEUE: q, "flows": [{**_bulk("up0", True), "tcp": tcp}]})
+        measured = {"kind": "web", "name": "measured", "users": 1, "size": WEB_SIZE, "think": WEB_THINK, "route": ["hsdpa"], "tcp": tcp}
+        out.append({ALGORITHM: a, TRAFFIC: DOWNLINK_WEB, BACKGROUND: BACKGROUND_USERS, UPLINK_QUEUE: MAIN_UPLINK_QUEUE, "generators": [_background(BACKGROUND_USERS), measured]})
+    return out
+
+
 def study(quick: bool = False, replications: int | None = None, seed: int = 2008) -> Study:
-    """Full: the four algorithms × 3 uplink buffers × 30 replications of 60 s (per algorithm
-    and buffer 60 downlink and 60 uplink bulk flows and some 3 000 measured web transfers);
-    quick: × 5 replications."""
+    """Full: the four algorithms × (3 background sizes for the downlink bulk flow, 3 uplink
+    buffers for the uplink bulk flow, 1 web user) × 30 replications of 60 s; quick: × 5."""
     return Study.from_dict({
         "name": "cc-hsdpa",
-        "scenario": base_scenario(),
-        "cases": algorithm_cases(list(ALGORITHMS)),
-        "grid": {UPLINK_QUEUE: UPLINK_QUEUES},
+        "scenario": single_scenario(),
+        "cases": single_cases(list(ALGORITHMS)),
         "replications": replications or (5 if quick else 30),
         "seed": seed,
     })

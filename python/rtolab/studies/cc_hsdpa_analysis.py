@@ -11,10 +11,9 @@ from pathlib import Path
 import polars as pl
 
 from rtolab import stats
-from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, MAIN_UPLINK_QUEUE, UPLINK_QUEUE, WARM_UP_S
+from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE, WARM_UP_S
 
 #: The measured traffic, by how a flow's row identifies it.
-DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB = "downlink bulk", "uplink bulk", "downlink web"
 TRAFFIC = [DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB]
 #: Per-flow measures (paper 004: goodput, RTT, packet loss ratio, timeouts), with labels.
 MEASURES = {
@@ -25,7 +24,7 @@ MEASURES = {
     "timeouts": "timeouts per flow",
     "genuine_timeouts": "timeouts not spurious, per flow",
 }
-KEYS = [ALGORITHM, UPLINK_QUEUE, "traffic"]
+KEYS = [ALGORITHM, UPLINK_QUEUE, BACKGROUND, "traffic"]
 LEVEL = 0.9
 
 
@@ -40,6 +39,8 @@ def per_flow(flows: pl.DataFrame) -> pl.DataFrame:
         .when((pl.col("generator") == "measured") & (pl.col("start_s") >= WARM_UP_S) & pl.col("end_s").is_not_null())
         .then(pl.lit(DOWNLINK_WEB))
     )
+    if BACKGROUND not in flows.columns:
+        flows = flows.with_columns(pl.lit(BACKGROUND_USERS).alias(BACKGROUND))
     return (
         flows.with_columns(traffic=traffic)
         .filter(pl.col("traffic").is_not_null())
@@ -67,7 +68,7 @@ def summary(runs: pl.DataFrame) -> pl.DataFrame:
 def cdfs(measured: pl.DataFrame, uplink_queue: str = MAIN_UPLINK_QUEUE) -> pl.DataFrame:
     """The empirical CDF of every measure per traffic class and algorithm, over flows (the
     paper's figures), at one uplink buffer: columns measure, traffic, algorithm, x, p."""
-    chosen = measured.filter(pl.col(UPLINK_QUEUE) == uplink_queue)
+    chosen = measured.filter((pl.col(UPLINK_QUEUE) == uplink_queue) & (pl.col(BACKGROUND) == BACKGROUND_USERS))
     parts = [stats.ecdf_by(chosen.drop_nulls(m), m, ["traffic", ALGORITHM]).with_columns(pl.lit(m).alias("measure")) for m in MEASURES]
     return pl.concat(parts).select("measure", "traffic", ALGORITHM, "x", "p")
 

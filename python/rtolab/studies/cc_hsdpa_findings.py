@@ -16,8 +16,7 @@ import polars as pl
 
 from rtolab import stats
 from rtolab.findings import ALL, Ablation, Band, Finding, Measured, at_most
-from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, MAIN_UPLINK_QUEUE, UPLINK_QUEUE
-from rtolab.studies.cc_hsdpa_analysis import DOWNLINK_BULK, DOWNLINK_WEB, UPLINK_BULK
+from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE
 
 PAPER = "004"
 SIMILAR = "'similar': spread under 10 % of the mean"
@@ -46,18 +45,22 @@ REGISTRY = [
 ]
 
 
-def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str) -> float:
-    rows = s.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue))
+def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str, background: int) -> float:
+    rows = s.filter(
+        (pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue) & (pl.col(BACKGROUND) == background)
+    )
     return stats.mean_or_nan(rows["mean"])
 
 
 def measure(s: pl.DataFrame) -> dict[str, Measured]:
-    """rtolab's answer to every finding, from ``cc_hsdpa_analysis.summary``; the other uplink
-    buffers of the grid are reported as ablations."""
+    """rtolab's answer to every finding, from ``cc_hsdpa_analysis.summary``: at the main
+    background and uplink buffer, with the other background sizes (downlink findings) and
+    uplink buffers (uplink findings) reported as measured ablations."""
     queues = [q for q in s[UPLINK_QUEUE].unique().sort().to_list() if q != MAIN_UPLINK_QUEUE]
+    backgrounds = [int(b) for b in s[BACKGROUND].unique().sort().to_list() if b != BACKGROUND_USERS]
 
-    def of(measure: str, traffic: str, queue: str = MAIN_UPLINK_QUEUE) -> dict[str, float]:
-        return {a: _mean(s, measure, traffic, a, queue) for a in ALGORITHMS}
+    def of(measure: str, traffic: str, queue: str = MAIN_UPLINK_QUEUE, background: int = BACKGROUND_USERS) -> dict[str, float]:
+        return {a: _mean(s, measure, traffic, a, queue, background) for a in ALGORITHMS}
 
     def ratio(v: dict[str, float]) -> float:
         return (v["BIC"] + v["CUBIC"]) / (v["NewReno"] + v["Westwood+"])
@@ -71,29 +74,41 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
     def with_queues(value_at: Callable[[str], float], detail: str) -> Measured:
         return Measured(value_at(MAIN_UPLINK_QUEUE), detail, tuple(Ablation(f"uplink buffer {q}", value_at(q)) for q in queues))
 
+    def with_backgrounds(value_at: Callable[[int], float], detail: str, missing: str = "") -> Measured:
+        return Measured(value_at(BACKGROUND_USERS), detail, tuple(Ablation(f"{n} background users", value_at(n)) for n in backgrounds), missing)
+
     out: dict[str, Measured] = {}
     g = of("goodput_bps", DOWNLINK_BULK)
-    out["goodput-similar"] = with_queues(lambda q: spread(of("goodput_bps", DOWNLINK_BULK, q)), listing(g, ".2f", 1e-6) + " Mbit/s")
+    out["goodput-similar"] = with_backgrounds(lambda n: spread(of("goodput_bps", DOWNLINK_BULK, background=n)), listing(g, ".2f", 1e-6) + " Mbit/s")
     w = of("goodput_bps", DOWNLINK_WEB)
     out["goodput-similar-web"] = Measured(spread(w), listing(w, ".0f", 1e-3) + " kbit/s")
     rtt = of("mean_rtt_s", DOWNLINK_BULK)
-    pairs = [rtt[a] > rtt[b] for a in ("BIC", "CUBIC") for b in ("NewReno", "Westwood+")]
-    out["rtt-inflated"] = Measured(sum(pairs) / len(pairs), listing(rtt, ".3f") + " s")
-    out["rtt-westwood"] = Measured(rtt["Westwood+"] / min(v for a, v in rtt.items() if a != "Westwood+"), listing(rtt, ".3f") + " s")
+
+    def inflated(n: int) -> float:
+        v = of("mean_rtt_s", DOWNLINK_BULK, background=n)
+        pairs = [v[a] > v[b] for a in ("BIC", "CUBIC") for b in ("NewReno", "Westwood+")]
+        return sum(pairs) / len(pairs)
+
+    def westwood(n: int) -> float:
+        v = of("mean_rtt_s", DOWNLINK_BULK, background=n)
+        return v["Westwood+"] / min(x for a, x in v.items() if a != "Westwood+")
+
+    out["rtt-inflated"] = with_backgrounds(inflated, listing(rtt, ".3f") + " s")
+    out["rtt-westwood"] = with_backgrounds(westwood, listing(rtt, ".3f") + " s")
     retx = of("retransmit_ratio", DOWNLINK_BULK)
-    out["retx-twice"] = with_queues(lambda q: ratio(of("retransmit_ratio", DOWNLINK_BULK, q)), listing(retx, ".4f") + f"; × {ratio(retx):.2f}")
+    out["retx-twice"] = with_backgrounds(lambda n: ratio(of("retransmit_ratio", DOWNLINK_BULK, background=n)), listing(retx, ".4f") + f"; × {ratio(retx):.2f}")
     rto = of("timeouts", DOWNLINK_BULK)
     genuine = of("genuine_timeouts", DOWNLINK_BULK)
-    m = with_queues(lambda q: ratio(of("timeouts", DOWNLINK_BULK, q)), listing(rto, ".2f") + f" per flow; × {ratio(rto):.2f}")
+    m = with_backgrounds(lambda n: ratio(of("timeouts", DOWNLINK_BULK, background=n)), listing(rto, ".2f") + f" per flow; × {ratio(rto):.2f}")
     out["timeouts-thrice"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", ratio(genuine))),
-                                      "the paper measured one flow at a time with Linux 2.6.24's CUBIC arithmetic and rate halving; rtolab runs 2 + 2 bulk flows per run with today's module arithmetic and PRR (docs/cc-hsdpa.md)")
-    def cubic_highest(q: str) -> float:
-        v = of("timeouts", DOWNLINK_BULK, q)
+                                      "the paper's senders were Linux 2.6.24's CUBIC arithmetic and rate halving; rtolab runs today's module arithmetic and PRR (docs/cc-hsdpa.md)")
+    def cubic_highest(n: int) -> float:
+        v = of("timeouts", DOWNLINK_BULK, background=n)
         return v["CUBIC"] / max(x for a, x in v.items() if a != "CUBIC")
 
-    m = with_queues(cubic_highest, listing(rto, ".2f") + " per flow")
+    m = with_backgrounds(cubic_highest, listing(rto, ".2f") + " per flow")
     out["timeouts-cubic"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", genuine["CUBIC"] / max(v for a, v in genuine.items() if a != "CUBIC"))),
-                                     "the paper measured one flow at a time with Linux 2.6.24's CUBIC arithmetic; rtolab runs 2 + 2 bulk flows per run with today's module arithmetic (docs/cc-hsdpa.md)")
+                                     "the paper's CUBIC is Linux 2.6.24's module arithmetic; rtolab runs today's (docs/cc-hsdpa.md)")
 
     def uplink(q: str) -> float:
         return max(spread(of("goodput_bps", UPLINK_BULK, q)), spread(of("mean_rtt_s", UPLINK_BULK, q)))
@@ -101,5 +116,5 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
     up = of("goodput_bps", UPLINK_BULK)
     out["uplink-similar"] = with_queues(uplink, listing(up, ".0f", 1e-3) + " kbit/s; RTT " + listing(of("mean_rtt_s", UPLINK_BULK), ".3f") + " s")
     tp = of("throughput_bps", DOWNLINK_BULK)
-    out["throughput-larger"] = Measured(ratio(tp), listing(tp, ".2f", 1e-6) + f" Mbit/s; × {ratio(tp):.3f}")
+    out["throughput-larger"] = with_backgrounds(lambda n: ratio(of("throughput_bps", DOWNLINK_BULK, background=n)), listing(tp, ".2f", 1e-6) + f" Mbit/s; × {ratio(tp):.3f}")
     return out

@@ -63,6 +63,17 @@ ATTEMPTS_FULL = [1, 2, 3, 4, 5, 6, 7, 8]
 WINDOWS_QUICK = [1, 3, 5]
 ATTEMPTS_QUICK = [1, 3, 6]
 
+#: The two readings of the paper's timer, its tag column and the main one. ns-1's
+#: ``rtt_backoff`` doubles ``t_backoff_`` while it is below 64 and has no ``maxrto_``
+#: (added to ns-2 later); the other caps the timeout at 64 s instead, as BSD does (``None``
+#: leaves the back-off to the cap).
+TIMER = "tag.timer"
+TIMERS: dict[str, dict[str, Any]] = {
+    "ns-1": {"max_rto": "1000000s", "max_backoff": 64},
+    "64 s cap": {"max_rto": "64s", "max_backoff": None},
+}
+MAIN_TIMER = "ns-1"
+
 #: Tag columns of every run: the mean bad sojourn and the bad fraction it gives.
 BAD_MEAN = "tag.bad_mean_s"
 BAD_FRACTION = "tag.bad_fraction"
@@ -93,7 +104,7 @@ def tcp(mss: int) -> dict[str, Any]:
         "handshake": False,
         "tick": "100ms",
         "initial_rto": "6s",
-        "max_rto": "64s",
+        **{k: v for k, v in TIMERS[MAIN_TIMER].items() if v is not None},
         "icmp_rto": False,
     }
 
@@ -176,11 +187,12 @@ MAIN_SCHEME = ON_NO_BACKOFF
 
 
 def scheme_cases(bad_means: list[float], traffic: str, tcp_path: str) -> list[dict[str, Any]]:
-    """Every bad mean with every sender of ``SCHEMES``; ``tcp_path`` is the grid path of the
-    flow's or generator's ``tcp`` table."""
+    """Every bad mean with every sender of ``SCHEMES`` under every timer of ``TIMERS``;
+    ``tcp_path`` is the grid path of the flow's or generator's ``tcp`` table."""
     return [
-        {SCHEME: name, **case, **{f"{tcp_path}.{k}": v for k, v in fields.items()}}
+        {TIMER: timer, SCHEME: name, **case, **{f"{tcp_path}.{k}": v for k, v in {**limits, **fields}.items()}}
         for case in channel_cases(bad_means, traffic)
+        for timer, limits in TIMERS.items()
         for name, fields in SCHEMES.items()
     ]
 WINDOW = "links.wireless.arq.window"

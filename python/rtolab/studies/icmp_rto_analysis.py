@@ -34,11 +34,11 @@ import polars as pl
 
 from rtolab import stats
 from rtolab.executors import run_all
-from rtolab.studies.icmp_rto import ATTEMPTS, BAD_FRACTION, BAD_MEAN, OFF, SCHEME, TRAFFIC, VARIANT, WINDOW
+from rtolab.studies.icmp_rto import ATTEMPTS, BAD_FRACTION, BAD_MEAN, OFF, SCHEME, TIMER, TRAFFIC, VARIANT, WINDOW
 from rtolab.study import Study
 
 LEVEL = 0.9
-KEYS = [TRAFFIC, BAD_MEAN, BAD_FRACTION, SCHEME]
+KEYS = [TRAFFIC, BAD_MEAN, BAD_FRACTION, TIMER, SCHEME]
 
 
 def calls(flows: pl.DataFrame) -> pl.DataFrame:
@@ -62,11 +62,12 @@ def web_runs(flows: pl.DataFrame, rto: pl.DataFrame) -> pl.DataFrame:
         (pl.col("bytes").sum() * 8 / pl.col("completion_s").sum()).alias("throughput_bps"),
         pl.col("completion_s").mean().alias("completion_s"),
         pl.col("timeouts").mean().alias("timeouts_per_call"),
+        pl.col("timeout_idle_s").mean().alias("idle_s"),
         (pl.col("rto_integral_s").sum() / pl.col("active_s").sum()).alias("rto_time_s"),
         pl.col("mean_rto_s").mean().alias("rto_sample_s"),
     )
-    perfect = runs.filter((pl.col(BAD_MEAN) == 0) & (pl.col(SCHEME) == OFF)).select("replication", pl.col("completion_s").alias("perfect_s"))
-    return runs.join(perfect, on="replication", how="left").with_columns(completion_ratio=pl.col("completion_s") / pl.col("perfect_s")).sort([*KEYS, "replication"])
+    perfect = runs.filter((pl.col(BAD_MEAN) == 0) & (pl.col(SCHEME) == OFF)).select("replication", TIMER, pl.col("completion_s").alias("perfect_s"))
+    return runs.join(perfect, on=["replication", TIMER], how="left").with_columns(completion_ratio=pl.col("completion_s") / pl.col("perfect_s")).sort([*KEYS, "replication"])
 
 
 def ftp_runs(flows: pl.DataFrame, rto: pl.DataFrame) -> pl.DataFrame:
@@ -76,6 +77,7 @@ def ftp_runs(flows: pl.DataFrame, rto: pl.DataFrame) -> pl.DataFrame:
         "run", "replication", *KEYS,
         pl.col("goodput_bps").alias("throughput_bps"),
         pl.col("timeouts").cast(pl.Float64).alias("timeouts"),
+        pl.col("timeout_idle_s").alias("idle_s"),
         (pl.col("rto_integral_s") / pl.col("active_s")).alias("rto_time_s"),
         pl.col("mean_rto_s").alias("rto_sample_s"),
     ).sort([*KEYS, "replication"])
@@ -99,8 +101,11 @@ def summary(runs: pl.DataFrame, metrics: list[str], by: list[str]) -> pl.DataFra
     return pl.concat(parts).sort(["metric", *by])
 
 
-WEB_METRICS = ["throughput_bps", "completion_s", "completion_ratio", "timeouts_per_call", "rto_time_s", "rto_sample_s"]
-FTP_METRICS = ["throughput_bps", "timeouts", "rto_time_s", "rto_sample_s"]
+#: ``idle_s``: the time a sender sat waiting for its timer before its timeouts (the flows
+#: table's ``timeout_idle_s``), per packet call (web) or per run (FTP): paper 001's source
+#: idle time.
+WEB_METRICS = ["throughput_bps", "completion_s", "completion_ratio", "timeouts_per_call", "idle_s", "rto_time_s", "rto_sample_s"]
+FTP_METRICS = ["throughput_bps", "timeouts", "idle_s", "rto_time_s", "rto_sample_s"]
 
 
 def time_weighted_rto(flows: pl.DataFrame, series: pl.DataFrame, run_end_s: float) -> pl.DataFrame:
@@ -150,7 +155,7 @@ def comparison(runs: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
     mean with the scheme off and with it (``value``), and their ratio paired by replication
     (each replication runs every sender on the same channel and traffic draws) with its 90 %
     interval."""
-    keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION]
+    keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION, TIMER]
     parts = []
     for m in metrics:
         off = runs.filter(pl.col(SCHEME) == OFF).select(*keys, "replication", pl.col(m).alias("off"))
@@ -161,7 +166,7 @@ def comparison(runs: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
         )
         means = both.group_by([*keys, SCHEME], maintain_order=True).agg(pl.col("off").mean(), pl.col("value").mean())
         parts.append(means.join(ratio, on=[*keys, SCHEME]).select(*keys, SCHEME, pl.lit(m).alias("metric"), "off", "value", "over_off", "ratio_ci_low", "ratio_ci_high", "n"))
-    return pl.concat(parts).sort([TRAFFIC, "metric", BAD_MEAN, SCHEME])
+    return pl.concat(parts).sort([TRAFFIC, "metric", BAD_MEAN, TIMER, SCHEME])
 
 
 #: The sender's count columns of the flows table for paper 001's scheme.
@@ -175,7 +180,7 @@ def case_shares(flows: pl.DataFrame) -> pl.DataFrame:
     the rest (case 3, too early to act on; case 4, a DROP in PT; case 7, a DROP in the
     intermediate state or ET; a DROP with no timer running). ``extended`` is the share of
     DEFERs whose timer went on to expire into ET (case 6). ``timeouts`` is per run."""
-    keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION, SCHEME]
+    keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION, TIMER, SCHEME]
     on = flows.filter(pl.col(SCHEME) != OFF)
     per_run = on.group_by(["run", *keys]).agg(*(pl.col(c).sum() for c in CASE_COUNTS))
     total = per_run.group_by(keys).agg(pl.len().alias("runs"), *(pl.col(c).sum() for c in CASE_COUNTS))

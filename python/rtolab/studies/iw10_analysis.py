@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from rtolab import stats
 from rtolab.executors import run_all
 from rtolab.studies.figures import save
-from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers
+from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers, scaled
 from rtolab.study import derive_seed, set_path
 
 FLOWS = "generators.*.flows"
@@ -35,9 +35,10 @@ def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
     """One row per (run, burst): elapsed time of its longest flow (from the burst's nominal
     start), RTOs (data and SYN, as the slides count them) split into spurious and genuine,
     Jain's index of its flows' goodputs."""
-    offsets = {name: _seconds(b.offset) for name, b in BOTTLENECKS.items()}
+    later_start = "generators.later.start"
+    offsets = {v: _seconds(v) for v in flows[later_start].unique().to_list()}
     out = (
-        flows.group_by(["run", "point", "replication", *KEYS, "generator"], maintain_order=True)
+        flows.group_by(["run", "point", "replication", *KEYS, later_start, "generator"], maintain_order=True)
         .agg(
             pl.col("end_s").max().alias("last_end_s"),
             pl.col("end_s").null_count().alias("unfinished"),
@@ -48,7 +49,7 @@ def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(
             start=pl.when(pl.col("generator") == "later")
-            .then(pl.col("tag.link").replace_strict(offsets, return_dtype=pl.Float64))
+            .then(pl.col(later_start).replace_strict(offsets, return_dtype=pl.Float64))
             .otherwise(0.0)
         )
         .with_columns(
@@ -166,10 +167,11 @@ DELAY_SETS = [("EDGE", 1), ("HSPA", 6)]
 DELAY_BUFFERS = ("BDP", "2BDP", "50p", "RED", "REDok")
 
 
-def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS) -> pl.DataFrame:
+def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS, offset_scale: float = 1.0) -> pl.DataFrame:
     """One-way delays of data packets (IRTO 3 s) for FIFO BDP, 2·BDP and 50 p (EDGE only),
     RED and REDok with IW 3 and 10 (the slides' delay figures), pooled over replications:
-    columns link, flows, buffer, iw, delay_s."""
+    columns link, flows, buffer, iw, delay_s. The later burst starts ``offset_scale`` times
+    the bottleneck's offset after the first."""
     tasks, keys = [], []
     for link, n in sets:
         b = BOTTLENECKS[link]
@@ -181,7 +183,7 @@ def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[
                     "links.bottleneck.rate": b.rate,
                     "links.bottleneck.delay": b.delay,
                     "links.bottleneck.queue": queue,
-                    "generators.later.start": b.offset,
+                    "generators.later.start": b.offset if offset_scale == 1.0 else scaled(b.offset, offset_scale),
                     "generators.*.jitter": b.jitter,
                     "generators.*.flows": n,
                     "generators.*.tcp.iw": iw,
