@@ -110,6 +110,9 @@ def test_reproduction_writes_its_files(tmp_path: Path) -> None:
     from rtolab.reproduce import cc_hsdpa_study
 
     r = cc_hsdpa_study(tmp_path, quick=True, executor=LocalExecutor(1), replications=1)
-    assert r.runs == len(c.ALGORITHMS) * len(c.UPLINK_QUEUES) + len(c.ALGORITHMS) and r.failed == 0
+    # one measured flow per run: a downlink flow per background size, an uplink flow per
+    # uplink buffer and a web user, per algorithm; and one traced run per algorithm
+    per_algorithm = len(c.BACKGROUNDS) + len(c.UPLINK_QUEUES) + 1
+    assert r.runs == len(c.ALGORITHMS) * per_algorithm + len(c.ALGORITHMS) and r.failed == 0
     for name in ("flows.parquet", "runs.csv", "summary.csv", "cdf.csv", "findings.csv", "traces.parquet", "cwnd_rtt.png"):
         assert (tmp_path / name).exists(), name

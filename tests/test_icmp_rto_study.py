@@ -26,12 +26,14 @@ def test_every_point_of_the_full_study_is_a_valid_scenario() -> None:
 
 
 def test_web_and_ftp_run_the_three_senders_at_every_bad_fraction() -> None:
+    """Each sender under each reading of the timer: ns-1's (the back-off stops at 64, no
+    cap) and the 64 s cap."""
     for study, tcp_path in ((icmp_rto.web_study(quick=True), "generators.web.tcp"), (icmp_rto.ftp_study(quick=True), "flows.ftp.tcp")):
-        assert len(study.cases) == 3 * len(icmp_rto.BAD_MEANS_QUICK)
+        assert len(study.cases) == 3 * len(icmp_rto.TIMERS) * len(icmp_rto.BAD_MEANS_QUICK)
         for case in study.cases:
-            fields = icmp_rto.SCHEMES[case[icmp_rto.SCHEME]]
+            fields = {**icmp_rto.TIMERS[case[icmp_rto.TIMER]], **icmp_rto.SCHEMES[case[icmp_rto.SCHEME]]}
             assert {k.removeprefix(f"{tcp_path}."): v for k, v in case.items() if k.startswith(tcp_path)} == fields
-        schemes = [c[icmp_rto.SCHEME] for c in study.cases if c[icmp_rto.BAD_MEAN] == 8.0]
+        schemes = [c[icmp_rto.SCHEME] for c in study.cases if c[icmp_rto.BAD_MEAN] == 8.0 and c[icmp_rto.TIMER] == icmp_rto.MAIN_TIMER]
         assert schemes == [icmp_rto.OFF, icmp_rto.ON, icmp_rto.ON_NO_BACKOFF]
         spec = next(p.spec for p in study.points() if p.params.get(icmp_rto.SCHEME) == icmp_rto.ON_NO_BACKOFF)
         rtolab.validate(spec)
@@ -106,7 +108,9 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
     s = pl.read_csv(tmp_path / "summary.csv")
 
     def mean(traffic: str, metric: str, bad: float, scheme: str) -> float:
-        row = s.filter((pl.col(icmp_rto.TRAFFIC) == traffic) & (pl.col("metric") == metric) & (pl.col(icmp_rto.BAD_MEAN) == bad) & (pl.col(icmp_rto.SCHEME) == scheme))
+        row = s.filter(
+            (pl.col(icmp_rto.TRAFFIC) == traffic) & (pl.col("metric") == metric) & (pl.col(icmp_rto.BAD_MEAN) == bad) & (pl.col(icmp_rto.SCHEME) == scheme) & (pl.col(icmp_rto.TIMER) == icmp_rto.MAIN_TIMER)
+        )
         assert row.height == 1
         return float(row["mean"][0])
 
@@ -119,6 +123,6 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
         assert mean("ftp", "throughput_bps", 8.0, scheme) < mean("ftp", "throughput_bps", 0.0, scheme)
     assert mean("ftp", "rto_time_s", 8.0, icmp_rto.ON_NO_BACKOFF) < 0.5 * mean("ftp", "rto_time_s", 8.0, icmp_rto.ON)
     cases = pl.read_csv(tmp_path / "cases.csv").filter(pl.col(icmp_rto.BAD_MEAN) == 8.0)
-    assert cases.height == 4 and ((cases["case1"] + cases["case2"] + cases["other"] - 1).abs() < 1e-9).all()
+    assert cases.height == 4 * len(icmp_rto.TIMERS) and ((cases["case1"] + cases["case2"] + cases["other"] - 1).abs() < 1e-9).all()
     arq = pl.read_csv(tmp_path / "arq.csv")
     assert arq["mean"].is_between(0.0, 1.0).all()

@@ -43,7 +43,7 @@ def test_per_burst_elapsed_rtos_and_fairness_by_hand() -> None:
         ("later.0", "later", 9.0, 200.0, 0, 0, 0, 0),
         ("later.1", "later", 15.0, 200.0, 0, 0, 0, 0),
     ]:
-        rows.append({"run": "r0", "point": 0, "replication": 0, **KEYS, "generator": gen, "name": name, "end_s": end,
+        rows.append({"run": "r0", "point": 0, "replication": 0, **KEYS, "generators.later.start": "2s", "generator": gen, "name": name, "end_s": end,
                      "goodput_bps": goodput, "timeouts": rto, "spurious_timeouts": spurious, "syn_timeouts": syn,
                      "spurious_syn_timeouts": syn_spurious})
     bursts = analysis.per_burst(pl.DataFrame(rows)).sort("generator")
@@ -58,7 +58,9 @@ def test_per_burst_elapsed_rtos_and_fairness_by_hand() -> None:
 
 def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path: Path) -> None:
     r = iw10_irto_study(tmp_path / "iw", quick=True, executor=rtolab.LocalExecutor(2), replications=3)
-    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3  # (EDGE 2BDP, 50p, REDok; HSPA 2BDP, REDok) × N × IW × IRTO × reps
+    # (EDGE 2BDP, 50p, REDok; HSPA 2BDP, REDok) × N × IW × IRTO × reps, at the chosen offset
+    # of the later burst and at each of the ablation's offsets
+    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(iw10_irto.OFFSET_SCALES))
     names = {p.name for p in r.figures}
     assert {"elapsed-EDGE-1+1.png", "elapsed-HSPA-6+6.png", "rtos.png", "fairness.png", "delay-EDGE-1+1.png"} <= names
     assert (tmp_path / "iw" / "summary.csv").exists()

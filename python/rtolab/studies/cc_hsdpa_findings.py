@@ -10,6 +10,7 @@ and CUBIC's mean to NewReno's and Westwood+'s, at the main uplink buffer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import polars as pl
@@ -45,6 +46,11 @@ REGISTRY = [
 ]
 
 
+def _over(a: float, b: float) -> float:
+    """a / b, NaN when b is 0 (no timeouts at all: the ratio is not measured)."""
+    return a / b if b else math.nan
+
+
 def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str, background: int) -> float:
     rows = s.filter(
         (pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue) & (pl.col(BACKGROUND) == background)
@@ -63,10 +69,10 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
         return {a: _mean(s, measure, traffic, a, queue, background) for a in ALGORITHMS}
 
     def ratio(v: dict[str, float]) -> float:
-        return (v["BIC"] + v["CUBIC"]) / (v["NewReno"] + v["Westwood+"])
+        return _over(v["BIC"] + v["CUBIC"], v["NewReno"] + v["Westwood+"])
 
     def spread(v: dict[str, float]) -> float:
-        return (max(v.values()) - min(v.values())) / (sum(v.values()) / len(v))
+        return _over(max(v.values()) - min(v.values()), sum(v.values()) / len(v))
 
     def listing(v: dict[str, float], fmt: str, scale: float = 1.0) -> str:
         return ", ".join(f"{a} {format(x * scale, fmt)}" for a, x in v.items())
@@ -91,7 +97,7 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
 
     def westwood(n: int) -> float:
         v = of("mean_rtt_s", DOWNLINK_BULK, background=n)
-        return v["Westwood+"] / min(x for a, x in v.items() if a != "Westwood+")
+        return _over(v["Westwood+"], min(x for a, x in v.items() if a != "Westwood+"))
 
     out["rtt-inflated"] = with_backgrounds(inflated, listing(rtt, ".3f") + " s")
     out["rtt-westwood"] = with_backgrounds(westwood, listing(rtt, ".3f") + " s")
@@ -104,10 +110,10 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
                                       "the paper's senders were Linux 2.6.24's CUBIC arithmetic and rate halving; rtolab runs today's module arithmetic and PRR (docs/cc-hsdpa.md)")
     def cubic_highest(n: int) -> float:
         v = of("timeouts", DOWNLINK_BULK, background=n)
-        return v["CUBIC"] / max(x for a, x in v.items() if a != "CUBIC")
+        return _over(v["CUBIC"], max(x for a, x in v.items() if a != "CUBIC"))
 
     m = with_backgrounds(cubic_highest, listing(rto, ".2f") + " per flow")
-    out["timeouts-cubic"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", genuine["CUBIC"] / max(v for a, v in genuine.items() if a != "CUBIC"))),
+    out["timeouts-cubic"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", _over(genuine["CUBIC"], max(v for a, v in genuine.items() if a != "CUBIC")))),
                                      "the paper's CUBIC is Linux 2.6.24's module arithmetic; rtolab runs today's (docs/cc-hsdpa.md)")
 
     def uplink(q: str) -> float:
