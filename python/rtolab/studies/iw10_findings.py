@@ -176,7 +176,7 @@ def measure(summary: pl.DataFrame, between: pl.DataFrame, delays: pl.DataFrame) 
     small = dict(link="EDGE", buffer=["BDP", "2BDP"], flows=[1, 2])
     same = t.paired("median", "irto", "3s", "1s", **small)
     order("edge-same-irto", same, lambda a, b: abs(b / a - 1) <= 0.05, _ratio_range(same, "IRTO1/IRTO3 median"))
-    fair = _between(between, small)
+    fair = _between(between, "EDGE", ["BDP", "2BDP"], [1, 2])
     order("edge-irto1-fair", fair, lambda a, b: b > a, f"IW10 mean Jain's index over both bursts IRTO3 {_mean(a for a, _ in fair):.3f} → IRTO1 {_mean(b for _, b in fair):.3f}")
     sooner = t.paired("mean_spurious_rtos", "irto", "3s", "1s", burst="later", **small)
     order("edge-rto-sooner", sooner, lambda a, b: b > a, f"later burst's spurious RTOs IRTO3 {_mean(a for a, _ in sooner):.2f} → IRTO1 {_mean(b for _, b in sooner):.2f} per burst")
@@ -199,9 +199,9 @@ def measure(summary: pl.DataFrame, between: pl.DataFrame, delays: pl.DataFrame) 
     return out
 
 
-def _between(between: pl.DataFrame, where: dict[str, object]) -> list[tuple[float, float]]:
-    """(IW10 + IRTO3, IW10 + IRTO1) mean Jain's index over both bursts per EDGE group."""
-    part = between.filter((pl.col("tag.link") == where["link"]) & pl.col("tag.buffer").is_in(list(where["buffer"])) & pl.col(FLOWS).is_in(list(where["flows"])) & (pl.col(IW) == 10))  # type: ignore[arg-type]
+def _between(between: pl.DataFrame, link: str, buffers: list[str], flows: list[int]) -> list[tuple[float, float]]:
+    """(IW10 + IRTO3, IW10 + IRTO1) mean Jain's index over both bursts per group."""
+    part = between.filter((pl.col("tag.link") == link) & pl.col("tag.buffer").is_in(buffers) & pl.col(FLOWS).is_in(flows) & (pl.col(IW) == 10))
     means = part.group_by(["tag.buffer", FLOWS, IRTO]).agg(pl.col("jain_between").mean())
     wide = means.pivot(on=IRTO, index=["tag.buffer", FLOWS], values="jain_between")
     if not {"3s", "1s"} <= set(wide.columns):

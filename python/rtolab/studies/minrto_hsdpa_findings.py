@@ -196,7 +196,8 @@ def measure(s: pl.DataFrame, rtt_tail: dict[str, float]) -> dict[str, Measured]:
     def rtt_shorter(loads: list[int]) -> float:
         return _share([sm.mean("mean_rtt_s", "max-sir", u, mid_rto) < sm.mean("mean_rtt_s", "rr", u, mid_rto) for u in loads])
 
-    beyond_rtt = (Ablation(f"{sm.beyond()} users", rtt_shorter([sm.beyond()])),) if sm.beyond() else ()
+    top = sm.beyond()
+    beyond_rtt = (Ablation(f"{top} users", rtt_shorter([top])),) if top is not None else ()
     out["sec5-rtt-mean"] = Measured(rtt_shorter(sm.paper_loads()), ", ".join(f"{u}: SIR {1e3 * sm.mean('mean_rtt_s', 'max-sir', u, mid_rto):.0f} vs RR {1e3 * sm.mean('mean_rtt_s', 'rr', u, mid_rto):.0f} ms" for u in sm.paper_loads()), beyond_rtt)
 
     def ratio(u: int) -> float:
