@@ -22,7 +22,7 @@ def test_every_jain_column_is_the_one_index() -> None:
     goodputs = {"first": [100.0, 300.0, None], "later": [200.0, 200.0, float("nan")]}
     keys = {k: "EDGE" if k == "tag.link" else "x" for k in KEYS}
     rows = [
-        {"run": "r", "point": 0, "replication": 0, **keys, "generator": g, "end_s": 1.0, "goodput_bps": v,
+        {"run": "r", "point": 0, "replication": 0, **keys, "generators.later.start": "2s", "generator": g, "end_s": 1.0, "goodput_bps": v,
          "timeouts": 0, "spurious_timeouts": 0, "syn_timeouts": 0, "spurious_syn_timeouts": 0}
         for g, values in goodputs.items()
         for v in values

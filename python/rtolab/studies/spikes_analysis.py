@@ -5,8 +5,10 @@ Goodput is compared in the paper's unit, bit/s of 576 B packets: the simulator's
 goodput times 576/536. The model takes R and Cmax of the set-up (``studies.spikes``), the
 spike-free interval law and the spike-length law of each point (``interval_kind="spike_free"``,
 Sec. 3.2) and, as TO, the mean RTO the simulator measured at that point (the paper leaves TO
-open; PFTK's own validation likewise fed measured timeouts into its formula). Three more
-columns show what other readings give: ``model_to1_bps`` with TO = 1 s; ``model_per_rtt_bps``
+open; PFTK's own validation likewise fed measured timeouts into its formula). Four more
+columns show what other readings give: ``model_to1_bps`` with TO = 1 s; ``model_wait_bps``
+with TO = the time the sender actually waited before each timeout (the flows table's
+``timeout_idle_s`` over its timeouts); ``model_per_rtt_bps``
 with congestion avoidance growing one packet per RTT instead of the paper's slope 1/R; and
 ``model_period_bps``, the interval read as the paper's period T (spike start to spike start)
 with the mean spike length.
@@ -41,15 +43,17 @@ def interval_law(mean_s: float) -> IntervalDistribution:
     return duration_distribution(interval_text(mean_s))
 
 
-def _model(rate: float, lo: float, hi: float, mean: float, loss: float, timeout: float) -> dict[str, float | int | None]:
+def _model(rate: float, lo: float, hi: float, mean: float, loss: float, timeout: float, wait: float | None) -> dict[str, float | int | None]:
     point = partial(spikes, rate, PACKET_BYTES, rtt_s(rate), loss=loss)
     main = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free")
     to1 = point(Uniform(lo, hi), interval_law(mean), timeout=1.0, interval_kind="spike_free")
+    waited = point(Uniform(lo, hi), interval_law(mean), timeout=wait, interval_kind="spike_free").goodput_bps if wait else None
     per_rtt = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free", ca_growth="per_rtt")
     period = point(0.5 * (lo + hi), interval_law(mean), timeout=timeout)
     return {
         "model_bps": main.goodput_bps,
         "model_to1_bps": to1.goodput_bps,
+        "model_wait_bps": waited,
         "model_per_rtt_bps": per_rtt.goodput_bps,
         "model_period_bps": period.goodput_bps,
         "mode": main.mode,
@@ -72,11 +76,12 @@ def compare(flows: pl.DataFrame, level: float = 0.9) -> pl.DataFrame:
     )
     extra = per_run.group_by(KEYS, maintain_order=True).agg(
         pl.col("mean_rto_s").mean().alias("timeout_s"),
+        (pl.col("timeout_idle_s").sum() / pl.col("timeouts").sum()).alias("timeout_wait_s"),
         pl.col("timeouts").mean().alias("timeouts_per_run"),
         pl.col("spurious_share").mean(),
     )
     table = sim.join(extra, on=KEYS, how="left", maintain_order="left")
-    models = [_model(*row) for row in table.select(*KEYS, "timeout_s").iter_rows()]
+    models = [_model(*row) for row in table.select(*KEYS, "timeout_s", "timeout_wait_s").iter_rows()]
     table = pl.concat([table, pl.DataFrame(models)], how="horizontal")
     return table.with_columns(((pl.col("model_bps") - pl.col("sim_bps")) / pl.col("sim_bps")).alias("rel_error")).sort(KEYS)
 
