@@ -113,6 +113,17 @@ class Measured:
     extra: Mapping[str, float] = field(default_factory=dict)
 
 
+def with_ablations(main: Mapping[str, Measured], alternatives: Mapping[str, Mapping[str, Measured]]) -> dict[str, Measured]:
+    """``main`` with, for each finding, its value in every alternative run (a setting → that
+    run's measurements) added as a measured ablation; an alternative that did not cover the
+    finding (NaN) adds nothing."""
+    out = {}
+    for key, m in main.items():
+        extra = tuple(Ablation(setting, alt[key].value) for setting, alt in alternatives.items() if key in alt and not math.isnan(alt[key].value))
+        out[key] = Measured(m.value, m.detail, (*m.ablations, *extra), m.missing_detail, m.extra)
+    return out
+
+
 def verdict(value: float, agree: Band, partly: Band | None) -> Verdict:
     """``agree`` inside the agree band, ``partly`` inside the partly band, ``disagree``
     otherwise; ``not measured`` for NaN (a point the run did not cover)."""

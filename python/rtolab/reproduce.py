@@ -13,7 +13,7 @@ import polars as pl
 from rtolab import scorecard
 from rtolab.doc_section import replace_section
 from rtolab.executors import LocalExecutor
-from rtolab.findings import grade
+from rtolab.findings import grade, with_ablations
 from rtolab.study import Study
 from rtolab.sweep import errors, sweep
 from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures, icmp_rto_findings
@@ -83,7 +83,7 @@ def iw10_irto_study(out: Path, quick: bool = False, executor: Executor | None = 
         alternatives[f"the later burst's offset × {scale:g}"] = iw10_findings.measure(alt_summary, analysis.between_bursts(alt_flows), alt_delays)
         runs += _run_count(alt)
         failed += errors(alt_dir).height
-    measured = iw10_findings.with_ablations(iw10_findings.measure(table, between, delays), alternatives)
+    measured = with_ablations(iw10_findings.measure(table, between, delays), alternatives)
     found = _write_findings(out, grade(iw10_findings.REGISTRY, measured))
     return Reproduction(out, time.monotonic() - started, runs, failed, figures, table, found)
 
@@ -108,9 +108,14 @@ def spikes_study(out: Path, quick: bool = False, executor: Executor | None = Non
     sensitivity = pl.concat([spikes_analysis.sensitivity(SENSITIVITY_MEANS, loss) for loss in (0.0, 0.02)])
     sensitivity.write_csv(out / "sensitivity.csv")
     figures += spikes_analysis.sensitivity_figure(sensitivity, out)
-    found = _write_findings(out, grade(spikes_findings.REGISTRY, spikes_findings.measure(table, timer_table, sensitivity)))
-    runs = _run_count(study) + _run_count(timer)
-    failed = errors(out / "sweep").height + errors(out / "sweep-paper-timer").height
+    hold = spikes.hold_study(quick=quick, replications=replications)
+    hold_table = spikes_analysis.compare(sweep(hold, out / "sweep-hold-all", executor=executor, progress=progress))
+    hold_table.write_csv(out / "comparison-hold-all.csv")
+    alternatives = {"spikes that also hold the packets on the wire (hold = \"all\")": spikes_findings.measure(hold_table, timer_table.clear(), sensitivity.clear())}
+    measured = with_ablations(spikes_findings.measure(table, timer_table, sensitivity), alternatives)
+    found = _write_findings(out, grade(spikes_findings.REGISTRY, measured))
+    runs = _run_count(study) + _run_count(timer) + _run_count(hold)
+    failed = errors(out / "sweep").height + errors(out / "sweep-paper-timer").height + errors(out / "sweep-hold-all").height
     return Reproduction(out, time.monotonic() - started, runs, failed, figures, table, found)
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 
 import polars as pl
 
-from rtolab.findings import Ablation, Band, Finding, Measured, at_least, at_most
+from rtolab.findings import Band, Finding, Measured, at_least, at_most
 from rtolab.studies.iw10_analysis import FLOWS, IRTO, IW
 
 PAPER = "002"
@@ -253,12 +253,3 @@ def _ratio_range(pairs: list[tuple[float, float]], label: str, pairs_are_values:
         return f"{label}: {_mean(a for a, _ in pairs):.2f} → {_mean(b for _, b in pairs):.2f} (means)"
     return f"{label} {_span([b / a for a, b in pairs if a > 0])}"
 
-
-def with_ablations(main: dict[str, Measured], alternatives: dict[str, dict[str, Measured]]) -> dict[str, Measured]:
-    """``main`` with, for each finding, its value in every alternative run (setting → that
-    run's measurements) added as a measured ablation."""
-    out = {}
-    for key, m in main.items():
-        extra = tuple(Ablation(setting, alt[key].value) for setting, alt in alternatives.items() if key in alt)
-        out[key] = Measured(m.value, m.detail, (*m.ablations, *extra), m.missing_detail, m.extra)
-    return out

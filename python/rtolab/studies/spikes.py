@@ -164,3 +164,22 @@ def timer_study(quick: bool = False, replications: int | None = None, duration_s
         "replications": replications or (5 if quick else 10),
         "seed": seed,
     })
+
+
+#: The reading of ns-2's `Delayer` the validation uses (``hold = "queue"``: transmission
+#: stops, packets already propagating arrive) against the other (``"all"``: the link also
+#: holds what is on the wire), measured on Figure 6's spikes as an ablation of its findings.
+OTHER_HOLD = {"links.radio.spikes.hold": "all"}
+
+
+def hold_study(quick: bool = False, replications: int | None = None, duration_s: float | None = None, seed: int = 2006) -> Study:
+    """Figure 6's points (both rates, spikes U[5, 10] s, every loss) with ``OTHER_HOLD``."""
+    chosen = cases(MEANS_QUICK if quick else MEANS_FULL, RATES_BPS, [SPIKE_LENGTHS[0]])
+    return Study.from_dict({
+        "name": "spikes-hold-all",
+        "scenario": base_scenario(duration_s or (10_000 if quick else 20_000)),
+        "cases": [{**c, **OTHER_HOLD} for c in chosen],
+        "grid": {"links.radio.loss": LOSSES},
+        "replications": replications or (5 if quick else 10),
+        "seed": seed,
+    })
