@@ -51,7 +51,7 @@ def test_cli_prints_the_cells(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("radio", "field"),
-    [("cells = 0", "radio.cells"), ('radius = "-500m"', "radio.radius"), ("bler = 1.5", "radio.bler"), ('scheduler = "fifo"', "radio.scheduler"), ("users_per_tti = 16", "radio.users_per_tti")],
+    [("cells = 0", "radio.cells"), ('radius = "-500m"', "radio.radius"), ("bler = 1.5", "radio.bler"), ('scheduler = "fifo"', "radio.scheduler"), ("users_per_tti = 16", "radio.users_per_tti"), ("common_power = 1", "radio.common_power")],
 )
 def test_bad_radio_input_exits_2_naming_the_field(tmp_path: Path, radio: str, field: str) -> None:
     spec = tmp_path / "bad.toml"

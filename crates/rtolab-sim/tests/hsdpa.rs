@@ -7,8 +7,9 @@ use common::{flow, run};
 use rtolab_sim::spec::{from_toml, SeriesMetric};
 use rtolab_sim::RunResult;
 
-/// One cell, no shadowing, one bulk user: alone, its SIR is 1/α = 10 dB (self-interference
-/// only), so every block is Table 1's 1800 B and 10 % arrive damaged.
+/// One cell, no shadowing, one bulk user: alone, with 20 % of the power on common channels
+/// (the default), its SIR is 0.8 / (α · (0.8 + 0.2)) = 8, i.e. 9.03 dB (self-interference
+/// only), so every block is Table 1's 1800 B (≥ 7.5 dB) and 10 % arrive damaged.
 const LONE_USER: &str = r#"
 duration = "20s"
 [radio]
@@ -21,7 +22,7 @@ tcp = { cc = "newreno", sack = true, mss = 1460, max_window = 200 }
 "#;
 
 /// The lone user's cell: 10 % of blocks damaged (within 4 standard errors of a binomial over
-/// the blocks sent), every block served alone at 10 dB, and a radio goodput of at most
+/// the blocks sent), every block served alone at 10 · log10(8) = 9.0309 dB, and a radio goodput of at most
 /// 0.9 · 7.2 Mbit/s = 6.48 Mbit/s; TCP over 25 ms wired, 10 ms uplink keeps the cell busy
 /// most of the time, so the flow's goodput is close to that cap (above 80 % of it).
 #[test]
@@ -33,7 +34,7 @@ fn lone_user_gets_table_1_top_rate_less_block_errors() {
     let se = (0.1 * 0.9 / c.blocks_sent as f64).sqrt();
     assert!((lost - 0.1).abs() < 4.0 * se, "damaged share {lost} over {} blocks", c.blocks_sent);
     assert_eq!(c.mean_served, Some(1.0));
-    assert!((c.mean_sir_db.unwrap() - 10.0).abs() < 1e-9, "{:?}", c.mean_sir_db);
+    assert!((c.mean_sir_db.unwrap() - 10.0 * 8f64.log10()).abs() < 1e-9, "{:?}", c.mean_sir_db);
     let cap = 0.9 * 1800.0 * 8.0 / 0.002;
     assert!(c.throughput_bps <= cap * 1.02, "{} above the cap {cap}", c.throughput_bps);
     let goodput = flow(&r, "bulk").goodput_bps.unwrap();
@@ -91,7 +92,8 @@ fn uplink_jitter_delays_the_acks_of_downlink_flows() {
     assert!((jittered - plain - 0.020).abs() < 1e-4, "mean RTT {plain} s without jitter, {jittered} s with 20 ms");
 }
 
-/// Per-user series on request: the lone user's SIR is 10 dB in every TTI it is served, and
+/// Per-user series on request: the lone user's SIR is 9.03 dB (10 · log10(8)) in every TTI
+/// it is served, and
 /// its rate series adds up to the bytes the cell carried (rate · 2 ms / 8 per TTI), 0 for
 /// the damaged blocks (10 % of them, within 4 standard errors).
 #[test]
@@ -104,7 +106,7 @@ fn per_user_sir_and_rate_series_match_the_cell() {
     let (sir, rate) = (of(SeriesMetric::Sir), of(SeriesMetric::Rate));
     let cell = &r.cells[0];
     assert_eq!(sir.len() as u64, cell.blocks_sent);
-    assert!(sir.iter().all(|&s| (s - 10.0).abs() < 1e-9));
+    assert!(sir.iter().all(|&s| (s - 10.0 * 8f64.log10()).abs() < 1e-9));
     let carried: f64 = rate.iter().map(|&b| b * 0.002 / 8.0).sum();
     assert!((carried - cell.bytes as f64).abs() < 1e-6 * cell.bytes as f64, "{carried} vs {}", cell.bytes);
     let zeros = rate.iter().filter(|&&b| b == 0.0).count() as f64 / rate.len() as f64;
@@ -181,6 +183,9 @@ fn bad_radio_network_settings_name_the_field() {
         ("speed = \"3mph\"", "radio.speed"),
         ("mcs = [{ sir_db = 0, size = \"720B\" }, { sir_db = -3.5, size = \"360B\" }]", "radio.mcs[1]"),
         ("tti = \"0ms\"", "radio.tti"),
+        ("common_power = 1", "radio.common_power"),
+        ("common_power = -0.2", "radio.common_power"),
+        ("edge_snr_db = nan", "radio.edge_snr_db"),
         ("colour = 3", "radio.colour"),
     ];
     for (radio, path) in cases {

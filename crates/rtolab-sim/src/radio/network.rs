@@ -2,15 +2,17 @@
 //! each cell (paper 000, Sec. 3.1).
 //!
 //! Engine rule: one pending TTI event per cell, on the common 2 ms grid, and only while the
-//! cell has users to serve or packets to hand over; an idle cell schedules nothing. A TTI
-//! costs O(backlogged users of the cell × cells) (gains from every base station).
+//! cell has users to serve or packets to hand over; an idle cell schedules nothing (it still
+//! interferes through its common channels, which need no event). A TTI costs O(backlogged
+//! users of the cell × cells) (gains from every base station).
 //!
 //! One TTI of cell c starting at t: the packets reassembled in the previous TTI reach their
 //! users; the scheduler orders the backlogged users; the first is served, and further users
 //! are code-multiplexed (up to `users_per_tti`) while those chosen cannot fill their blocks;
-//! each chosen user's SIR follows from the k users sharing the cell's power and the cells
-//! that transmit at t; its block size from link adaptation; a damaged block (uniform draw at
-//! the block error rate) leaves the buffer as it was and the user goes first next TTI.
+//! each chosen user's SIR follows from the k users sharing the cell's HS-DSCH power, the
+//! cells that transmit at t and the common channels of those that do not; its block size
+//! from link adaptation; a damaged block (uniform draw at the block error rate) leaves the
+//! buffer as it was and the user goes first next TTI.
 
 use super::buffer::UeBuffer;
 use super::cell::Cell;
@@ -97,7 +99,11 @@ impl RadioNetwork {
             layout,
             tti,
             exponent: spec.path_loss_exponent,
-            interference: Interference { self_share: spec.self_interference.0, own_cell_share: spec.own_cell_interference.0 },
+            interference: Interference {
+                common: spec.common_power.0,
+                noise: spec.edge_snr_db.map_or(0.0, |snr| Interference::noise_at(spec.radius.0, spec.path_loss_exponent, snr)),
+                ..Interference::shares(spec.self_interference.0, spec.own_cell_interference.0)
+            },
             adaptation: LinkAdaptation::new(&spec.mcs, spec.bler.0, spec.bler_low.0),
             users_per_tti: spec.users_per_tti as usize,
             scheduler: spec.scheduler,

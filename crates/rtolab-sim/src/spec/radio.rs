@@ -41,6 +41,23 @@ pub struct RadioSpec {
     /// interferes with it (paper 000: 40 %).
     #[serde(default = "default_own_cell_interference")]
     pub own_cell_interference: Probability,
+    /// Share of every base station's power spent on its common channels (pilot CPICH, SCH,
+    /// P-CCPCH, S-CCPCH, PICH, AICH). They are radiated in every TTI, so a cell that sends no
+    /// HS-DSCH block still interferes with its neighbours at this share of its power; HS-DSCH
+    /// gets the rest when the cell transmits. Not in paper 000; 20 % is the usual figure: the
+    /// primary CPICH at about 10 % of the maximum power and about as much again for the other
+    /// common channels (Holma and Toskala, "WCDMA for UMTS"; "HSDPA/HSUPA for UMTS", 2006,
+    /// where HS-DSCH takes the power the common channels leave). Below 1.
+    #[serde(default = "default_common_power", deserialize_with = "share_below_one")]
+    pub common_power: Probability,
+    /// Thermal noise, as the signal-to-noise ratio in dB of a user at the cell edge (a
+    /// radius away, no shadowing) receiving its base station's whole power. None by default:
+    /// paper 000's model is interference-limited, and a 3GPP link budget (43 dBm, the
+    /// TR 25.942 macro-cell path loss 128.1 + 37.6·log10(R / km) dB at 500 m, a 9 dB noise
+    /// figure over 3.84 MHz, no antenna gain) gives about 25 dB, where the noise moves the
+    /// SIR of a cell-edge user by a fraction of a dB against the 10 dB self-interference cap.
+    #[serde(default, deserialize_with = "finite_db")]
+    pub edge_snr_db: Option<f64>,
     /// Transmission time interval (HS-DSCH: 2 ms).
     #[serde(default = "default_tti")]
     pub tti: Duration,
@@ -149,6 +166,24 @@ fn default_self_interference() -> Probability {
 }
 fn default_own_cell_interference() -> Probability {
     Probability(0.4)
+}
+fn default_common_power() -> Probability {
+    Probability(0.2)
+}
+/// A share of the power in [0, 1): HS-DSCH needs some power.
+fn share_below_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Probability, D::Error> {
+    let p = Probability::deserialize(d)?;
+    if p.0 < 1.0 {
+        Ok(p)
+    } else {
+        Err(serde::de::Error::custom(format!("got {}, expected a share below 1 (HS-DSCH gets the rest of the power)", p.0)))
+    }
+}
+fn finite_db<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        Some(v) if !v.is_finite() => Err(serde::de::Error::custom(format!("got {v}, expected a finite ratio in dB"))),
+        v => Ok(v),
+    }
 }
 fn default_tti() -> Duration {
     Duration::from_secs_f64(0.002)
