@@ -10,9 +10,10 @@
 //! users; the scheduler orders the backlogged users; the first is served, and further users
 //! are code-multiplexed (up to `users_per_tti`) while those chosen cannot fill their blocks;
 //! each chosen user's SIR follows from the k users sharing the cell's HS-DSCH power, the
-//! cells that transmit at t and the common channels of those that do not; its block size
-//! from link adaptation; a damaged block (uniform draw at the block error rate) leaves the
-//! buffer as it was and the user goes first next TTI.
+//! cells that transmit at t and the common channels of those that do not; its block from
+//! link adaptation on its 1/k of the codes (`LinkAdaptation::block_sharing_codes`); a damaged
+//! block (uniform draw at the block error rate) leaves the buffer as it was and the user goes
+//! first next TTI.
 
 use super::buffer::UeBuffer;
 use super::cell::Cell;
@@ -213,8 +214,8 @@ impl RadioNetwork {
         for x in &candidates[..k] {
             let u = &mut self.ues[x.ue as usize];
             let cells = &self.cells;
-            let sir = self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now));
-            let block = self.adaptation.block_at_ratio(sir);
+            let shared = self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now));
+            let (block, sir) = self.adaptation.block_sharing_codes(shared, k as u32);
             let cell = &mut self.cells[c];
             let damaged = cell.rng.random::<f64>() < block.error_rate;
             cell.stats.blocks_sent += 1;
