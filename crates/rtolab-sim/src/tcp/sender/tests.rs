@@ -140,6 +140,24 @@ fn test_established_timeout_goes_back_n_with_one_segment_window() {
 }
 
 #[test]
+fn test_established_timeout_idle_is_the_wait_since_the_last_transmission() {
+    // The ACK at 0.2 s sends 4000 and 5000 (the last transmission); the timer then runs out
+    // with nothing sent in between, so the sender sat idle from 0.2 s to the expiry; the
+    // retransmission at the expiry ends that wait (paper 001's source idle time).
+    let (mut s, _) = flow_established(RecoveryKind::Sack);
+    let mut out = vec![];
+    s.on_segment(secs(0.2), &ack(1000), &mut out);
+    let t = s.next_wakeup().unwrap();
+    s.on_timer(t, &mut out);
+    let waited = t.since(secs(0.2)).as_secs_f64();
+    assert_eq!(s.stats.timeout_idle_s, waited);
+    // The second expiry waits one doubled RTO after the retransmission.
+    let t2 = s.next_wakeup().unwrap();
+    s.on_timer(t2, &mut out);
+    assert!((s.stats.timeout_idle_s - (waited + t2.since(t).as_secs_f64())).abs() < 1e-12);
+}
+
+#[test]
 fn test_established_karn_ignores_ack_of_retransmitted_segment() {
     let (mut s, _) = flow_established(RecoveryKind::Sack);
     let mut out = vec![];
