@@ -34,3 +34,13 @@ def rtolab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
 @pytest.fixture
 def quickstart() -> Path:
     return QUICKSTART
+
+
+def assert_graded(path: Path, registry: list[Any]) -> None:
+    """``path`` (a reproduction's findings.csv) has one row per finding of ``registry``, in
+    order, and every verdict is the one its own numbers earn."""
+    from rtolab.findings import read, regrade
+
+    table = read(str(path))
+    assert table["key"].to_list() == [f.key for f in registry]
+    assert (table["verdict"] == regrade(table)).all()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import assert_graded
 
 from rtolab import run
 from rtolab.executors import LocalExecutor
@@ -116,3 +117,4 @@ def test_reproduction_writes_its_files(tmp_path: Path) -> None:
     assert r.runs == len(c.ALGORITHMS) * per_algorithm + len(c.ALGORITHMS) and r.failed == 0
     for name in ("flows.parquet", "runs.csv", "summary.csv", "cdf.csv", "findings.csv", "traces.parquet", "cwnd_rtt.png"):
         assert (tmp_path / name).exists(), name
+    assert_graded(tmp_path / "findings.csv", f.REGISTRY)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import assert_graded
 
 import rtolab
 from rtolab.reproduce import icmp_rto_study
-from rtolab.studies import icmp_rto
+from rtolab.studies import icmp_rto, icmp_rto_findings
 from rtolab.studies import icmp_rto_analysis as analysis
 
 
@@ -101,6 +102,7 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
     replications measures 0.11× [0.05, 0.18]; half leaves a wide margin for 2)."""
     r = icmp_rto_study(tmp_path, quick=True, executor=rtolab.LocalExecutor(2), replications=2)
     assert r.failed == 0
+    assert_graded(tmp_path / "findings.csv", icmp_rto_findings.REGISTRY)
     for stem in ("figure2", "figure4", "figure5", "figure6", "figure7", "figure8"):
         assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
     for name in ("summary.csv", "comparison.csv", "cases.csv", "arq.csv", "ablation.csv", "runs-web.csv", "runs-ftp.csv"):

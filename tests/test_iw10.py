@@ -7,11 +7,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import assert_graded
 
 import rtolab
 from rtolab.reproduce import iw10_irto_study
 from rtolab.studies import iw10_analysis as analysis
-from rtolab.studies import iw10_irto
+from rtolab.studies import iw10_findings, iw10_irto
 
 KEYS = {"tag.link": "EDGE", "tag.buffer": "2BDP", analysis.FLOWS: 2, analysis.IW: 10, analysis.IRTO: "1s"}
 
@@ -64,6 +65,7 @@ def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path
     names = {p.name for p in r.figures}
     assert {"elapsed-EDGE-1+1.png", "elapsed-HSPA-6+6.png", "rtos.png", "fairness.png", "delay-EDGE-1+1.png"} <= names
     assert (tmp_path / "iw" / "summary.csv").exists()
+    assert_graded(tmp_path / "iw" / "findings.csv", iw10_findings.REGISTRY)
     # Slides: "With small number of TCP flows, IW10 improves performance" (EDGE, 1+1, 2·BDP).
     s = r.summary.filter(
         (pl.col("tag.link") == "EDGE") & (pl.col("tag.buffer") == "2BDP") & (pl.col(analysis.FLOWS) == 1)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import assert_graded
 
 from rtolab import stats
 from rtolab.executors import LocalExecutor
@@ -78,3 +79,14 @@ def test_censored_transfer_counts_at_its_goodput_so_far() -> None:
     assert one["low_goodput_share"] == 0.5
     assert one["censored_share"] == 0.5
     assert one["flows"] == 2
+
+
+def test_quick_reproduction_grades_every_finding(tmp_path: Path) -> None:
+    """``rtolab reproduce minrto-hsdpa --quick`` with one replication: the findings table has
+    every finding of the registry, graded by its own numbers, and the figures are written."""
+    from rtolab.reproduce import minrto_hsdpa_study
+
+    r = minrto_hsdpa_study(tmp_path, quick=True, executor=LocalExecutor(2), replications=1)
+    assert r.failed == 0 and r.runs == len(m.USERS_QUICK) * len(m.SCHEDULERS) * len(m.MIN_RTOS_QUICK)
+    assert_graded(tmp_path / "findings.csv", f.REGISTRY)
+    assert (tmp_path / "fig2_spurious.png").stat().st_size > 10_000

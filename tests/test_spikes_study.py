@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+
+from conftest import assert_graded
 import pytest
 
 from rtolab.executors import LocalExecutor
 from rtolab.reproduce import spikes_study
-from rtolab.studies import spikes, spikes_analysis as analysis
+from rtolab.studies import spikes, spikes_findings, spikes_analysis as analysis
 from rtolab.sweep import sweep
 
 
@@ -57,6 +59,7 @@ def test_reproduce_spikes_quick_end_to_end(tmp_path: Path) -> None:
     """``rtolab reproduce spikes --quick``: every point compared, Figures 6–9 as PNG and SVG."""
     r = spikes_study(tmp_path, quick=True, executor=LocalExecutor(2))
     assert r.failed == 0
+    assert_graded(tmp_path / "findings.csv", spikes_findings.REGISTRY)
     table = pl.read_csv(tmp_path / "comparison.csv")
     assert table.height == 2 * 3 * len(spikes.MEANS_QUICK) * 3
     assert table["rel_error"].is_finite().all()
