@@ -10,7 +10,7 @@
 //! (initcwnd, rto_min, quickack), tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
 
 use crate::error::{EmuError, EmuResult};
-use rtolab_sim::spec::{DetectSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
+use rtolab_sim::spec::{CcKind, DetectSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
 use rtolab_sim::tcp::profile::Stack;
 use serde::Serialize;
 
@@ -140,6 +140,12 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     }
     if t.recovery == Some(RecoverySpec::Reno) {
         return refuse(p, "recovery", "the kernel has no Reno recovery (it always handles partial ACKs as NewReno); expected \"newreno\" or \"sack\"");
+    }
+    if t.recovery == Some(RecoverySpec::RateHalving) {
+        return refuse(p, "recovery", "the kernel reduces the window by PRR (rate halving left Linux in 3.2); \"rate-halving\" is simulated only");
+    }
+    if t.cc == Some(CcKind::Cubic2624) {
+        return refuse(p, "cc", "the kernel's cubic module is today's, not Linux 2.6.24's (module 2.1); \"cubic-2.6.24\" is simulated only");
     }
     if t.response.is_some_and(|r| r != ResponseSpec::Undo) {
         return refuse(p, "response", "the kernel's response to a spurious timeout is \"undo\"");
@@ -312,6 +318,8 @@ mod tests {
         for (tcp, field) in [
             ("stack = \"ns2-sack1\"", "stack"),
             ("recovery = \"reno\"", "recovery"),
+            ("recovery = \"rate-halving\"", "recovery"),
+            ("cc = \"cubic-2.6.24\"", "cc"),
             ("sack = true, recovery = \"newreno\"", "recovery"),
             ("response = \"rfc4015\"", "response"),
             ("max_burst = 4", "max_burst"),

@@ -167,7 +167,7 @@ fn link(i: usize) -> BoxedStrategy<String> {
 /// prerequisite is set, the ICMP-driven timeout only with RACK and TLP off.
 fn tcp() -> BoxedStrategy<String> {
     let stack = prop_oneof![Just(None), Just(Some("rfc")), Just(Some("linux")), Just(Some("ns2-sack1")), Just(Some("ns2-newreno"))];
-    let cc = prop::option::of(prop_oneof![Just("reno"), Just("newreno"), Just("cubic"), Just("bic"), Just("westwood")]);
+    let cc = prop::option::of(prop_oneof![Just("reno"), Just("newreno"), Just("cubic"), Just("cubic-2.6.24"), Just("bic"), Just("westwood")]);
     let rto = prop::option::of(prop_oneof![Just("rfc6298"), Just("linux"), Just("freebsd"), Just("ns2"), Just("ns3")]);
     (
         stack,

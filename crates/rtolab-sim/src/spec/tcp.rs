@@ -1,7 +1,7 @@
 //! TCP settings of a flow: a named stack (`stack`) sets every default; each field overrides
 //! it. `resolve` turns the table into the sender's and receiver's configurations.
 
-use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith};
+use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith, CUBIC_2_6_24_BETA};
 use crate::tcp::icmp_rto::{Case7, IcmpRtoConfig};
 use crate::tcp::jiffies::Wheel;
 use crate::tcp::profile::{Profile, Stack};
@@ -26,6 +26,10 @@ pub enum CcKind {
     Newreno,
     /// CUBIC with HyStart as Linux 6.x runs it (RFC 9438).
     Cubic,
+    /// CUBIC as Linux 2.6.24 ran it (module 2.1): counted per ACK, `max_increment`,
+    /// cnt = 50 before the first loss, β = 0.8, no HyStart.
+    #[serde(rename = "cubic-2.6.24")]
+    Cubic2624,
     /// Linux's BIC.
     Bic,
     /// Linux's Westwood+.
@@ -37,7 +41,7 @@ impl CcKind {
     pub fn kernel_name(self) -> &'static str {
         match self {
             CcKind::Reno | CcKind::Newreno => "reno",
-            CcKind::Cubic => "cubic",
+            CcKind::Cubic | CcKind::Cubic2624 => "cubic",
             CcKind::Bic => "bic",
             CcKind::Westwood => "westwood",
         }
@@ -49,6 +53,7 @@ impl CcKind {
         match self {
             CcKind::Reno | CcKind::Newreno => ControllerKind::Reno,
             CcKind::Cubic => ControllerKind::Cubic(CubicParams::default()),
+            CcKind::Cubic2624 => ControllerKind::Cubic2624 { beta: CUBIC_2_6_24_BETA },
             CcKind::Bic => ControllerKind::Bic,
             CcKind::Westwood => ControllerKind::Westwood,
         }
@@ -67,6 +72,9 @@ pub enum RecoverySpec {
     Sack,
     /// RFC 6937 PRR with RFC 6675's choice of segments, as Linux (needs `sack = true`).
     Prr,
+    /// Linux 2.6.24's rate halving with RFC 6675's choice of segments (needs `sack = true`).
+    #[serde(rename = "rate-halving")]
+    RateHalving,
 }
 
 /// A spurious-timeout detector.
@@ -206,17 +214,18 @@ pub struct TcpSpec {
     /// means rtolab's defaults.
     pub stack: Option<Stack>,
     /// Congestion control: "reno"; "newreno" = Reno with NewReno recovery; "cubic", "bic",
-    /// "westwood" as Linux runs them (`tcp/cc/`). Default: the stack's (CUBIC for `linux`,
-    /// Reno for the others).
+    /// "westwood" as Linux runs them (`tcp/cc/`); "cubic-2.6.24" as Linux 2.6.24 ran CUBIC.
+    /// Default: the stack's (CUBIC for `linux`, Reno for the others).
     pub cc: Option<CcKind>,
     /// CUBIC's HyStart (Linux 2.6.29 on); false gives the CUBIC of Linux 2.6.24, which had
     /// none. Only with `cc = "cubic"`. Default true.
     pub hystart: Option<bool>,
     /// CUBIC's β, the share of the window kept at a reduction (Linux 6.x: 717/1024 ≈ 0.7;
     /// Linux 2.6.24, CUBIC 2.1: 819/1024 ≈ 0.8), rounded to 1/1024. Only with
-    /// `cc = "cubic"`.
+    /// `cc = "cubic"` or `"cubic-2.6.24"`.
     pub cubic_beta: Option<f64>,
-    /// Loss recovery ("reno", "newreno", "sack"); by default SACK recovery when `sack`.
+    /// Loss recovery ("reno", "newreno", "sack", "prr", "rate-halving"); by default SACK
+    /// recovery when `sack`.
     pub recovery: Option<RecoverySpec>,
     /// SACK (RFC 2018) at the receiver and, unless `recovery` says otherwise, RFC 6675
     /// recovery at the sender.
@@ -325,7 +334,7 @@ impl TcpSpec {
     pub fn recovery_kind(&self) -> RecoveryKind {
         // Without SACK, a stack's SACK recovery becomes its NewReno (ns-2: the other agent).
         match self.recovery_named() {
-            RecoveryKind::Sack | RecoveryKind::Prr if !self.sack_enabled() => RecoveryKind::NewReno,
+            RecoveryKind::Sack | RecoveryKind::Prr | RecoveryKind::RateHalving if !self.sack_enabled() => RecoveryKind::NewReno,
             RecoveryKind::Ns2Sack1 if !self.sack_enabled() => RecoveryKind::Ns2NewReno,
             kind => kind,
         }
@@ -338,6 +347,7 @@ impl TcpSpec {
             (Some(RecoverySpec::Newreno), _, _) => RecoveryKind::NewReno,
             (Some(RecoverySpec::Sack), _, _) => RecoveryKind::Sack,
             (Some(RecoverySpec::Prr), _, _) => RecoveryKind::Prr,
+            (Some(RecoverySpec::RateHalving), _, _) => RecoveryKind::RateHalving,
             (None, Some(true), _) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Prr | RecoveryKind::Ns2Sack1) => profile.recovery,
             (None, Some(true), _) => RecoveryKind::Sack,
             (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() && profile.recovery == RecoveryKind::Ns2NewReno => profile.recovery,
@@ -439,6 +449,7 @@ impl TcpSpec {
                 hystart: self.hystart.unwrap_or(defaults.hystart),
                 beta: self.cubic_beta.map_or(defaults.beta, |b| (b * 1024.0).round() as u32),
             }),
+            ControllerKind::Cubic2624 { beta } => ControllerKind::Cubic2624 { beta: self.cubic_beta.map_or(beta, |b| (b * 1024.0).round() as u32) },
             other => other,
         };
         let sender = SenderConfig {
@@ -518,5 +529,17 @@ mod tests {
         assert_eq!(r6928.bytes(1448), 14480); // min(14480, max(2896, 14600))
         assert_eq!(r6928.bytes(536), 5360);
         assert_eq!(InitialWindow::Segments(3).bytes(1000), 3000);
+    }
+
+    /// `cc = "cubic-2.6.24"` runs module 2.1 with β = 819/1024 unless `cubic_beta` says
+    /// otherwise (0.7 → round(716.8) = 717), in the Linux arithmetic; `recovery =
+    /// "rate-halving"` selects it with SACK and falls back to NewReno without.
+    #[test]
+    fn linux_2_6_24_resolves() {
+        let t = |s: &str| toml::from_str::<TcpSpec>(s).unwrap().resolve(None).sender;
+        let c = t("stack = \"linux\"\ncc = \"cubic-2.6.24\"\nrecovery = \"rate-halving\"");
+        assert_eq!((c.controller, c.window_arith, c.recovery), (ControllerKind::Cubic2624 { beta: 819 }, WindowArith::Linux, RecoveryKind::RateHalving));
+        assert_eq!(t("cc = \"cubic-2.6.24\"\ncubic_beta = 0.7").controller, ControllerKind::Cubic2624 { beta: 717 });
+        assert_eq!(t("sack = false\nrecovery = \"rate-halving\"").recovery, RecoveryKind::NewReno);
     }
 }

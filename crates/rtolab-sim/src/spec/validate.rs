@@ -292,10 +292,15 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     if t.ack_every() == 0 {
         return fail(format!("{p}.ack_every"), "got 0, expected at least 1");
     }
-    if matches!(t.recovery, Some(super::tcp::RecoverySpec::Sack | super::tcp::RecoverySpec::Prr)) && !t.sack_enabled() {
-        return fail(format!("{p}.recovery"), "got a SACK-based recovery (\"sack\" or \"prr\") with sack = false; expected sack = true");
+    use super::tcp::{CcKind, RecoverySpec};
+    if matches!(t.recovery, Some(RecoverySpec::Sack | RecoverySpec::Prr | RecoverySpec::RateHalving)) && !t.sack_enabled() {
+        return fail(format!("{p}.recovery"), "got a SACK-based recovery (\"sack\", \"prr\" or \"rate-halving\") with sack = false; expected sack = true");
     }
-    let cubic = t.cc.unwrap_or(t.profile().cc) == super::tcp::CcKind::Cubic;
+    let cc = t.cc.unwrap_or(t.profile().cc);
+    if t.hystart.is_some() && cc == CcKind::Cubic2624 {
+        return fail(format!("{p}.hystart"), "CUBIC of Linux 2.6.24 had no HyStart (2.6.29 on); expected cc = \"cubic\"");
+    }
+    let cubic = matches!(cc, CcKind::Cubic | CcKind::Cubic2624);
     for (field, given) in [("hystart", t.hystart.is_some()), ("cubic_beta", t.cubic_beta.is_some())] {
         if given && !cubic {
             return fail(format!("{p}.{field}"), "is a CUBIC setting; expected cc = \"cubic\" (or a stack whose default is CUBIC)");
@@ -375,6 +380,16 @@ mod tests {
         let e = from_toml(&spec("", "route = [\"l\"]\ntcp = { cc = \"cubic\", cubic_beta = 1.0 }")).unwrap_err();
         assert_eq!(e.path, "flows[0].tcp.cubic_beta");
         assert!(from_toml(&spec("", "route = [\"l\"]\ntcp = { stack = \"linux\", hystart = false, cubic_beta = 0.8 }")).is_ok());
+    }
+
+    /// CUBIC of Linux 2.6.24 takes β but had no HyStart; rate halving, like PRR, needs SACK.
+    #[test]
+    fn linux_2_6_24_settings() {
+        let e = from_toml(&spec("", "route = [\"l\"]\ntcp = { cc = \"cubic-2.6.24\", hystart = false }")).unwrap_err();
+        assert_eq!(e.path, "flows[0].tcp.hystart");
+        assert!(from_toml(&spec("", "route = [\"l\"]\ntcp = { stack = \"linux\", cc = \"cubic-2.6.24\", cubic_beta = 0.7, recovery = \"rate-halving\" }")).is_ok());
+        let e = from_toml(&spec("", "route = [\"l\"]\ntcp = { sack = false, recovery = \"rate-halving\" }")).unwrap_err();
+        assert_eq!(e.path, "flows[0].tcp.recovery");
     }
 
     #[test]

@@ -13,12 +13,14 @@
 //!
 //! Files: `core.rs` (the window arithmetics), `reno.rs`, and Linux's controllers as Linux
 //! 6.x runs them: `cubic.rs` with `hystart.rs` and `cube_root.rs`, `bic.rs`, `westwood.rs`;
-//! `tcp/jiffies.rs` holds the kernel clocks they read.
+//! `cubic_2_6_24.rs`, CUBIC as Linux 2.6.24 ran it (paper 004); `tcp/jiffies.rs` holds the
+//! kernel clocks they read.
 
 mod bic;
 mod core;
 mod cube_root;
 mod cubic;
+mod cubic_2_6_24;
 mod hystart;
 mod reno;
 mod westwood;
@@ -28,6 +30,7 @@ mod test_acks;
 pub use self::core::{WindowArith, WindowCore};
 pub use bic::Bic;
 pub use cubic::{Cubic, CubicParams};
+pub use cubic_2_6_24::{Cubic2624, BETA as CUBIC_2_6_24_BETA};
 pub use reno::Reno;
 pub use westwood::Westwood;
 
@@ -126,6 +129,12 @@ pub trait CongestionControl {
     {
         self.core_mut().undo(prior.core());
     }
+    /// The floor rate halving lowers cwnd to (Linux 2.6.24 `tcp_cwnd_min`: the module's
+    /// `min_cwnd` hook, else ssthresh). Today's kernel has no such hook; only
+    /// `recovery/rate_halving.rs` reads it.
+    fn min_cwnd(&self) -> u64 {
+        self.ssthresh()
+    }
     /// Fast recovery ended at its recovery point (Linux `CA_EVENT_COMPLETE_CWR`), after the
     /// recovery algorithm set the exit window.
     fn on_recovery_exit(&mut self, _now: SimTime) {}
@@ -141,6 +150,8 @@ pub enum ControllerKind {
     Reno,
     /// Linux `cubic`, HyStart and β as `CubicParams` say (always the Linux arithmetic).
     Cubic(CubicParams),
+    /// Linux 2.6.24's `cubic` (module 2.1) with β in 1/1024 (always the Linux arithmetic).
+    Cubic2624 { beta: u32 },
     /// Linux `bic` (always the Linux arithmetic).
     Bic,
     /// Linux `westwood`, Westwood+ (always the Linux arithmetic).
@@ -152,6 +163,7 @@ pub enum ControllerKind {
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Cubic2624(Cubic2624),
     Bic(Bic),
     Westwood(Westwood),
 }
@@ -161,6 +173,7 @@ impl AnyCc {
         match kind {
             ControllerKind::Reno => AnyCc::Reno(Reno::new(core)),
             ControllerKind::Cubic(params) => AnyCc::Cubic(Cubic::new(core, params)),
+            ControllerKind::Cubic2624 { beta } => AnyCc::Cubic2624(Cubic2624::new(core, beta)),
             ControllerKind::Bic => AnyCc::Bic(Bic::new(core)),
             ControllerKind::Westwood => AnyCc::Westwood(Westwood::new(core)),
         }
@@ -172,6 +185,7 @@ macro_rules! dispatch {
         match $self {
             AnyCc::Reno($cc) => $e,
             AnyCc::Cubic($cc) => $e,
+            AnyCc::Cubic2624($cc) => $e,
             AnyCc::Bic($cc) => $e,
             AnyCc::Westwood($cc) => $e,
         }
@@ -194,6 +208,9 @@ impl CongestionControl for AnyCc {
     fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool) {
         dispatch!(self, c => c.on_rto(now, flight, first_timeout))
     }
+    fn min_cwnd(&self) -> u64 {
+        dispatch!(self, c => c.min_cwnd())
+    }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))
     }
@@ -205,6 +222,7 @@ impl CongestionControl for AnyCc {
         match (self, prior) {
             (AnyCc::Reno(c), AnyCc::Reno(p)) => c.undo(p),
             (AnyCc::Cubic(c), AnyCc::Cubic(p)) => c.undo(p),
+            (AnyCc::Cubic2624(c), AnyCc::Cubic2624(p)) => c.undo(p),
             (AnyCc::Bic(c), AnyCc::Bic(p)) => c.undo(p),
             (AnyCc::Westwood(c), AnyCc::Westwood(p)) => c.undo(p),
             _ => unreachable!("an undo restores a snapshot of the same controller"),

@@ -47,6 +47,15 @@ impl CongestionControl for Reno {
         self.core.begin_reduction();
         self.core.halve(flight);
     }
+    /// Linux 2.6.24 `tcp_reno_min_cwnd`: rate halving goes down to ssthresh/2 (whole
+    /// segments in the Linux arithmetic).
+    fn min_cwnd(&self) -> u64 {
+        if self.core.is_linux() {
+            (self.core.ssthresh_packets() / 2) as u64 * self.core.mss
+        } else {
+            self.core.ssthresh / 2
+        }
+    }
     /// RFC 5681 (4) and 3.1: "ssthresh is held constant" on a repeated timeout of the same
     /// segment (ns-2 halves again); cwnd becomes the loss window, one SMSS.
     fn on_rto(&mut self, _now: SimTime, flight: u64, first_timeout: bool) {

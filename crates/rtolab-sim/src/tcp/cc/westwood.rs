@@ -195,6 +195,11 @@ impl CongestionControl for Westwood {
         }
         self.core.loss_window();
     }
+    /// Linux 2.6.24's `min_cwnd` hook, `tcp_westwood_bw_rttmin`: rate halving goes down to
+    /// BWE·RTT_min.
+    fn min_cwnd(&self) -> u64 {
+        self.bw_rttmin() as u64 * self.core.mss
+    }
     /// `CA_EVENT_COMPLETE_CWR`: ssthresh = cwnd = BWE·RTT_min.
     fn on_recovery_exit(&mut self, _now: SimTime) {
         let w = self.bw_rttmin();

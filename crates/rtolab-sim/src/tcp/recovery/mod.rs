@@ -8,6 +8,7 @@ mod newreno;
 mod ns2_newreno;
 mod ns2_sack1;
 mod prr;
+mod rate_halving;
 mod reno;
 mod sack;
 
@@ -15,6 +16,7 @@ pub use newreno::NewReno;
 pub use ns2_newreno::Ns2NewReno;
 pub use ns2_sack1::Ns2Sack1;
 pub use prr::Prr;
+pub use rate_halving::RateHalving;
 pub use reno::Reno;
 pub use sack::Sack;
 
@@ -66,7 +68,7 @@ pub struct Window {
     pub flight: u64,
 }
 
-/// What one ACK in fast recovery told a window-reducing algorithm (PRR).
+/// What one ACK in fast recovery told a window-reducing algorithm (PRR, rate halving).
 #[derive(Clone, Copy, Debug)]
 pub struct Reduction {
     /// Bytes newly delivered (cumulatively acknowledged or SACKed) by the ACK.
@@ -77,6 +79,10 @@ pub struct Reduction {
     pub una_advanced: bool,
     /// The ACK revealed new losses.
     pub newly_lost: bool,
+    /// The ACK carried a DSACK block (Linux `FLAG_DSACKING_ACK`).
+    pub dsack: bool,
+    /// The controller's floor for rate halving (`CongestionControl::min_cwnd`).
+    pub cwnd_min: u64,
 }
 
 pub trait LossRecovery {
@@ -110,7 +116,8 @@ pub trait LossRecovery {
     fn grows_on_exit(&self) -> bool {
         false
     }
-    /// Sets the window from what each ACK delivered (PRR); `None` for algorithms that do not.
+    /// Sets the window from what each ACK delivered (PRR, rate halving); `None` for
+    /// algorithms that do not.
     fn reduce(&mut self, _w: Window, _r: Reduction) -> Option<u64> {
         None
     }
@@ -133,6 +140,8 @@ pub enum RecoveryKind {
     Sack,
     /// RFC 6937 PRR over RFC 6675's NextSeg (Linux).
     Prr,
+    /// Linux 2.6.24's rate halving (`tcp_cwnd_down`) over RFC 6675's NextSeg.
+    RateHalving,
     /// ns-2.35's `Agent/TCP/Sack1`.
     Ns2Sack1,
     /// ns-2.35's `Agent/TCP/Newreno`.
@@ -145,6 +154,7 @@ pub enum AnyRecovery {
     NewReno(NewReno),
     Sack(Sack),
     Prr(Prr),
+    RateHalving(RateHalving),
     Ns2Sack1(Ns2Sack1),
     Ns2NewReno(Ns2NewReno),
 }
@@ -156,6 +166,7 @@ impl AnyRecovery {
             RecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::default()),
             RecoveryKind::Sack => AnyRecovery::Sack(Sack),
             RecoveryKind::Prr => AnyRecovery::Prr(Prr::default()),
+            RecoveryKind::RateHalving => AnyRecovery::RateHalving(RateHalving::default()),
             RecoveryKind::Ns2Sack1 => AnyRecovery::Ns2Sack1(Ns2Sack1::default()),
             RecoveryKind::Ns2NewReno => AnyRecovery::Ns2NewReno(Ns2NewReno::default()),
         }
@@ -169,6 +180,7 @@ macro_rules! dispatch {
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
             AnyRecovery::Prr($r) => $e,
+            AnyRecovery::RateHalving($r) => $e,
             AnyRecovery::Ns2Sack1($r) => $e,
             AnyRecovery::Ns2NewReno($r) => $e,
         }
@@ -216,7 +228,7 @@ impl LossRecovery for AnyRecovery {
         dispatch!(self, x => x.reduce(w, r))
     }
     fn reduces_by_delivery(&self) -> bool {
-        matches!(self, AnyRecovery::Prr(_))
+        matches!(self, AnyRecovery::Prr(_) | AnyRecovery::RateHalving(_))
     }
     fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
         dispatch!(self, r => r.sent_in_recovery(bytes, mss))

@@ -77,7 +77,7 @@ mod tests {
     }
 
     fn ack(delivered: u64, pipe: u64) -> Reduction {
-        Reduction { delivered: delivered * MSS, pipe: pipe * MSS, una_advanced: false, newly_lost: false }
+        Reduction { delivered: delivered * MSS, pipe: pipe * MSS, una_advanced: false, newly_lost: false, dsack: false, cwnd_min: 0 }
     }
 
     /// RFC 6937 appendix-style example by hand: cwnd 20, ssthresh 14 (β 0.7), one loss.

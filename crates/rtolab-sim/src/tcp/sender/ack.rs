@@ -80,7 +80,7 @@ impl TcpSender {
         if std::mem::take(&mut self.xmit_timer_due) && !recheck_armed {
             self.set_xmit_timer(now);
         }
-        self.reduce_window(delivered, ack > una_before, newly_lost);
+        self.reduce_window(delivered, ack > una_before, newly_lost, news.dsack.is_some());
         let cwnd_limited = !self.cfg.cwnd_validation || self.cwnd_limited();
         // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6),
         // except in recoveries that say so (ns-2 NewReno).

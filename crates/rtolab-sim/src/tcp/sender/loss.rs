@@ -48,8 +48,8 @@ impl TcpSender {
             Entry::Cwnd(cwnd) => self.cc.set_cwnd(cwnd),
             Entry::HalveWindow => self.cc.halve_window(),
         }
-        // PRR's first window forces the fast retransmit itself (`tcp_cwnd_reduction`), so it
-        // is sent by the window, not before it.
+        // PRR's first window forces the fast retransmit itself (`tcp_cwnd_reduction`), rate
+        // halving's lets it go (`tcp_cwnd_down`), so it is sent by the window, not before it.
         if !self.recovery.reduces_by_delivery() {
             self.retransmit(now, self.snd_una, out);
         }

@@ -154,7 +154,7 @@ impl TcpSender {
         self.rack_detect(now, out);
         if !was_recovery && self.state.is_recovery() {
             // `tcp_cwnd_reduction(sk, 1, 0, 0)` on entering recovery from the timer.
-            self.reduce_window(self.geometry.mss, false, false);
+            self.reduce_window(self.geometry.mss, false, false, false);
         }
         if self.timer.is_none() {
             self.rearm_rto_from_head(now);
@@ -162,13 +162,14 @@ impl TcpSender {
         self.send_allowed(now, out);
     }
 
-    /// PRR's window for this ACK (`recovery/prr.rs`), from the pipe after loss marking.
-    pub(super) fn reduce_window(&mut self, delivered: u64, una_advanced: bool, newly_lost: bool) {
+    /// PRR's or rate halving's window for this ACK (`recovery/prr.rs`, `rate_halving.rs`),
+    /// from the pipe after loss marking.
+    pub(super) fn reduce_window(&mut self, delivered: u64, una_advanced: bool, newly_lost: bool, dsack: bool) {
         if !self.state.is_recovery() || !self.recovery.reduces_by_delivery() {
             return;
         }
         let (pipe, _) = self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry);
-        let r = Reduction { delivered, pipe, una_advanced, newly_lost };
+        let r = Reduction { delivered, pipe, una_advanced, newly_lost, dsack, cwnd_min: self.cc.min_cwnd() };
         if let Some(cwnd) = self.recovery.reduce(self.window_facts(), r) {
             self.cc.set_cwnd(cwnd);
         }
