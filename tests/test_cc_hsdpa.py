@@ -36,12 +36,14 @@ def flows(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
 
 
 def test_each_algorithm_runs_as_linux_2_6_24() -> None:
-    """The cases put one algorithm on every measured flow; CUBIC is 2.6.24's (no HyStart,
-    β = 0.8); the background keeps its own TCP."""
+    """The cases put one algorithm on every measured flow, with 2.6.24's rate halving; CUBIC
+    is 2.6.24's module (no HyStart, β = 0.8, counted per ACK); the background keeps its own
+    TCP."""
     cases = {case[c.ALGORITHM]: case for case in c.algorithm_cases(list(c.ALGORITHMS))}
-    assert cases["CUBIC"]["flows.*.tcp"] == {**c.LINUX_2_6_24, "cc": "cubic", "hystart": False, "cubic_beta": 0.8}
-    assert {case["generators.measured.tcp"]["cc"] for case in cases.values()} == {"reno", "westwood", "bic", "cubic"}
+    assert cases["CUBIC"]["flows.*.tcp"] == {**c.LINUX_2_6_24, "cc": "cubic-2.6.24"}
+    assert {case["generators.measured.tcp"]["cc"] for case in cases.values()} == {"reno", "westwood", "bic", "cubic-2.6.24"}
     assert all(case["flows.*.tcp"]["rack"] is False and case["flows.*.tcp"]["iw"] == "rfc3390" for case in cases.values())
+    assert all(case["flows.*.tcp"]["recovery"] == "rate-halving" for case in cases.values())
 
 
 def test_measured_flows_are_classed_and_measured(flows: pl.DataFrame) -> None:
