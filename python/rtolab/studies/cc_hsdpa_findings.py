@@ -107,14 +107,14 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
     genuine = of("genuine_timeouts", DOWNLINK_BULK)
     m = with_backgrounds(lambda n: ratio(of("timeouts", DOWNLINK_BULK, background=n)), listing(rto, ".2f") + f" per flow; × {ratio(rto):.2f}")
     out["timeouts-thrice"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", ratio(genuine))),
-                                      "the paper's senders were Linux 2.6.24's CUBIC arithmetic and rate halving; rtolab runs today's module arithmetic and PRR (docs/cc-hsdpa.md)")
+                                      "the paper's live network: its load, scheduler and radio conditions are not given; most of rtolab's timeouts are spurious, set off by the radio's delay spikes (docs/cc-hsdpa.md)")
     def cubic_highest(n: int) -> float:
         v = of("timeouts", DOWNLINK_BULK, background=n)
         return _over(v["CUBIC"], max(x for a, x in v.items() if a != "CUBIC"))
 
     m = with_backgrounds(cubic_highest, listing(rto, ".2f") + " per flow")
     out["timeouts-cubic"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", _over(genuine["CUBIC"], max(v for a, v in genuine.items() if a != "CUBIC")))),
-                                     "the paper's CUBIC is Linux 2.6.24's module arithmetic; rtolab runs today's (docs/cc-hsdpa.md)")
+                                     "the paper's live network: its load, scheduler and radio conditions are not given (docs/cc-hsdpa.md)")
 
     def uplink(q: str) -> float:
         return max(spread(of("goodput_bps", UPLINK_BULK, q)), spread(of("mean_rtt_s", UPLINK_BULK, q)))
