@@ -153,14 +153,14 @@ PAPER_TIMER = {"flows.bulk.tcp.min_rto": "1s"}
 
 
 def timer_study(quick: bool = False, replications: int | None = None, duration_s: float | None = None, seed: int = 2006) -> Study:
-    """Figure 8's lossless 40 kbps case (spikes U[1, 2] s) with ``PAPER_TIMER``: the full or
-    quick means, the replications and run length of ``study``."""
-    chosen = cases(MEANS_QUICK if quick else MEANS_FULL, [40_000], [SPIKE_LENGTHS[2]])
+    """The 40 kbps points of Figures 6 and 8 (spikes U[5, 10] and U[1, 2] s, every loss) with
+    ``PAPER_TIMER``: the full or quick means, the replications and run length of ``study``."""
+    chosen = cases(MEANS_QUICK if quick else MEANS_FULL, [40_000], [SPIKE_LENGTHS[0], SPIKE_LENGTHS[2]])
     return Study.from_dict({
         "name": "spikes-paper-timer",
         "scenario": base_scenario(duration_s or (10_000 if quick else 20_000)),
         "cases": [{**c, **PAPER_TIMER} for c in chosen],
-        "grid": {"links.radio.loss": [0.0]},
+        "grid": {"links.radio.loss": LOSSES},
         "replications": replications or (5 if quick else 10),
         "seed": seed,
     })
