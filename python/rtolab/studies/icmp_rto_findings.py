@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 import polars as pl
 
@@ -26,8 +27,9 @@ OTHER_TIMER = next(t for t in TIMERS if t != MAIN_TIMER)
 PAPER = "001"
 
 
-def _f(key: str, where: str, statement: str, paper: str, metric: str, agree: Band, partly: Band | None = None, basis: str = "") -> Finding:
-    return Finding(PAPER, key, where, statement, paper, metric, agree, partly, basis)
+#: A finding of this paper: key, where, statement, the paper's number, metric, agree band,
+#: optional partly band and basis of the tolerance.
+_f = partial(Finding, PAPER)
 
 
 REGISTRY = [

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from functools import partial
 
 import polars as pl
 
@@ -32,8 +33,9 @@ GROUP = ["tag.link", "tag.buffer", FLOWS, "generator"]
 LARGE = ("2BDP", "50p")
 
 
-def _f(key: str, where: str, statement: str, paper: str, metric: str, agree: Band, partly: Band | None = None, basis: str = "") -> Finding:
-    return Finding(PAPER, key, where, statement, paper, metric, agree, partly, basis)
+#: A finding of this paper: key, where, statement, the paper's number, metric, agree band,
+#: optional partly band and basis of the tolerance.
+_f = partial(Finding, PAPER)
 
 
 REGISTRY = [

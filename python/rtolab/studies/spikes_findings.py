@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import partial
 
 import polars as pl
 
@@ -23,8 +24,9 @@ EXACT, GOOD = 0.02, 0.10
 TYPICALLY = Band(0.5, 1.0)
 
 
-def _f(key: str, where: str, statement: str, paper: str, metric: str, agree: Band, partly: Band | None = None, basis: str = "") -> Finding:
-    return Finding(PAPER, key, where, statement, paper, metric, agree, partly, basis)
+#: A finding of this paper: key, where, statement, the paper's number, metric, agree band,
+#: optional partly band and basis of the tolerance.
+_f = partial(Finding, PAPER)
 
 
 REGISTRY = [
