@@ -147,6 +147,9 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     if t.cc == Some(CcKind::Cubic2624) {
         return refuse(p, "cc", "the kernel's cubic module is today's, not Linux 2.6.24's (module 2.1); \"cubic-2.6.24\" is simulated only");
     }
+    if t.ack_counting == Some(true) {
+        return refuse(p, "ack_counting", "the kernel grows the window by the segments acknowledged; Linux 2.6.24's per-ACK growth (`tcp_abc` 0) is simulated only");
+    }
     if t.response.is_some_and(|r| r != ResponseSpec::Undo) {
         return refuse(p, "response", "the kernel's response to a spurious timeout is \"undo\"");
     }
@@ -320,6 +323,7 @@ mod tests {
             ("recovery = \"reno\"", "recovery"),
             ("recovery = \"rate-halving\"", "recovery"),
             ("cc = \"cubic-2.6.24\"", "cc"),
+            ("cc = \"bic\", ack_counting = true", "ack_counting"),
             ("sack = true, recovery = \"newreno\"", "recovery"),
             ("response = \"rfc4015\"", "response"),
             ("max_burst = 4", "max_burst"),

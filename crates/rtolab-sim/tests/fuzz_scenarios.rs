@@ -229,7 +229,9 @@ fn tcp() -> BoxedStrategy<String> {
             for e in extras {
                 let key = e.split(" = ").next().unwrap_or(e);
                 let needs_sack = ["recovery = \"sack\"", "recovery = \"prr\"", "rack = true", "tlp = true"].contains(&e);
-                if p.iter().any(|q| q.starts_with(&format!("{key} ="))) || (needs_sack && sack != Some(true)) {
+                // Linux 2.6.24's per-ACK growth: controllers that have it (Reno on Linux's window).
+                let counts_acks = matches!(cc, Some("bic" | "westwood" | "cubic-2.6.24")) || (matches!(cc, Some("reno" | "newreno")) && stack == Some("linux"));
+                if p.iter().any(|q| q.starts_with(&format!("{key} ="))) || (needs_sack && sack != Some(true)) || (key == "ack_counting" && !counts_acks) {
                     continue;
                 }
                 p.push(e.to_string());
@@ -239,8 +241,8 @@ fn tcp() -> BoxedStrategy<String> {
         .boxed()
 }
 
-/// Further TCP settings, each valid on its own; `tcp()` skips a key already set and the
-/// SACK-only ones unless `sack = true`.
+/// Further TCP settings, each valid on its own; `tcp()` skips a key already set, the
+/// SACK-only ones unless `sack = true`, and `ack_counting` unless `cc` has it.
 const TCP_EXTRAS: &[&str] = &[
     "handshake = false",
     "handshake = true",
@@ -292,6 +294,7 @@ const TCP_EXTRAS: &[&str] = &[
     "recovery = \"prr\"",
     "rack = true",
     "tlp = true",
+    "ack_counting = true",
 ];
 
 fn route(links: usize) -> BoxedStrategy<String> {

@@ -224,6 +224,16 @@ pub struct TcpSpec {
     /// Linux 2.6.24, CUBIC 2.1: 819/1024 ≈ 0.8), rounded to 1/1024. Only with
     /// `cc = "cubic"` or `"cubic-2.6.24"`.
     pub cubic_beta: Option<f64>,
+    /// Grow the window per ACK, not per segment acknowledged, as Linux 2.6.24 did with its
+    /// default `tcp_abc` 0: slow start adds one segment per ACK while cwnd ≤ ssthresh
+    /// (`tcp_slow_start`), and congestion avoidance counts ACKs in `snd_cwnd_cnt`, a segment
+    /// per cwnd + 1 ACKs (`tcp_reno_cong_avoid`) or per `cnt` + 1 (`bictcp_cong_avoid`, with
+    /// 2.6.24's other BIC details). With a delayed-ACK receiver that is half today's growth
+    /// for Reno and Westwood+. For `cc = "reno"`/`"newreno"` on Linux's packet window (stack
+    /// `linux`), `"bic"` and `"westwood"`; `"cubic-2.6.24"` always counts ACKs (true is
+    /// accepted, false refused), today's `"cubic"` never. Default false (segments, as
+    /// today's kernel).
+    pub ack_counting: Option<bool>,
     /// Loss recovery ("reno", "newreno", "sack", "prr", "rate-halving"); by default SACK
     /// recovery when `sack`.
     pub recovery: Option<RecoverySpec>,
@@ -461,6 +471,7 @@ impl TcpSpec {
             syn_undo_by_timestamp: p.syn_undo_by_timestamp,
             handshake: self.handshake.unwrap_or(p.handshake),
             controller,
+            ack_counting: self.ack_counting.unwrap_or(false),
             window_arith: if p.ns2_window {
                 WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) }
             } else if p.linux_window || controller != ControllerKind::Reno {
@@ -541,5 +552,7 @@ mod tests {
         assert_eq!((c.controller, c.window_arith, c.recovery), (ControllerKind::Cubic2624 { beta: 819 }, WindowArith::Linux, RecoveryKind::RateHalving));
         assert_eq!(t("cc = \"cubic-2.6.24\"\ncubic_beta = 0.7").controller, ControllerKind::Cubic2624 { beta: 717 });
         assert_eq!(t("sack = false\nrecovery = \"rate-halving\"").recovery, RecoveryKind::NewReno);
+        // `ack_counting`: false unless given.
+        assert!(!c.ack_counting && t("stack = \"linux\"\ncc = \"reno\"\nack_counting = true").ack_counting);
     }
 }

@@ -306,6 +306,20 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
             return fail(format!("{p}.{field}"), "is a CUBIC setting; expected cc = \"cubic\" (or a stack whose default is CUBIC)");
         }
     }
+    if let Some(on) = t.ack_counting {
+        let profile = t.profile();
+        let why = match (cc, on) {
+            (CcKind::Cubic, true) => Some("today's CUBIC counts segments; Linux 2.6.24's is cc = \"cubic-2.6.24\", which always counts ACKs"),
+            (CcKind::Cubic2624, false) => Some("CUBIC of Linux 2.6.24 (module 2.1) always counts ACKs; expected true or no ack_counting"),
+            (CcKind::Reno | CcKind::Newreno, true) if !profile.linux_window || profile.ns2_window => {
+                Some("counts ACKs in Linux's packet window; expected stack = \"linux\" for Reno (bic and westwood always have it)")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return fail(format!("{p}.ack_counting"), why);
+        }
+    }
     if let Some(b) = t.cubic_beta {
         if !(b.is_finite() && b > 0.0 && b <= 0.999) {
             return fail(format!("{p}.cubic_beta"), format!("got {b}, expected a share of the window in (0, 0.999] (Linux: 0.7; 2.6.24: 0.8)"));
@@ -390,6 +404,35 @@ mod tests {
         assert!(from_toml(&spec("", "route = [\"l\"]\ntcp = { stack = \"linux\", cc = \"cubic-2.6.24\", cubic_beta = 0.7, recovery = \"rate-halving\" }")).is_ok());
         let e = from_toml(&spec("", "route = [\"l\"]\ntcp = { sack = false, recovery = \"rate-halving\" }")).unwrap_err();
         assert_eq!(e.path, "flows[0].tcp.recovery");
+    }
+
+    /// `ack_counting` (Linux 2.6.24's per-ACK growth) where a controller has it: Reno on the
+    /// `linux` stack, BIC and Westwood+ on any, CUBIC 2.1 (which always counts ACKs); not
+    /// today's CUBIC (also the `linux` stack's default), not Reno on a byte or ns-2 window,
+    /// and never false for CUBIC 2.1.
+    #[test]
+    fn ack_counting_needs_a_controller_that_has_it() {
+        for tcp in [
+            "stack = \"linux\", cc = \"reno\", ack_counting = true",
+            "stack = \"linux\", cc = \"newreno\", ack_counting = true",
+            "cc = \"bic\", ack_counting = true",
+            "stack = \"ns2-sack1\", cc = \"westwood\", ack_counting = true",
+            "cc = \"cubic-2.6.24\", ack_counting = true",
+            "cc = \"cubic\", ack_counting = false",
+            "ack_counting = false",
+        ] {
+            assert!(from_toml(&spec("", &format!("route = [\"l\"]\ntcp = {{ {tcp} }}"))).is_ok(), "{tcp}");
+        }
+        for tcp in [
+            "stack = \"linux\", ack_counting = true",
+            "cc = \"cubic\", ack_counting = true",
+            "cc = \"cubic-2.6.24\", ack_counting = false",
+            "cc = \"reno\", ack_counting = true",
+            "stack = \"ns2-newreno\", cc = \"newreno\", ack_counting = true",
+        ] {
+            let e = from_toml(&spec("", &format!("route = [\"l\"]\ntcp = {{ {tcp} }}"))).unwrap_err();
+            assert_eq!(e.path, "flows[0].tcp.ack_counting", "{tcp}");
+        }
     }
 
     #[test]

@@ -20,6 +20,27 @@
 //! cwnd and ssthresh only (`tcp_reno_undo_cwnd`). Integer arithmetic as the kernel's, on the
 //! Linux packet window whatever the stack's `window_arith` says. The kernel's `epoch_start`
 //! is kept but never read by BIC, so it is left out.
+//!
+//! Linux 2.6.24's module (`tcp_bic.c` of the 2.6.24 tree), selected by the window's
+//! `ack_counting`, has the same `bictcp_update`, `bictcp_recalc_ssthresh` and delayed-ACK
+//! average, and differs in three places:
+//! - `bictcp_cong_avoid` counts ACKs: slow start while cwnd ≤ ssthresh is 2.6.24's
+//!   `tcp_slow_start` (one segment per ACK), and beyond it `snd_cwnd_cnt` counts ACKs, cwnd
+//!   gaining a segment on the ACK that finds `snd_cwnd_cnt` ≥ cnt, so one per cnt + 1 ACKs
+//!   (`WindowCore::cong_avoid_per_ack`). Above `low_window` `cnt` is scaled by
+//!   16/`delayed_ack` all the same, which with one ACK per two segments makes it one per
+//!   cnt/2 + 1 ACKs, about cnt segments: the scaling made up for counting ACKs. Today's
+//!   module counts segments (`tcp_cong_avoid_ai`) and still scales, growing about twice as
+//!   fast; at or below `low_window` (no scaling) 2.6.24's is Reno counting ACKs.
+//! - `bictcp_acked` runs only for ACKs that acknowledge new data (`tcp_clean_rtx_queue`
+//!   calls `pkts_acked` under `FLAG_ACKED`), so duplicate ACKs in Open leave `delayed_ack`
+//!   alone; today's kernel calls it for every ACK, a duplicate counting 0 segments.
+//! - the cap of 20 before a loss reads `loss_cwnd` (cwnd at the last reduction, 0 before any
+//!   and after a timeout), where today's reads `last_max_cwnd`. They differ only when fast
+//!   convergence at cwnd 1 makes W_max 0.
+//!
+//! Not modelled from 2.6.24: `bictcp_undo_cwnd` (max(cwnd, W_max)), since the undo around it
+//! is today's kernel's in rtolab's sender.
 
 use crate::tcp::jiffies::{self, HZ};
 use super::{AckSample, CongestionControl, WindowCore};
@@ -54,6 +75,9 @@ pub struct Bic {
     cnt: u32,
     /// W_max, segments; 0 before the first loss (`last_max_cwnd`).
     last_max_cwnd: u32,
+    /// cwnd at the last reduction; 0 before any and after a timeout (`loss_cwnd`, Linux
+    /// 2.6.24's module; today's has none).
+    loss_cwnd: u32,
     /// cwnd and jiffies when `cnt` was last computed (`last_cwnd`, `last_time`).
     last_cwnd: u32,
     last_time: u32,
@@ -72,6 +96,7 @@ impl Bic {
             core: core.into_linux(),
             cnt: 0,
             last_max_cwnd: 0,
+            loss_cwnd: 0,
             last_cwnd: 0,
             last_time: 0,
             delayed_ack: INITIAL_DELAYED_ACK,
@@ -84,6 +109,7 @@ impl Bic {
     fn reset(&mut self) {
         self.cnt = 0;
         self.last_max_cwnd = 0;
+        self.loss_cwnd = 0;
         self.last_cwnd = 0;
         self.last_time = 0;
         self.delayed_ack = INITIAL_DELAYED_ACK;
@@ -117,7 +143,9 @@ impl Bic {
         } else {
             cwnd / MAX_INCREMENT
         };
-        if w_max == 0 && self.cnt > CNT_BEFORE_LOSS {
+        // Before any loss: 2.6.24 `loss_cwnd == 0`, today `last_max_cwnd == 0`.
+        let before_loss = if self.core.counts_acks() { self.loss_cwnd == 0 } else { w_max == 0 };
+        if before_loss && self.cnt > CNT_BEFORE_LOSS {
             self.cnt = CNT_BEFORE_LOSS;
         }
         self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
@@ -131,6 +159,7 @@ impl Bic {
         } else {
             cwnd
         };
+        self.loss_cwnd = cwnd;
         if cwnd <= LOW_WINDOW {
             (cwnd >> 1).max(2)
         } else {
@@ -147,15 +176,28 @@ impl CongestionControl for Bic {
         &mut self.core
     }
     /// `bictcp_acked` with the segments this ACK acknowledged cumulatively, in the state it
-    /// arrived in; then `bictcp_cong_avoid` when `tcp_may_raise_cwnd` and
-    /// `tcp_is_cwnd_limited` allow.
+    /// arrived in (2.6.24: only for an ACK of new data); then `bictcp_cong_avoid` when
+    /// `tcp_may_raise_cwnd` and `tcp_is_cwnd_limited` allow, by the segments delivered or,
+    /// with `ack_counting`, once per ACK as 2.6.24's.
     fn on_ack(&mut self, ack: &AckSample) {
         let mss = self.core.mss;
-        if self.ca_state == LossState::Open {
+        let per_ack = self.core.counts_acks();
+        if self.ca_state == LossState::Open && (!per_ack || ack.acked_bytes > 0) {
             self.delayed_ack = self.delayed_ack.wrapping_add(ack.acked_packets(mss)).wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
         }
         self.ca_state = if std::mem::take(&mut self.recovery_ended) { LossState::Open } else { ack.state };
         if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
+            return;
+        }
+        if per_ack {
+            // 2.6.24 `bictcp_cong_avoid`.
+            let cwnd = self.core.cwnd_packets();
+            if cwnd <= self.core.ssthresh_packets() {
+                self.core.slow_start_per_ack();
+            } else {
+                self.update(jiffies::jiffies(ack.now), cwnd);
+                self.core.cong_avoid_per_ack(self.cnt);
+            }
             return;
         }
         let mut acked = ack.delivered_packets(mss);

@@ -112,3 +112,99 @@ fn timeout_resets_and_undo_restores_the_window() {
     assert_eq!((cc.cwnd(), cc.ssthresh()), (90 * MSS, 79 * MSS));
     assert_eq!(cc.last_max_cwnd, 0);
 }
+
+/// Linux 2.6.24's module (`ack_counting`), after the same loss at 100 as `after_a_loss`.
+fn after_a_loss_2_6_24(w_max: u64) -> (Bic, Stream) {
+    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes).with_ack_counting(true));
+    let mut s = Stream::start(&mut cc, SimTime::ZERO);
+    cc.set_cwnd(w_max * MSS);
+    cc.on_congestion_event(s.now, 0);
+    let ssthresh = cc.ssthresh();
+    cc.set_cwnd(ssthresh);
+    cc.on_recovery_exit(s.now);
+    s.snd_max = s.snd_una + cc.cwnd();
+    (cc, s)
+}
+
+/// 2.6.24's `bictcp_cong_avoid` counts ACKs. W_max 100, ssthresh 79 = cwnd: the first
+/// two-segment ACK is still slow start (cwnd ≤ ssthresh, 2.6.24's `tcp_slow_start`): 80.
+/// Then `bictcp_update` at 80: d = ⌊20/4⌋ = 5, raw ⌊80/5⌋ = 16, ×16/32 (`delayed_ack` 32
+/// as above) = 8; `snd_cwnd_cnt` counts the next 8 ACKs (0 → 8, the rate limit keeping cnt)
+/// and the 9th finds 8 ≥ 8: cwnd 81 after 10 ACKs, 20 segments. Today's module at cwnd 80
+/// grows after 4 such ACKs (8 segments ≥ cnt 8): the delayed-ACK scaling on top of
+/// segment counting makes it about twice as fast.
+#[test]
+fn linux_2_6_24_counts_acks_after_a_loss() {
+    let (mut cc, mut s) = after_a_loss_2_6_24(100);
+    assert_eq!((cc.ssthresh(), cc.last_max_cwnd, cc.loss_cwnd), (79 * MSS, 100, 100));
+    s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
+    assert_eq!(cc.cwnd(), 80 * MSS);
+    for i in 1..=8 {
+        s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
+        assert_eq!((cc.cnt, cc.core.cwnd_cnt(), cc.cwnd()), (8, i, 80 * MSS), "ACK {i}");
+    }
+    s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
+    assert_eq!((cc.cwnd(), cc.core.cwnd_cnt(), cc.delayed_ack), (81 * MSS, 0, 32));
+
+    let (mut today, mut t) = after_a_loss(100);
+    today.set_cwnd(80 * MSS);
+    for _ in 0..3 {
+        t.ack(&mut today, t.now + ms(1), 2, Some(ms(100)));
+    }
+    assert_eq!((today.cnt, today.cwnd()), (8, 80 * MSS));
+    t.ack(&mut today, t.now + ms(1), 2, Some(ms(100)));
+    assert_eq!(today.cwnd(), 81 * MSS);
+}
+
+/// At or below `low_window` 2.6.24's BIC is 2.6.24's Reno: cnt = cwnd unscaled (the early
+/// return in `bictcp_update`), counted per ACK: at cwnd 12 above ssthresh 6 the 13th
+/// two-segment ACK grows it (26 segments; today's: the 6th, 12 segments).
+#[test]
+fn linux_2_6_24_reno_below_low_window() {
+    let (mut cc, mut s) = after_a_loss_2_6_24(12);
+    cc.set_cwnd(12 * MSS);
+    for i in 1..=12 {
+        s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
+        assert_eq!((cc.cnt, cc.cwnd()), (12, 12 * MSS), "ACK {i}");
+    }
+    s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
+    assert_eq!(cc.cwnd(), 13 * MSS);
+}
+
+/// 2.6.24 calls `bictcp_acked` only for ACKs of new data (`FLAG_ACKED` in
+/// `tcp_clean_rtx_queue`): a duplicate in Open leaves `delayed_ack` at 32, where today's
+/// kernel averages in its 0 segments (30, `delayed_ack_ratio_counts_open_acks_only`).
+#[test]
+fn linux_2_6_24_duplicates_leave_the_delayed_ack_ratio() {
+    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes).with_ack_counting(true));
+    let s = Stream::start(&mut cc, SimTime::ZERO);
+    let mut dup = s.sample(s.now + ms(1), 0, None);
+    dup.state = LossState::Recovery { point: u64::MAX };
+    cc.on_ack(&dup);
+    assert_eq!(cc.delayed_ack, 32);
+}
+
+/// 2.6.24 caps cnt at 20 while `loss_cwnd` is 0, today's while W_max is 0. They part where
+/// fast convergence at cwnd 1 (below W_max 100) sets W_max = ⌊1·1843/2048⌋ = 0 while
+/// `loss_cwnd` = 1: at cwnd 400 (ssthresh 2, W_max 0: linear, raw ⌊400/16⌋ = 25) 2.6.24
+/// keeps 25, ×16/32 = 12; today's caps it to 20, ×16/32 = 10. A timeout makes `loss_cwnd` 0
+/// again: capped, 10.
+#[test]
+fn linux_2_6_24_caps_cnt_while_loss_cwnd_is_zero() {
+    for (ack_counting, cnt) in [(true, 12), (false, 10)] {
+        let mut cc = Bic::new(WindowCore::new(MSS as u32, 100 * MSS, WindowArith::Bytes).with_ack_counting(ack_counting));
+        let mut s = Stream::start(&mut cc, SimTime::ZERO);
+        cc.on_congestion_event(s.now, 0);
+        cc.set_cwnd(MSS);
+        cc.on_congestion_event(s.now, 0);
+        assert_eq!((cc.last_max_cwnd, cc.loss_cwnd, cc.ssthresh()), (0, 1, 2 * MSS));
+        cc.on_recovery_exit(s.now);
+        assert_eq!(cnt_at(&mut cc, &mut s, 400), cnt, "ack_counting {ack_counting}");
+        if ack_counting {
+            cc.on_rto(s.now, 0, true);
+            cc.ca_state = LossState::Open;
+            cc.set_ssthresh(2 * MSS);
+            assert_eq!(cnt_at(&mut cc, &mut s, 400), 10);
+        }
+    }
+}

@@ -22,7 +22,8 @@ pub enum WindowArith {
     /// (`tcp_slow_start`); congestion avoidance adds one segment per `w` segments delivered,
     /// counted in `snd_cwnd_cnt` (`tcp_cong_avoid_ai`); Reno's ssthresh is half of cwnd, at
     /// least 2 (`tcp_reno_ssthresh`); an undo keeps the larger window
-    /// (`tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`).
+    /// (`tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`). With `ack_counting`
+    /// (`WindowCore::with_ack_counting`) growth counts ACKs instead, as Linux 2.6.24 did.
     Linux,
 }
 
@@ -43,8 +44,12 @@ pub struct WindowCore {
     /// The window in packets (ns-2 arithmetic).
     packets: f64,
     /// Segments delivered in congestion avoidance not yet turned into growth (Linux
-    /// `snd_cwnd_cnt`).
+    /// `snd_cwnd_cnt`); with `ack_counting`, ACKs (2.6.24's `snd_cwnd_cnt`).
     cwnd_cnt: u32,
+    /// Linux 2.6.24's growth, `tcp_abc` 0: slow start and congestion avoidance count ACKs,
+    /// not the segments they acknowledge (`slow_start_per_ack`, `cong_avoid_per_ack`).
+    /// The controllers read it; only the Linux arithmetic has it.
+    ack_counting: bool,
 }
 
 impl WindowCore {
@@ -60,18 +65,30 @@ impl WindowCore {
             WindowArith::Ns2 { cap } if cap < u32::MAX => cap as u64 * mss,
             _ => INFINITE_SSTHRESH,
         };
-        WindowCore { cwnd, ssthresh, mss, arith, ca_credit: 0, packets: (cwnd / mss) as f64, cwnd_cnt: 0 }
+        WindowCore { cwnd, ssthresh, mss, arith, ca_credit: 0, packets: (cwnd / mss) as f64, cwnd_cnt: 0, ack_counting: false }
+    }
+
+    /// The same window growing per ACK as Linux 2.6.24's did (`tcp_abc` 0), or per segment
+    /// acknowledged as today's kernel's (the default). Read only in the Linux arithmetic.
+    pub fn with_ack_counting(mut self, on: bool) -> Self {
+        self.ack_counting = on;
+        self
     }
 
     /// The same window in the Linux arithmetic, whatever it was built with: cwnd rounded down
     /// to whole segments, ssthresh infinite (Linux's controllers start from
-    /// `TCP_INFINITE_SSTHRESH`, CUBIC's `initial_ssthresh` being 0).
+    /// `TCP_INFINITE_SSTHRESH`, CUBIC's `initial_ssthresh` being 0); the ACK counting kept.
     pub fn into_linux(self) -> Self {
-        WindowCore::new(self.mss as u32, self.cwnd, WindowArith::Linux)
+        WindowCore::new(self.mss as u32, self.cwnd, WindowArith::Linux).with_ack_counting(self.ack_counting)
     }
 
     pub fn is_linux(&self) -> bool {
         self.arith == WindowArith::Linux
+    }
+
+    /// The window grows per ACK, as Linux 2.6.24's (`with_ack_counting`).
+    pub fn counts_acks(&self) -> bool {
+        self.ack_counting
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -284,6 +301,56 @@ impl WindowCore {
     }
 }
 
+/// Linux 2.6.24's growth per ACK (`net/ipv4/tcp_cong.c` of 2.6.24 with its defaults
+/// `tcp_abc` 0 and `tcp_max_ssthresh` 0): every ACK that may grow the window counts once,
+/// whatever it acknowledged; `snd_cwnd_cnt` counts ACKs. Later kernels count segments
+/// (`tcp_slow_start` and `tcp_cong_avoid_ai` above).
+impl WindowCore {
+    /// 2.6.24's `tcp_slow_start`: `snd_cwnd_cnt` += cwnd, then while `snd_cwnd_cnt` ≥ cwnd,
+    /// take cwnd off it and add a segment: one segment per ACK (more only if the count was
+    /// left at or above a cwnd that has shrunk since). No cap at ssthresh.
+    pub fn slow_start_per_ack(&mut self) {
+        let mut cwnd = self.cwnd_packets();
+        self.cwnd_cnt = self.cwnd_cnt.wrapping_add(cwnd);
+        while self.cwnd_cnt >= cwnd {
+            self.cwnd_cnt -= cwnd;
+            cwnd += 1;
+        }
+        self.set_cwnd_packets(cwnd);
+    }
+
+    /// 2.6.24's congestion avoidance per ACK (`tcp_reno_cong_avoid` with `tcp_abc` 0, and
+    /// `bictcp_cong_avoid` and CUBIC 2.1's with w = `cnt`): an ACK that finds
+    /// `snd_cwnd_cnt` ≥ w adds a segment and restarts the count, any other counts itself:
+    /// one segment per w + 1 ACKs.
+    pub fn cong_avoid_per_ack(&mut self, w: u32) {
+        if self.cwnd_cnt >= w {
+            let cwnd = self.cwnd_packets();
+            self.set_cwnd_packets(cwnd + 1);
+            self.cwnd_cnt = 0;
+        } else {
+            self.cwnd_cnt += 1;
+        }
+    }
+
+    /// 2.6.24's `tcp_reno_cong_avoid` once the caller has checked `tcp_is_cwnd_limited`:
+    /// slow start while cwnd ≤ ssthresh (at cwnd = ssthresh too), else congestion avoidance
+    /// with w = cwnd.
+    pub fn reno_cong_avoid_per_ack(&mut self) {
+        let cwnd = self.cwnd_packets();
+        if cwnd <= self.ssthresh_packets() {
+            self.slow_start_per_ack();
+        } else {
+            self.cong_avoid_per_ack(cwnd);
+        }
+    }
+
+    /// `snd_cwnd_cnt`.
+    pub fn cwnd_cnt(&self) -> u32 {
+        self.cwnd_cnt
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +435,54 @@ mod tests {
         assert_eq!((w.cwnd, w.ssthresh), (3000, 2000));
         w.set_ssthresh(4500);
         assert_eq!(w.ssthresh, 4000);
+    }
+
+    /// Linux 2.6.24's `tcp_slow_start` (`tcp_abc` 0): `snd_cwnd_cnt` += cwnd, then a segment
+    /// per cwnd counted, cwnd growing inside the loop. From a count of 0 that is one segment
+    /// per ACK and the count stays 0: 10 → 15 in five ACKs whatever they acknowledge. A count
+    /// left at 7 with cwnd 5: 7 + 5 = 12, −5 → 7 and cwnd 6, −6 → 1 and cwnd 7: two segments.
+    #[test]
+    fn linux_2_6_24_slow_start_adds_a_segment_per_ack() {
+        let mut w = WindowCore::new(1000, 10_000, WindowArith::Linux).with_ack_counting(true);
+        for _ in 0..5 {
+            w.slow_start_per_ack();
+        }
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (15, 0));
+        w.set_cwnd(5000);
+        w.cwnd_cnt = 7;
+        w.slow_start_per_ack();
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (7, 1));
+    }
+
+    /// Linux 2.6.24's `tcp_reno_cong_avoid` (`tcp_abc` 0): slow start while cwnd ≤ ssthresh,
+    /// so at cwnd = ssthresh = 10 one more ACK makes 11; then `snd_cwnd_cnt` counts ACKs and
+    /// the ACK that finds it at cwnd adds a segment: the 12th ACK at cwnd 11, the 13th at 12.
+    /// Today's `tcp_slow_start` stops at ssthresh.
+    #[test]
+    fn linux_2_6_24_congestion_avoidance_one_segment_per_cwnd_plus_one_acks() {
+        let mut w = WindowCore::new(1000, 10_000, WindowArith::Linux).with_ack_counting(true);
+        w.set_ssthresh(10_000);
+        w.reno_cong_avoid_per_ack();
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (11, 0));
+        for i in 1..=11 {
+            w.reno_cong_avoid_per_ack();
+            assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (11, i), "ACK {i}");
+        }
+        w.reno_cong_avoid_per_ack();
+        assert_eq!((w.cwnd_packets(), w.cwnd_cnt), (12, 0));
+        for _ in 0..12 {
+            w.reno_cong_avoid_per_ack();
+        }
+        assert_eq!(w.cwnd_packets(), 12);
+        w.reno_cong_avoid_per_ack();
+        assert_eq!(w.cwnd_packets(), 13);
+
+        let mut today = WindowCore::new(1000, 10_000, WindowArith::Linux);
+        today.set_ssthresh(10_000);
+        today.reno_cong_avoid(1);
+        assert_eq!((today.cwnd_packets(), today.cwnd_cnt), (10, 1));
+        // `into_linux` (the Linux controllers' constructors) keeps the counting.
+        assert!(!today.into_linux().counts_acks() && w.into_linux().counts_acks());
     }
 
     /// `tcp_undo_cwnd_reduction`: cwnd max(10, 20) = 20; ssthresh max(10, prior_ssthresh)

@@ -43,7 +43,7 @@
 //! Kept from the rest of rtolab, not from 2.6.24: the undo is `WindowCore::undo` (2.6.24's
 //! `bictcp_undo_cwnd` was max(cwnd, W_max), but the undo around it — and 2.6.24's answer to a
 //! spurious timeout, rate halving in CWR (`tcp_frto_response` 0) — is today's kernel's in
-//! rtolab's sender); `snd_cwnd_cnt` is this controller's own (2.6.24 shares it with rate
+//! rtolab's sender); `snd_cwnd_cnt` is the window's (`WindowCore`; 2.6.24 shares it with rate
 //! halving, which leaves it 0 or 1 at the end of a recovery); with the jiffies clock at 0 when
 //! no epoch runs, delay samples are always taken then (the kernel compares with
 //! `epoch_start = 0`, which depends on the host's uptime); the kernel's RTT comes from
@@ -83,7 +83,7 @@ fn friendly_scale(beta: u32) -> u32 {
     8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)
 }
 
-/// Module 2.1's state (`struct bictcp`), its window and `snd_cwnd_cnt`.
+/// Module 2.1's state (`struct bictcp`) and its window (with `snd_cwnd_cnt`).
 #[derive(Clone, Debug)]
 pub struct Cubic2624 {
     core: WindowCore,
@@ -114,8 +114,6 @@ pub struct Cubic2624 {
     tcp_cwnd: u32,
     /// Segments per ACK × 16, averaged (`delayed_ack`).
     delayed_ack: u32,
-    /// ACKs counted towards the next segment of growth (`snd_cwnd_cnt`).
-    snd_cwnd_cnt: u32,
     /// The loss state the next ACK finds (`icsk_ca_state` as `bictcp_acked` sees it, before
     /// that ACK moves it).
     ca_state: LossState,
@@ -142,7 +140,6 @@ impl Cubic2624 {
             ack_cnt: 0,
             tcp_cwnd: 0,
             delayed_ack: INITIAL_DELAYED_ACK,
-            snd_cwnd_cnt: 0,
             ca_state: LossState::Open,
             recovery_ended: false,
         }
@@ -189,33 +186,18 @@ impl Cubic2624 {
         }
     }
 
-    /// `bictcp_cong_avoid` past `tcp_is_cwnd_limited`: `tcp_slow_start` while cwnd ≤
-    /// ssthresh, else `bictcp_update` and one ACK counted towards `cnt`.
+    /// `bictcp_cong_avoid` past `tcp_is_cwnd_limited`: 2.6.24's `tcp_slow_start` while
+    /// cwnd ≤ ssthresh (`WindowCore::slow_start_per_ack`, without ABC or limited slow start:
+    /// one segment per ACK), else `bictcp_update` and one ACK counted towards `cnt`
+    /// (`WindowCore::cong_avoid_per_ack`).
     fn cong_avoid(&mut self, now_j: u32) {
         let cwnd = self.core.cwnd_packets();
         if cwnd <= self.core.ssthresh_packets() {
-            self.slow_start(cwnd);
+            self.core.slow_start_per_ack();
             return;
         }
         self.update(now_j, cwnd);
-        if self.snd_cwnd_cnt >= self.cnt {
-            self.core.set_cwnd_packets(cwnd + 1);
-            self.snd_cwnd_cnt = 0;
-        } else {
-            self.snd_cwnd_cnt += 1;
-        }
-    }
-
-    /// `tcp_slow_start` without ABC or limited slow start: `snd_cwnd_cnt` += cwnd, and a
-    /// segment per cwnd counted — one per ACK.
-    fn slow_start(&mut self, cwnd: u32) {
-        let mut cwnd = cwnd;
-        self.snd_cwnd_cnt = self.snd_cwnd_cnt.wrapping_add(cwnd);
-        while self.snd_cwnd_cnt >= cwnd {
-            self.snd_cwnd_cnt -= cwnd;
-            cwnd += 1;
-        }
-        self.core.set_cwnd_packets(cwnd);
+        self.core.cong_avoid_per_ack(self.cnt);
     }
 
     /// `bictcp_update` for the window `cwnd`, in the kernel's u32 arithmetic.
@@ -320,7 +302,6 @@ impl CongestionControl for Cubic2624 {
     /// `snd_cwnd_cnt` = 0.
     fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {
         self.core.begin_reduction();
-        self.snd_cwnd_cnt = 0;
         let ssthresh = self.recalc_ssthresh();
         self.core.set_ssthresh_packets(ssthresh);
     }
@@ -333,7 +314,6 @@ impl CongestionControl for Cubic2624 {
             self.core.set_ssthresh_packets(ssthresh);
         }
         self.core.loss_window();
-        self.snd_cwnd_cnt = 0;
         self.reset();
         self.ca_state = LossState::Loss { point: 0 };
     }
@@ -480,7 +460,7 @@ mod tests {
         s.ack(&mut cc, at_ms(110), 2, Some(ms(100)));
         assert_eq!(cc.cwnd(), 14 * MSS);
         s.ack(&mut cc, at_ms(120), 2, Some(ms(100)));
-        assert_eq!((cc.cwnd(), cc.snd_cwnd_cnt), (14 * MSS, 1));
+        assert_eq!((cc.cwnd(), cc.core.cwnd_cnt()), (14 * MSS, 1));
     }
 
     /// A loss at 100 segments: ssthresh ⌊100·819/1024⌋ = 79, W_max = `loss_cwnd` = 100. With

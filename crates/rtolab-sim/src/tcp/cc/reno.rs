@@ -1,7 +1,9 @@
 //! Reno window growth and reduction (RFC 5681, 3.1–3.2), in the arithmetic its `WindowCore`
 //! was built with; in the Linux arithmetic it is `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`
-//! and `tcp_reno_undo_cwnd` (`net/ipv4/tcp_cong.c`). How fast recovery treats partial ACKs
-//! (Reno, NewReno, SACK) is loss recovery's business, not this file's.
+//! and `tcp_reno_undo_cwnd` (`net/ipv4/tcp_cong.c`), growing by the segments delivered as
+//! today's kernel, or with `ack_counting` per ACK as Linux 2.6.24's `tcp_reno_cong_avoid`
+//! with `tcp_abc` 0 (`WindowCore::reno_cong_avoid_per_ack`). How fast recovery treats
+//! partial ACKs (Reno, NewReno, SACK) is loss recovery's business, not this file's.
 
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::time::SimTime;
@@ -28,13 +30,19 @@ impl CongestionControl for Reno {
     /// limits the sender (RFC 7661; stacks without that rule pass `cwnd_limited = true`).
     /// Linux (`tcp_cong_control` → `tcp_may_raise_cwnd` → `tcp_reno_cong_avoid`): the same
     /// conditions (`FLAG_DATA_ACKED`, not in CWR or Recovery, `tcp_is_cwnd_limited`), then
-    /// growth by the segments newly delivered, SACKed or acknowledged.
+    /// growth by the segments newly delivered, SACKed or acknowledged; with `ack_counting`
+    /// one count per such ACK (Linux 2.6.24's `tcp_ack` → `tcp_cong_avoid` →
+    /// `tcp_reno_cong_avoid`, the same conditions).
     fn on_ack(&mut self, ack: &AckSample) {
         if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
             return;
         }
         if self.core.is_linux() {
-            self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
+            if self.core.counts_acks() {
+                self.core.reno_cong_avoid_per_ack();
+            } else {
+                self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
+            }
             return;
         }
         if self.core.in_slow_start() {
@@ -119,6 +127,51 @@ mod tests {
             s.ack(&mut cc, at_ms(2 + i), 2, None);
         }
         assert_eq!(cc.cwnd(), 11 * MSS);
+    }
+
+    /// Linux 2.6.24 (`ack_counting`): `tcp_ack` calls `tcp_reno_cong_avoid` once per ACK of
+    /// new data (`FLAG_DATA_ACKED`, not in Recovery, cwnd-limited), and with `tcp_abc` 0 it
+    /// counts the ACK, not the segments: with an ACK every second segment, slow start goes
+    /// from 10 to 15 after 10 segments acknowledged in 5 ACKs (today's kernel: 20); an ACK
+    /// delivering 3 (1 acknowledged, 2 SACKed) adds one more, 16; a SACKing duplicate, an
+    /// ACK when not cwnd-limited and one in Recovery add nothing. At cwnd = ssthresh = 16
+    /// it is still slow start (cwnd ≤ ssthresh): 17. Then congestion avoidance: a segment on
+    /// the 18th two-segment ACK (`snd_cwnd_cnt` reaches 17 on the 17th): 36 segments per
+    /// segment of growth, where today's kernel needs 17.
+    #[test]
+    fn linux_2_6_24_grows_per_ack() {
+        let mut cc = Reno::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Linux).with_ack_counting(true));
+        let mut s = Stream::start(&mut cc, SimTime::ZERO);
+        for i in 1..=5 {
+            s.ack(&mut cc, at_ms(i), 2, Some(ms(100)));
+        }
+        assert_eq!(cc.cwnd(), 15 * MSS);
+        let mut a = s.sample(at_ms(6), 1, Some(ms(100)));
+        a.sacked_bytes = 2 * MSS;
+        a.delivered = 3 * MSS;
+        s.deliver(&mut cc, &a);
+        assert_eq!(cc.cwnd(), 16 * MSS);
+        let mut dup = s.sample(at_ms(7), 0, None);
+        dup.sacked_bytes = MSS;
+        dup.delivered = MSS;
+        s.deliver(&mut cc, &dup);
+        let mut idle = s.sample(at_ms(8), 2, None);
+        idle.cwnd_limited = false;
+        s.deliver(&mut cc, &idle);
+        let mut recovery = s.sample(at_ms(9), 2, None);
+        recovery.state = LossState::Recovery { point: u64::MAX };
+        s.deliver(&mut cc, &recovery);
+        assert_eq!(cc.cwnd(), 16 * MSS);
+
+        cc.set_ssthresh(16 * MSS);
+        s.ack(&mut cc, at_ms(10), 2, None);
+        assert_eq!(cc.cwnd(), 17 * MSS);
+        for i in 1..=17 {
+            s.ack(&mut cc, at_ms(10 + i), 2, None);
+            assert_eq!(cc.cwnd(), 17 * MSS, "ACK {i}");
+        }
+        s.ack(&mut cc, at_ms(28), 2, None);
+        assert_eq!(cc.cwnd(), 18 * MSS);
     }
 
     /// Entering recovery with cwnd 20 and 8 segments in flight: ssthresh = 20/2 = 10

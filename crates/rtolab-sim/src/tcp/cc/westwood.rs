@@ -17,6 +17,13 @@
 //! (`CA_EVENT_COMPLETE_CWR`, cwnd too) and on a timeout (`CA_EVENT_LOSS`). Integer
 //! arithmetic as the kernel's: BWE in bytes per jiffy (HZ = 1000: bytes/ms), on the Linux
 //! packet window whatever the stack's `window_arith` says.
+//!
+//! Linux 2.6.24's module (`tcp_westwood.c` of the 2.6.24 tree) estimates the same way; its
+//! `cong_avoid` is 2.6.24's `tcp_reno_cong_avoid`, which counts ACKs (`tcp_abc` 0): the
+//! window's `ack_counting`. It sets ssthresh = BWE·RTT_min on a timeout through
+//! `CA_EVENT_FRTO`, which 2.6.24 sends when a timeout starts F-RTO (`tcp_enter_frto`), and
+//! ignores `CA_EVENT_LOSS`: a timeout that does not start F-RTO (`tcp_use_frto` false) kept
+//! `tcp_reno_ssthresh` there, where rtolab sets BWE·RTT_min on every first timeout.
 
 use crate::tcp::jiffies::{self, HZ};
 use super::{AckSample, CongestionControl, WindowCore};
@@ -160,7 +167,9 @@ impl CongestionControl for Westwood {
     }
     /// In the kernel's order: `tcp_westwood_pkts_acked` (the RTT sample), then
     /// `tcp_westwood_ack` (the count, slow path when SACK information is on the ACK), then
-    /// `tcp_reno_cong_avoid` when `tcp_may_raise_cwnd` and `tcp_is_cwnd_limited` allow.
+    /// `tcp_reno_cong_avoid` when `tcp_may_raise_cwnd` and `tcp_is_cwnd_limited` allow: by
+    /// the segments delivered, or with `ack_counting` once per ACK as Linux 2.6.24's module
+    /// (its `cong_avoid` is 2.6.24's `tcp_reno_cong_avoid`, `tcp_abc` 0).
     fn on_ack(&mut self, ack: &AckSample) {
         if let Some(rtt_us) = ack.rtt_us().filter(|&r| r > 0) {
             self.rtt = jiffies::usecs_to_jiffies(rtt_us);
@@ -175,7 +184,11 @@ impl CongestionControl for Westwood {
         self.bk = self.bk.wrapping_add(counted);
         self.update_rtt_min();
         if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
-            self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
+            if self.core.counts_acks() {
+                self.core.reno_cong_avoid_per_ack();
+            } else {
+                self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
+            }
         }
     }
     /// `tcp_init_cwnd_reduction` with `tcp_reno_ssthresh`.

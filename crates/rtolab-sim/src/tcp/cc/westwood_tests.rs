@@ -104,3 +104,20 @@ fn acked_count_rules_for_duplicate_and_cumulative_acks() {
     s.deliver(&mut cc, &cumulative);
     assert_eq!((cc.bk - bk, cc.accounted), (2000, 0));
 }
+
+/// Linux 2.6.24's module grows by 2.6.24's `tcp_reno_cong_avoid` (`ack_counting`, `tcp_abc`
+/// 0): two-segment ACKs 10 ms apart take slow start from 10 to 15 in five ACKs (today's: 20),
+/// while the estimate still counts the bytes: the same `bk` as with segment counting.
+#[test]
+fn linux_2_6_24_grows_per_ack_and_counts_bytes() {
+    let mut old = Westwood::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes).with_ack_counting(true));
+    let (mut today, mut t) = westwood();
+    let mut s = Stream::start(&mut old, SimTime::ZERO);
+    for i in 1..=5 {
+        s.ack(&mut old, at_ms(10 * i), 2, Some(ms(100)));
+        t.ack(&mut today, at_ms(10 * i), 2, Some(ms(100)));
+    }
+    assert_eq!((old.cwnd(), today.cwnd()), (15 * MSS, 20 * MSS));
+    assert_eq!((old.bk, old.snd_una), (today.bk, today.snd_una));
+    assert_eq!(old.bk, 8000);
+}

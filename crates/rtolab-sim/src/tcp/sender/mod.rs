@@ -64,6 +64,9 @@ pub struct SenderConfig {
     pub handshake: bool,
     pub controller: ControllerKind,
     pub window_arith: WindowArith,
+    /// The window grows per ACK as Linux 2.6.24's (`tcp_abc` 0), not per segment
+    /// acknowledged (`WindowCore::with_ack_counting`; spec `ack_counting`).
+    pub ack_counting: bool,
     pub recovery: RecoveryKind,
     /// The receiver sends SACK blocks: the scoreboard is kept.
     pub sack: bool,
@@ -274,7 +277,7 @@ impl TcpSender {
     pub fn new(cfg: impl Into<SharedSenderConfig>) -> Self {
         let SharedSenderConfig { sender: cfg, rto } = cfg.into();
         let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
-        let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith);
+        let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith).with_ack_counting(cfg.ack_counting);
         let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
         let icmp = cfg.icmp_rto.clone().map(|c| Box::new(IcmpRto::new(c)));
         TcpSender {

@@ -95,6 +95,24 @@ fn test_established_ack_grows_window_in_slow_start() {
     assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![4000, 5000]);
 }
 
+/// The window counts what `SenderConfig::ack_counting` says: in Linux's packet window a
+/// delayed ACK of two segments in slow start adds two segments (today's `tcp_slow_start`),
+/// or one with Linux 2.6.24's per-ACK counting: 4 → 6 or 4 → 5.
+#[test]
+fn test_established_delayed_ack_grows_window_per_segment_or_per_ack() {
+    for (ack_counting, cwnd) in [(false, 6000), (true, 5000)] {
+        let mut c = config(RtoPreset::Linux, RecoveryKind::Sack, false);
+        c.window_arith = WindowArith::Linux;
+        c.ack_counting = ack_counting;
+        let mut s = TcpSender::new(c);
+        let mut out = vec![];
+        s.open(SimTime::ZERO, &mut out);
+        s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+        s.on_segment(secs(0.2), &ack(2000), &mut out);
+        assert_eq!(s.cwnd(), cwnd, "ack_counting {ack_counting}");
+    }
+}
+
 #[test]
 fn test_established_three_dupacks_fast_retransmit_newreno() {
     let (mut s, _) = flow_established(RecoveryKind::NewReno);
