@@ -21,8 +21,10 @@ flows, and the cwnd and RTT of one flow per algorithm. What it leaves open, chos
 - The sender is Linux 2.6.24 as far as rtolab's ``linux`` stack can be: SACK, timestamps,
   delayed ACKs, 200 ms minimum RTO, F-RTO and undo, RFC 3390's initial window, SACK
   recovery with 2.6.24's rate halving (``recovery = "rate-halving"``); RACK, TLP and PRR
-  (later kernels) off. CUBIC is 2.6.24's module 2.1 (``cc = "cubic-2.6.24"``: counted per
-  ACK, no HyStart, β = 0.8).
+  (later kernels) off. The window grows per ACK, not per segment acknowledged
+  (``ack_counting = true``, 2.6.24's ``tcp_abc`` 0) for NewReno, Westwood+ and BIC (2.6.24's
+  BIC module); CUBIC is 2.6.24's module 2.1 (``cc = "cubic-2.6.24"``: counted per ACK, no
+  HyStart, β = 0.8).
 - Runs of 60 s; bulk flows start at ``BULK_START_S`` (after the background has settled) and
   run to the end; web transfers that begin before ``WARM_UP_S`` or do not finish are left
   out. Every timeout counts, as the kernel counts them; the oracle's verdict is reported
@@ -36,14 +38,15 @@ from typing import Any
 from rtolab.study import Study
 
 #: The algorithms compared, as the ``tcp`` table of every measured flow: Linux 2.6.24's
-#: modules (paper 004) with its rate halving. "NewReno" is Linux's ``reno`` module with SACK
-#: recovery.
+#: modules (paper 004) with its rate halving and its window growth per ACK. "NewReno" is
+#: Linux's ``reno`` module with SACK recovery.
 LINUX_2_6_24: dict[str, Any] = {
     "stack": "linux",
     "iw": "rfc3390",
     "rack": False,
     "tlp": False,
     "recovery": "rate-halving",
+    "ack_counting": True,
 }
 ALGORITHMS: dict[str, dict[str, Any]] = {
     "NewReno": {**LINUX_2_6_24, "cc": "reno"},
