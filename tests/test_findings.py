@@ -118,4 +118,4 @@ def test_tally_counts_every_verdict() -> None:
     f = [Finding("999", k, "w", "s", "v", "m", Band(0, 1)) for k in "abc"]
     table = grade(f, {"a": Measured(0.5, ""), "b": Measured(2.0, "")})
     assert scorecard.counts(table) == {"agree": 1, "partly": 0, "disagree": 1, "not measured": 1}
-    assert scorecard.tally(table) == "1 agree, 1 disagree, 1 not measured of 3 (33 % agree); 2 without a measured reason"
+    assert scorecard.tally(table) == "1 agree, 1 disagree, 1 not measured of 3 (33 % agree); 1 without a measured reason"

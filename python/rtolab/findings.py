@@ -147,6 +147,8 @@ def _number(value: float) -> str:
 #: The reason column of a row that does not agree and has neither an ablation nor a missing
 #: detail to name: the scorecard counts these as unexplained.
 UNEXPLAINED = "no measured reason yet"
+#: The reason column of a finding the run did not cover (a quick run's smaller grid).
+NOT_IN_RUN = "the points it needs are not in this run (a quick run's smaller grid)"
 
 
 def _reason(f: Finding, m: Measured, own: Verdict) -> str:
@@ -155,6 +157,8 @@ def _reason(f: Finding, m: Measured, own: Verdict) -> str:
     parts = [f"with {a.setting}: {_number(a.value)} ({verdict(a.value, f.agree, f.partly)})" for a in m.ablations]
     if m.missing_detail:
         parts.append(m.missing_detail)
+    if own == "not measured" and not parts:
+        return NOT_IN_RUN
     return "; ".join(parts) or UNEXPLAINED
 
 
