@@ -23,32 +23,15 @@
 //! `cubictcp_cwnd_event(CA_EVENT_TX_START)`; `undo` is `tcp_reno_undo_cwnd`, which restores
 //! cwnd and ssthresh only: the epoch and W_max stay as the reduction left them.
 
-use super::cube_root::cubic_root;
+use super::cubic_curve::{BETA_SCALE, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
 use super::hystart::{self, HyStart};
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::time::SimTime;
 
-/// `BICTCP_BETA_SCALE`.
-const BETA_SCALE: u32 = 1024;
 /// `beta` of Linux 6.x: the window after a reduction is 717/1024 ≈ 0.7 of the window
 /// before (module 2.2 on; 819/1024 before it, as in Linux 2.6.24).
 const BETA: u32 = 717;
-/// `bic_scale`: C = 41·10/1024 ≈ 0.4 segments/s³.
-const BIC_SCALE: u64 = 41;
-/// `BICTCP_HZ`: the curve's time unit is 2^-10 s.
-const BICTCP_HZ: u32 = 10;
-/// `cube_rtt_scale` = `bic_scale`·10 (C in 1/1024 segment per (2^-10 s)³, scaled by 2^40).
-const CUBE_RTT_SCALE: u64 = BIC_SCALE * 10;
-/// `cube_factor` = 2^40 / (`bic_scale`·10) = 2 681 735 677: K = ∛(`cube_factor`·(W_max − cwnd))
-/// in 1/1024 s.
-const CUBE_FACTOR: u64 = (1 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE * 10);
-/// `beta_scale` = 8·(1024 + β)/3/(1024 − β) in integer steps (15 for β = 717): Reno's
-/// estimate grows by one segment per `beta_scale`/8 windows acknowledged,
-/// α = 3(1 − β)/(1 + β) ≈ 0.53 per RTT for β = 717.
-fn friendly_scale(beta: u32) -> u32 {
-    8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)
-}
 /// The cap on `cnt` before any reduction (5 % per RTT).
 const CNT_BEFORE_LOSS: u32 = 20;
 /// `fast_convergence`.
@@ -199,11 +182,7 @@ impl Cubic {
         let mut t = jiffies::elapsed(now_j, epoch_start) as i64 as u64;
         t = t.wrapping_add(jiffies::usecs_to_jiffies(self.delay_min) as u64);
         t = (t << BICTCP_HZ) / HZ as u64;
-        let k = self.k as u64;
-        let offs = t.abs_diff(k);
-        let delta = (CUBE_RTT_SCALE.wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs) >> (10 + 3 * BICTCP_HZ)) as u32;
-        let target = if t < k { self.origin_point.wrapping_sub(delta) } else { self.origin_point.wrapping_add(delta) };
-        self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { cwnd.wrapping_mul(100) };
+        self.cnt = cnt_toward(target(t, self.k, self.origin_point), cwnd);
         if self.last_max_cwnd == 0 && self.cnt > CNT_BEFORE_LOSS {
             self.cnt = CNT_BEFORE_LOSS;
         }
@@ -216,13 +195,7 @@ impl Cubic {
         self.epoch_start = Some(now_j);
         self.ack_cnt = acked;
         self.tcp_cwnd = cwnd;
-        if self.last_max_cwnd <= cwnd {
-            self.k = 0;
-            self.origin_point = cwnd;
-        } else {
-            self.k = cubic_root(CUBE_FACTOR * (self.last_max_cwnd - cwnd) as u64);
-            self.origin_point = self.last_max_cwnd;
-        }
+        (self.k, self.origin_point) = epoch(self.last_max_cwnd, cwnd);
         now_j
     }
 
@@ -230,15 +203,7 @@ impl Cubic {
     /// cwnd·`beta_scale`/8 segments acknowledged; if it is ahead of cwnd, `cnt` is at most
     /// cwnd / (tcp_cwnd − cwnd). Then `cnt` ≥ 2.
     fn tcp_friendliness(&mut self, cwnd: u32) {
-        let per_segment = cwnd.wrapping_mul(self.friendly_scale) >> 3;
-        if per_segment > 0 && self.ack_cnt > per_segment {
-            // The kernel subtracts in a loop while ack_cnt > per_segment.
-            let n = (self.ack_cnt - 1) / per_segment;
-            self.ack_cnt -= n * per_segment;
-            self.tcp_cwnd = self.tcp_cwnd.wrapping_add(n);
-        }
-        if self.tcp_cwnd > cwnd {
-            let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+        if let Some(max_cnt) = reno_estimate(&mut self.ack_cnt, &mut self.tcp_cwnd, cwnd, self.friendly_scale) {
             self.cnt = self.cnt.min(max_cnt);
         }
         self.cnt = self.cnt.max(2);

@@ -49,24 +49,14 @@
 //! `epoch_start = 0`, which depends on the host's uptime); the kernel's RTT comes from
 //! cumulatively acknowledged segments, rtolab's `ca_rtt` prefers newly SACKed ones.
 
-use super::cube_root::cubic_root;
+use super::cubic_curve::{BETA_SCALE, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::tcp::state::LossState;
 use crate::time::SimTime;
 
-/// `BICTCP_BETA_SCALE`.
-const BETA_SCALE: u32 = 1024;
 /// `beta` of module 2.1: the window keeps 819/1024 ≈ 0.8 at a loss.
 pub const BETA: u32 = 819;
-/// `bic_scale`: C = 41·10/1024 ≈ 0.4 segments/s³.
-const BIC_SCALE: u64 = 41;
-/// `BICTCP_HZ`: the curve's time unit is 2^-10 s.
-const BICTCP_HZ: u32 = 10;
-/// `cube_rtt_scale` = `bic_scale`·10.
-const CUBE_RTT_SCALE: u64 = BIC_SCALE * 10;
-/// `cube_factor` = 2^40 / (`bic_scale`·10).
-const CUBE_FACTOR: u64 = (1 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE * 10);
 /// `max_increment`: at most 16 segments per 100 ms of `delay_min` beyond the plateau.
 const MAX_INCREMENT: u32 = 16;
 /// `cnt` while `loss_cwnd == 0`.
@@ -77,11 +67,6 @@ const ACK_RATIO_SHIFT: u32 = 4;
 const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
 /// `fast_convergence`.
 const FAST_CONVERGENCE: bool = true;
-
-/// `beta_scale` = 8·(1024 + β)/3/(1024 − β) in integer steps (23 for β = 819).
-fn friendly_scale(beta: u32) -> u32 {
-    8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)
-}
 
 /// Module 2.1's state (`struct bictcp`) and its window (with `snd_cwnd_cnt`).
 #[derive(Clone, Debug)]
@@ -215,10 +200,7 @@ impl Cubic2624 {
         // t = ((tcp_time_stamp + delay_min/8 − epoch_start) << BICTCP_HZ) / HZ, all u32.
         let t = (now_j.wrapping_add(self.delay_min >> 3).wrapping_sub(epoch_start) << BICTCP_HZ) / HZ;
         let k = self.k;
-        let offs = t.abs_diff(k) as u64;
-        let delta = (CUBE_RTT_SCALE.wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs) >> (10 + 3 * BICTCP_HZ)) as u32;
-        let target = if t < k { self.origin_point.wrapping_sub(delta) } else { self.origin_point.wrapping_add(delta) };
-        self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { cwnd.wrapping_mul(100) };
+        self.cnt = cnt_toward(target(u64::from(t), k, self.origin_point), cwnd);
         if self.delay_min > 0 {
             let min_cnt = cwnd.wrapping_mul(HZ * 8) / (10 * MAX_INCREMENT * self.delay_min);
             // Concave growth only from the plateau on.
@@ -239,28 +221,14 @@ impl Cubic2624 {
         self.epoch_start = Some(now_j);
         self.ack_cnt = 1;
         self.tcp_cwnd = cwnd;
-        if self.last_max_cwnd <= cwnd {
-            self.k = 0;
-            self.origin_point = cwnd;
-        } else {
-            self.k = cubic_root(CUBE_FACTOR * (self.last_max_cwnd - cwnd) as u64);
-            self.origin_point = self.last_max_cwnd;
-        }
+        (self.k, self.origin_point) = epoch(self.last_max_cwnd, cwnd);
         now_j
     }
 
     /// The TCP-friendly bound: `tcp_cwnd` gains a segment per cwnd·`beta_scale`/8 ACKs; when
     /// it is ahead of cwnd, cnt ≤ cwnd / (tcp_cwnd − cwnd). No floor of 2 (later modules').
     fn tcp_friendliness(&mut self, cwnd: u32) {
-        let per_segment = cwnd.wrapping_mul(self.friendly_scale) >> 3;
-        if per_segment > 0 && self.ack_cnt > per_segment {
-            // The kernel subtracts in a loop while ack_cnt > per_segment.
-            let n = (self.ack_cnt - 1) / per_segment;
-            self.ack_cnt -= n * per_segment;
-            self.tcp_cwnd = self.tcp_cwnd.wrapping_add(n);
-        }
-        if self.tcp_cwnd > cwnd {
-            let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+        if let Some(max_cnt) = reno_estimate(&mut self.ack_cnt, &mut self.tcp_cwnd, cwnd, self.friendly_scale) {
             self.cnt = self.cnt.min(max_cnt);
         }
     }

@@ -24,6 +24,7 @@ mod core;
 mod cube_root;
 mod cubic;
 mod cubic_2_6_24;
+mod cubic_curve;
 mod hystart;
 mod reno;
 mod westwood;
