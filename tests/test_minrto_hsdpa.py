@@ -72,8 +72,8 @@ def test_censored_transfer_counts_at_its_goodput_so_far() -> None:
     censored share 1/2; leaving the running transfer out would give 0."""
     row = {"run": "r", m.SCHEDULER: "rr", m.STACK: "ns2-sack1", m.USERS: 2, m.MIN_RTO: "0.2s", "spurious_timeouts": 0, "timeouts": 0, "mean_rtt_s": 0.1, "throughput_bps": 1.0}
     flows = pl.DataFrame([
-        {**row, "start_s": 20.0, "end_s": 25.0, "bytes": 50_000, "goodput_bps": 80_000.0},
-        {**row, "start_s": 40.0, "end_s": None, "bytes": 20_000, "goodput_bps": 20_000 * 8 / (60.0 - 40.0)},
+        {**row, "flow": 0, "start_s": 20.0, "end_s": 25.0, "bytes": 50_000, "goodput_bps": 80_000.0},
+        {**row, "flow": 1, "start_s": 40.0, "end_s": None, "bytes": 20_000, "goodput_bps": 20_000 * 8 / (60.0 - 40.0)},
     ])
     one = a.per_run(flows).row(0, named=True)
     assert one["low_goodput_share"] == 0.5

@@ -55,7 +55,9 @@ def per_flow(flows: pl.DataFrame) -> pl.DataFrame:
 
 def per_run(measured: pl.DataFrame) -> pl.DataFrame:
     """One row per run and traffic class: the mean of each measure over its flows."""
-    return measured.group_by(["run", *KEYS]).agg(pl.len().alias("flows"), *(pl.col(m).mean() for m in MEASURES)).sort(KEYS)
+    # Sorted by run within each point: the summary's reductions then see the runs in one
+    # order whatever order the sweep finished them in (bit-identical tables).
+    return measured.sort("run", "name").group_by(["run", *KEYS], maintain_order=True).agg(pl.len().alias("flows"), *(pl.col(m).mean() for m in MEASURES)).sort(*KEYS, "run")
 
 
 def summary(runs: pl.DataFrame) -> pl.DataFrame:

@@ -39,14 +39,15 @@ def per_run(flows: pl.DataFrame) -> pl.DataFrame:
     retransmissions included, per second of the run; system goodput: the bytes delivered
     once. Both over every transfer of the run, whole; the per-flow measures over
     ``measured`` transfers."""
+    flows = flows.sort("run", "flow")
     all_flows = _with_min_rto(flows).with_columns(
         elapsed=pl.col("end_s").fill_null(DURATION_S) - pl.col("start_s"),
     )
-    system = all_flows.group_by(["run", *KEYS]).agg(
+    system = all_flows.group_by(["run", *KEYS], maintain_order=True).agg(
         throughput_bps=(pl.col("throughput_bps").fill_null(0.0) * pl.col("elapsed")).sum() / DURATION_S,
         goodput_bps=(pl.col("bytes") * 8).sum() / DURATION_S,
     )
-    per_flow = measured(flows).group_by("run").agg(
+    per_flow = measured(flows).group_by("run", maintain_order=True).agg(
         flows=pl.len(),
         censored_share=(~pl.col("finished")).mean(),
         spurious_share=(pl.col("spurious_timeouts") > 0).mean(),
@@ -55,7 +56,9 @@ def per_run(flows: pl.DataFrame) -> pl.DataFrame:
         mean_rtt_s=pl.col("mean_rtt_s").mean(),
         low_goodput_share=(pl.col("goodput_bps") < LOW_GOODPUT_BPS).mean(),
     )
-    return system.join(per_flow, on="run", how="left").sort(KEYS)
+    # Sorted by run within each point: the summary's reductions then see the runs in one
+    # order whatever order the sweep finished them in (bit-identical tables).
+    return system.join(per_flow, on="run", how="left").sort(*KEYS, "run")
 
 
 def summary(runs: pl.DataFrame) -> pl.DataFrame:
