@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from rtolab import scorecard
-from rtolab.findings import ALL, Ablation, Band, Finding, Measured, at_least, at_most, grade, read, regrade, verdict, within
+from rtolab.findings import ALL, UNEXPLAINED, Ablation, Band, Finding, Measured, above, at_least, at_most, below, between, grade, read, regrade, verdict, within
 from rtolab.reproduce import PAPERS
 from rtolab.studies import cc_hsdpa_findings, icmp_rto_findings, iw10_findings, minrto_hsdpa_findings, spikes_findings
 
@@ -69,12 +69,25 @@ def test_no_row_agrees_outside_its_tolerance() -> None:
     assert (table["verdict"] == regrade(table)).all()
 
 
+def test_open_edges_exclude_equality() -> None:
+    """"More" is not "equal": an open edge at 1 excludes 1 itself and prints as such."""
+    assert 1.0 not in above(1.0) and 1.0000001 in above(1.0) and above(1.0).text() == "> 1"
+    assert 1.0 not in below(1.0) and below(1.0).text() == "< 1"
+    b = between(0.7, 1.0, open_high=True)
+    assert 0.7 in b and 0.99 in b and 1.0 not in b and b.text() == "[0.7, 1)"
+    assert verdict(1.0, above(1.0), None) == "disagree"
+
+
 def test_reason_names_the_ablation_and_its_verdict() -> None:
     f = Finding("999", "k", "Fig. 1", "x is about 2", "2", "x", Band(1.5, 2.5))
     m = Measured(1.0, "x = 1", (Ablation("setting s", 2.0),), "the paper leaves y out")
     row = grade([f], {"k": m}).row(0, named=True)
     assert row["verdict"] == "disagree"
     assert row["reason"] == "with setting s: 2 (agree); the paper leaves y out"
+    # An ablation that earns no better verdict explains nothing: the row says so.
+    unexplained = grade([f], {"k": Measured(1.0, "x = 1", (Ablation("setting s", 1.2),))}).row(0, named=True)
+    assert unexplained["reason"] == f"with setting s: 1.2 (disagree); {UNEXPLAINED}: no ablation changes the verdict"
+    assert scorecard.unexplained(grade([f], {"k": Measured(1.0, "x = 1", (Ablation("setting s", 1.2),))})) == 1
     agree = grade([f], {"k": Measured(2.0, "x = 2", (Ablation("setting s", 1.0),))}).row(0, named=True)
     assert agree["reason"] == "", "an agreeing row needs no reason"
 
@@ -108,10 +121,16 @@ def test_scorecard_on_disk_is_generated_from_its_rows() -> None:
     assert (table.filter(pl.col("verdict") != "agree")["reason"].str.len_chars() > 0).all()
     text = page.read_text()
     assert "do not edit by hand" in text
-    for paper in REGISTRIES:
+    pages = {p.paper: (DOCS / p.doc).read_text() for p in PAPERS.values()}
+    for paper, registry in REGISTRIES.items():
         part = table.filter(pl.col("paper") == paper)
-        assert part.height == len(REGISTRIES[paper]), f"{paper}: every finding of the registry is on the scorecard"
+        assert part["key"].to_list() == [f.key for f in registry], f"{paper}: the scorecard has the registry's findings, in order"
+        for f, row in zip(registry, part.iter_rows(named=True)):
+            # The bands on the scorecard are the registry's as it is now: a band edited after
+            # the run would have to be measured again.
+            assert (row["agree_low"], row["agree_high"], row["tolerance"]) == (f.agree.low, f.agree.high, f.tolerance), f.key
         assert scorecard.findings_table(part) in text
+        assert scorecard.findings_table(part) in pages[paper], f"{paper}: its page carries the same findings"
 
 
 def test_tally_counts_every_verdict() -> None:
@@ -119,3 +138,4 @@ def test_tally_counts_every_verdict() -> None:
     table = grade(f, {"a": Measured(0.5, ""), "b": Measured(2.0, "")})
     assert scorecard.counts(table) == {"agree": 1, "partly": 0, "disagree": 1, "not measured": 1}
     assert scorecard.tally(table) == "1 agree, 1 disagree, 1 not measured of 3 (33 % agree); 1 without a measured reason"
+    assert table["reason"].to_list() == ["", UNEXPLAINED, "the points it needs are not in this run"]

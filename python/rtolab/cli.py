@@ -342,25 +342,24 @@ def reproduce(
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
     replications: Annotated[Optional[int], typer.Option(min=1, help="Override the number of replications.")] = None,
-    docs: Annotated[Optional[Path], typer.Option(help="Write the graded findings into the papers' pages (and scorecard.md) of this docs directory (default: ./docs for a full run when it exists).")] = None,
+    docs: Annotated[Optional[Path], typer.Option(help="Also write the graded findings into the papers' pages in this directory (and, with all, scorecard.md and scorecard.csv); only when every run succeeded.")] = None,
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
-    from rtolab.reproduce import PAPERS, reproduce as run_one, reproduce_all
+    from rtolab.reproduce import PAPERS, reproduce as run_one, reproduce_all, write_docs
     from rtolab.scorecard import tally
 
+    if docs is not None and not docs.is_dir():
+        raise _fail(f"--docs: {docs} is not a directory")
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
-    if docs is None and not quick and Path("docs").is_dir():
-        docs = Path("docs")
-    if docs is not None and not docs.is_dir():
-        raise _fail(f"--docs: {docs} is not a directory")
+    command = " ".join(["rtolab reproduce", name.value, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
     try:
         if name == Reproduction.all:
-            done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, docs=docs)
+            done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
         else:
-            done = {name.value: run_one(name.value, target, quick=quick, executor=executor, replications=replications, progress=True, docs=docs)}
+            done = {name.value: run_one(name.value, target, quick=quick, executor=executor, replications=replications, progress=True)}
     except _core.SpecError as e:
         raise _fail(str(e)) from None
     failed = 0
@@ -370,9 +369,12 @@ def reproduce(
     if name == Reproduction.all:
         import polars as pl
 
-        out.print(f"all: findings {tally(pl.concat([r.findings for r in done.values()]))}; {target}/scorecard.md" + (f" and {docs}/scorecard.md" if docs else ""))
+        out.print(f"all: findings {tally(pl.concat([r.findings for r in done.values()]))}; {target}/scorecard.md")
     if failed:
-        raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed (rtolab.errors(DIR/sweep) lists them)", code=1)
+        raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed, nothing written to --docs (rtolab.errors(DIR) lists them for each sweep directory under {target})", code=1)
+    if docs is not None:
+        write_docs(docs, done, command)
+        out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == Reproduction.all else ""))
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import polars as pl
@@ -36,13 +36,24 @@ class Band:
         return not math.isnan(value) and self.low <= value <= self.high
 
     def text(self) -> str:
+        low, low_open = _edge(self.low, -math.inf)
+        high, high_open = _edge(self.high, math.inf)
         if math.isinf(self.low) and math.isinf(self.high):
             return "any"
         if math.isinf(self.low):
-            return f"≤ {self.high:g}"
+            return f"{'<' if high_open else '≤'} {high:g}"
         if math.isinf(self.high):
-            return f"≥ {self.low:g}"
-        return f"[{self.low:g}, {self.high:g}]"
+            return f"{'>' if low_open else '≥'} {low:g}"
+        return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def _edge(bound: float, outward: float) -> tuple[float, bool]:
+    """A band's edge as written: an open edge at x is stored as the float next to x inside
+    the band (``above``, ``below``), which the closed test then treats exactly as open."""
+    if math.isinf(bound):
+        return bound, False
+    written = math.nextafter(bound, outward)
+    return (written, True) if float(f"{written:.12g}") == written else (bound, False)
 
 
 def at_least(low: float) -> Band:
@@ -51,6 +62,21 @@ def at_least(low: float) -> Band:
 
 def at_most(high: float) -> Band:
     return Band(high=high)
+
+
+def above(low: float) -> Band:
+    """Values strictly greater than ``low`` (a claim of "more", where equal is not more)."""
+    return Band(low=math.nextafter(low, math.inf))
+
+
+def below(high: float) -> Band:
+    """Values strictly less than ``high``."""
+    return Band(high=math.nextafter(high, -math.inf))
+
+
+def between(low: float, high: float, open_high: bool = False) -> Band:
+    """[low, high], or [low, high) with ``open_high``."""
+    return Band(low, math.nextafter(high, -math.inf) if open_high else high)
 
 
 def within(target: float, relative: float) -> Band:
@@ -110,7 +136,6 @@ class Measured:
     detail: str
     ablations: tuple[Ablation, ...] = ()
     missing_detail: str = ""
-    extra: Mapping[str, float] = field(default_factory=dict)
 
 
 def with_ablations(main: Mapping[str, Measured], alternatives: Mapping[str, Mapping[str, Measured]]) -> dict[str, Measured]:
@@ -120,7 +145,7 @@ def with_ablations(main: Mapping[str, Measured], alternatives: Mapping[str, Mapp
     out = {}
     for key, m in main.items():
         extra = tuple(Ablation(setting, alt[key].value) for setting, alt in alternatives.items() if key in alt and not math.isnan(alt[key].value))
-        out[key] = Measured(m.value, m.detail, (*m.ablations, *extra), m.missing_detail, m.extra)
+        out[key] = Measured(m.value, m.detail, (*m.ablations, *extra), m.missing_detail)
     return out
 
 
@@ -136,7 +161,8 @@ def verdict(value: float, agree: Band, partly: Band | None) -> Verdict:
     return "disagree"
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
+    """A value as the tables print it: four significant digits, scientific when tiny or huge."""
     if math.isnan(value):
         return "–"
     if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
@@ -144,22 +170,38 @@ def _number(value: float) -> str:
     return f"{value:.4g}"
 
 
-#: The reason column of a row that does not agree and has neither an ablation nor a missing
-#: detail to name: the scorecard counts these as unexplained.
+#: Ends the reason of a row that does not agree when no ablation earns it a better verdict
+#: and no missing detail of the paper is named: the scorecard counts these as unexplained.
 UNEXPLAINED = "no measured reason yet"
-#: The reason column of a finding the run did not cover (a quick run's smaller grid).
-NOT_IN_RUN = "the points it needs are not in this run (a quick run's smaller grid)"
+#: The reason of a finding whose points the run did not produce (a quick run's smaller grid,
+#: or runs that failed).
+NOT_IN_RUN = "the points it needs are not in this run"
+_RANK = {"agree": 3, "partly": 2, "disagree": 1, "not measured": 0}
 
 
 def _reason(f: Finding, m: Measured, own: Verdict) -> str:
+    """Each ablation with the verdict its value earns, then the paper's missing detail; a row
+    is explained by an ablation that earns a better verdict than its own, or by a missing
+    detail, and is marked ``UNEXPLAINED`` otherwise."""
     if own == "agree":
         return ""
-    parts = [f"with {a.setting}: {_number(a.value)} ({verdict(a.value, f.agree, f.partly)})" for a in m.ablations]
+    verdicts = [verdict(a.value, f.agree, f.partly) for a in m.ablations]
+    parts = [f"with {a.setting}: {number(a.value)} ({v})" for a, v in zip(m.ablations, verdicts)]
     if m.missing_detail:
         parts.append(m.missing_detail)
     if own == "not measured" and not parts:
         return NOT_IN_RUN
-    return "; ".join(parts) or UNEXPLAINED
+    explained = bool(m.missing_detail) or any(_RANK[v] > _RANK[own] for v in verdicts)
+    if not explained:
+        parts.append(UNEXPLAINED + (": no ablation changes the verdict" if parts else ""))
+    return "; ".join(parts)
+
+
+def share(cases: Iterable[bool]) -> float:
+    """The share of ``cases`` that hold (the test value of a qualitative finding), NaN for
+    none."""
+    c = list(cases)
+    return sum(c) / len(c) if c else math.nan
 
 
 SCHEMA = {

@@ -112,13 +112,13 @@ def spikes_study(out: Path, quick: bool = False, executor: Executor | None = Non
     hold_table = spikes_analysis.compare(sweep(hold, out / "sweep-hold-all", executor=executor, progress=progress))
     hold_table.write_csv(out / "comparison-hold-all.csv")
     alternatives = {
-        "spikes that also hold the packets on the wire (hold = \"all\")": spikes_findings.measure(hold_table, timer_table.clear(), sensitivity.clear()),
+        "spikes that also hold the packets on the wire (hold = \"all\")": spikes_findings.measure(hold_table, sensitivity.clear()),
         # The timer study holds the 40 kbps points only: only the 40 kbps findings compare.
         "the paper's simulator's timer (minrto_ 1 s)": {
-            k: m for k, m in spikes_findings.measure(timer_table, timer_table.clear(), sensitivity.clear()).items() if k.startswith(("fig6-40-", "fig8-40-"))
+            k: m for k, m in spikes_findings.measure(timer_table, sensitivity.clear()).items() if k.startswith(("fig6-40-", "fig8-40-"))
         },
     }
-    measured = with_ablations(spikes_findings.measure(table, timer_table, sensitivity), alternatives)
+    measured = with_ablations(spikes_findings.measure(table, sensitivity), alternatives)
     found = _write_findings(out, grade(spikes_findings.REGISTRY, measured))
     runs = _run_count(study) + _run_count(timer) + _run_count(hold)
     failed = errors(out / "sweep").height + errors(out / "sweep-paper-timer").height + errors(out / "sweep-hold-all").height
@@ -239,31 +239,35 @@ PAPERS: dict[str, Paper] = {
 }
 
 
-def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, docs: Path | None = None) -> Reproduction:
-    """Runs one paper's reproduction into ``out``; with ``docs``, puts its graded findings
-    into the paper's page there."""
-    paper = PAPERS[name]
-    r = paper.run(out, quick=quick, executor=executor, replications=replications, progress=progress)
-    if docs is not None:
-        run = f"rtolab reproduce {name}{' --quick' if quick else ''}"
-        replace_section(docs / paper.doc, scorecard.BEGIN, scorecard.END, scorecard.paper_section(r.findings, run))
-    return r
+def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
+    """Runs one paper's reproduction into ``out`` (its findings in ``out/findings.csv``)."""
+    return PAPERS[name].run(out, quick=quick, executor=executor, replications=replications, progress=progress)
 
 
-def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, docs: Path | None = None) -> dict[str, Reproduction]:
+def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, command: str = "rtolab reproduce all") -> dict[str, Reproduction]:
     """Runs the five reproductions into ``out/NAME`` and writes ``out/findings.csv`` (every
-    finding of every paper) and ``out/scorecard.md``; with ``docs``, also
-    ``docs/scorecard.md`` and each paper's findings section."""
+    finding of every paper) and ``out/scorecard.md`` (``command`` names the run in it)."""
     executor = executor or LocalExecutor()
-    done = {name: reproduce(name, out / name, quick, executor, replications, progress, docs) for name in PAPERS}
+    done = {name: reproduce(name, out / name, quick, executor, replications, progress) for name in PAPERS}
     table = pl.concat([r.findings for r in done.values()])
     table.write_csv(out / "findings.csv")
-    run = f"rtolab reproduce all{' --quick' if quick else ''}"
+    (out / "scorecard.md").write_text(_scorecard_text(done, command))
+    return done
+
+
+def _scorecard_text(done: dict[str, Reproduction], command: str) -> str:
+    table = pl.concat([r.findings for r in done.values()])
     titles = {p.paper: p.title for p in PAPERS.values()}
     timings = {PAPERS[n].paper: r.wall_s for n, r in done.items()}
-    text = scorecard.render(table, titles, run, timings)
-    (out / "scorecard.md").write_text(text)
-    if docs is not None:
-        (docs / "scorecard.md").write_text(text)
-        table.write_csv(docs / "scorecard.csv")
-    return done
+    return scorecard.render(table, titles, command, timings)
+
+
+def write_docs(docs: Path, done: dict[str, Reproduction], command: str) -> None:
+    """Puts each reproduction's graded findings into its paper's page under ``docs`` and, when
+    all five ran, writes ``docs/scorecard.md`` and ``docs/scorecard.csv``. Call it only for
+    runs that all succeeded: the pages then never mix a partial run with a whole one."""
+    for name, r in done.items():
+        replace_section(docs / PAPERS[name].doc, scorecard.BEGIN, scorecard.END, scorecard.paper_section(r.findings, command))
+    if set(done) == set(PAPERS):
+        (docs / "scorecard.md").write_text(_scorecard_text(done, command))
+        pl.concat([r.findings for r in done.values()]).write_csv(docs / "scorecard.csv")

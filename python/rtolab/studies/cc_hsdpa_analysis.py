@@ -75,11 +75,6 @@ def cdfs(measured: pl.DataFrame, uplink_queue: str = MAIN_UPLINK_QUEUE) -> pl.Da
     return pl.concat(parts).select("measure", "traffic", ALGORITHM, "x", "p")
 
 
-def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: str = MAIN_UPLINK_QUEUE) -> float:
-    rows = s.filter((pl.col("measure") == measure) & (pl.col("traffic") == traffic) & (pl.col(ALGORITHM) == algorithm) & (pl.col(UPLINK_QUEUE) == queue))
-    return stats.mean_or_nan(rows["mean"])
-
-
 def traces(series: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """cwnd (segments of 1448 B) and smoothed RTT over time of the traced flow of each
     algorithm (``series``: algorithm → that run's series table)."""

@@ -22,7 +22,7 @@ from functools import partial
 
 import polars as pl
 
-from rtolab.findings import Band, Finding, Measured, at_least, at_most
+from rtolab.findings import Band, Finding, Measured, above, at_most, between, share, within
 from rtolab.studies.iw10_analysis import FLOWS, IRTO, IW
 
 PAPER = "002"
@@ -79,15 +79,15 @@ REGISTRY = [
     _f("edge-first-early", "EDGE", "When IW10 is in use, the first starting burst takes advantage and completes unfairly early", "first burst gains more",
        "share of EDGE (buffer, N ≥ 2, IRTO) cases in which IW10 shortens the first burst's median elapsed time more (relatively) than the later burst's", MOSTLY, HALF),
     _f("delay-1-iw10", "one-way delay", "1+1 EDGE: IW10 slightly more aggressive (FIFO)", "slightly higher delays",
-       "median one-way delay IW10 over IW3, EDGE 1+1, FIFO 50 p", Band(1.0, 1.5), at_least(1.0), "'slightly': above 1, at most 1.5"),
+       "median one-way delay IW10 over IW3, EDGE 1+1, FIFO 50 p", Band(above(1.0).low, 1.5), above(1.0), "'slightly': above 1, at most 1.5"),
     _f("delay-1-red", "one-way delay", "RED behaves like FIFO (too slow to react)", "RED ≈ FIFO",
        "largest |median RED / median FIFO 2·BDP − 1| over IW, EDGE 1+1", at_most(0.1), at_most(0.2), "CDFs that overlap"),
     _f("delay-1-bdp", "one-way delay", "With a BDP buffer IW10 hurts itself (self-congestion): slightly smaller delays except at the highest end", "IW10 median lower",
-       "median one-way delay IW10 over IW3, EDGE 1+1, FIFO BDP", Band(0.7, 1.0), at_most(1.05), "'slightly smaller'"),
+       "median one-way delay IW10 over IW3, EDGE 1+1, FIFO BDP", between(0.7, 1.0, open_high=True), at_most(1.05), "'slightly smaller': below 1, not below 0.7"),
     _f("delay-1-redok", "one-way delay", "REDok fails to control the delay increase IW10 imposes; maxima IW10 2.80 s, IW3 2.06 s", "× 1.36",
-       "maximum one-way delay IW10 over IW3, EDGE 1+1, REDok", Band(1.1, 1.7), at_least(1.0), "the slides' ratio 1.36 ± 25 %"),
+       "maximum one-way delay IW10 over IW3, EDGE 1+1, REDok", within(2.80 / 2.06, 0.25), above(1.0), "the slides' ratio 2.80 / 2.06 = 1.36 ± 25 %"),
     _f("delay-6-redok", "one-way delay", "6 flows with REDok: IW10 significantly more aggressive; maxima IW10 0.429 s, IW3 0.296 s", "× 1.45",
-       "maximum one-way delay IW10 over IW3, HSPA 6+6, REDok", Band(1.2, 1.8), at_least(1.0), "the slides' ratio 1.45 ± 25 %"),
+       "maximum one-way delay IW10 over IW3, HSPA 6+6, REDok", within(0.429 / 0.296, 0.25), above(1.0), "the slides' ratio 0.429 / 0.296 = 1.45 ± 25 %"),
     _f("delay-6-self", "one-way delay", "6 flows, FIFO and RED: IW10 less aggressive due to self-congestion", "IW10 median lower",
        "share of HSPA 6+6 FIFO (BDP, 2·BDP) and RED buffers whose median one-way delay is lower with IW10", MOSTLY, HALF),
     _f("irto-small-rtt", "conclusions", "A smaller initial RTO performs better when the effective end-to-end RTT is smaller than 1 s", "IRTO1 never worse",
@@ -123,11 +123,6 @@ class _Tables:
         return [(float(x), float(y)) for x, y in joined.select("a", "b").iter_rows()]
 
 
-def _share(cases: Iterable[bool]) -> float:
-    c = list(cases)
-    return sum(c) / len(c) if c else math.nan
-
-
 def _worst(pairs: list[tuple[float, float]]) -> float:
     return max((abs(b / a - 1) for a, b in pairs if a > 0), default=math.nan)
 
@@ -139,7 +134,7 @@ def measure(summary: pl.DataFrame, between: pl.DataFrame, delays: pl.DataFrame) 
     out: dict[str, Measured] = {}
 
     def order(key: str, pairs: list[tuple[float, float]], holds: Callable[[float, float], bool], detail: str) -> None:
-        out[key] = Measured(_share(holds(a, b) for a, b in pairs), f"{sum(holds(a, b) for a, b in pairs)} of {len(pairs)} groups; {detail}")
+        out[key] = Measured(share(holds(a, b) for a, b in pairs), f"{sum(holds(a, b) for a, b in pairs)} of {len(pairs)} groups; {detail}")
 
     few = t.paired("median", "iw", 3, 10, flows=1, irto="3s")
     order("iw10-few", few, lambda a, b: b < a, _ratio_range(few, "IW10/IW3 median"))
@@ -153,10 +148,8 @@ def measure(summary: pl.DataFrame, between: pl.DataFrame, delays: pl.DataFrame) 
         lf = _Tables(later_over_first.with_columns(ratio=pl.col("later") / pl.col("first"), generator=pl.lit("both")))
         pairs = lf.paired("ratio", "iw", 3, 10)
         order("fair-later", pairs, lambda a, b: b < a, _ratio_range(pairs, "later/first with IW3 → IW10", pairs_are_values=True))
-        first_gain = lf.paired("first", "iw", 3, 10, link="EDGE")
-        later_gain = lf.paired("later", "iw", 3, 10, link="EDGE")
-        gains = [(f10 / f3, l10 / l3) for (f3, f10), (l3, l10) in zip(first_gain, later_gain)]
-        out["edge-first-early"] = Measured(_share(f < l for f, l in gains), f"{sum(f < l for f, l in gains)} of {len(gains)} EDGE cases; IW10/IW3 median first {_span([g[0] for g in gains])}, later {_span([g[1] for g in gains])}")
+        gains = _gains(later_over_first.filter(pl.col("tag.link") == "EDGE"))
+        out["edge-first-early"] = Measured(share(f < l for f, l in gains), f"{sum(f < l for f, l in gains)} of {len(gains)} EDGE cases; IW10/IW3 median first {_span([g[0] for g in gains])}, later {_span([g[1] for g in gains])}")
     within = t.paired("mean_jain_within", "iw", 3, 10, flows=[2, 6, 18])
     order("fair-within", within, lambda a, b: b < a, f"mean Jain's index IW3 {_mean(a for a, _ in within):.3f} → IW10 {_mean(b for _, b in within):.3f}")
 
@@ -167,7 +160,7 @@ def measure(summary: pl.DataFrame, between: pl.DataFrame, delays: pl.DataFrame) 
         out["lte-no-spurious"] = Measured(float(lte_rows["mean_spurious_rtos"].max()), f"largest mean spurious RTOs per burst {float(lte_rows['mean_spurious_rtos'].max()):.3f}")  # type: ignore[arg-type]
         out["lte-not-syn"] = Measured(float(lte_rows["mean_syn_rtos"].max()), f"largest mean SYN RTOs per burst {float(lte_rows['mean_syn_rtos'].max()):.3f}")  # type: ignore[arg-type]
         iw10 = t.rows(link="LTE", iw=10, flows=[6, 18])
-        out["lte-rtos-iw10"] = Measured(_share(x > 0 for x in iw10["mean_rtos"].to_list()), "mean RTOs per burst " + ", ".join(f"{x:.2f}" for x in iw10["mean_rtos"].to_list()))
+        out["lte-rtos-iw10"] = Measured(share(x > 0 for x in iw10["mean_rtos"].to_list()), "mean RTOs per burst " + ", ".join(f"{x:.2f}" for x in iw10["mean_rtos"].to_list()))
     hspa = t.paired("median", "irto", "3s", "1s", link="HSPA", flows=[1, 2])
     out["hspa-no-change"] = Measured(_worst(hspa), f"largest change {100 * _worst(hspa):.1f} % over {len(hspa)} groups")
     hl = t.paired("max", "irto", "3s", "1s", link="HSPA", flows=18, burst="later")
@@ -199,6 +192,17 @@ def measure(summary: pl.DataFrame, between: pl.DataFrame, delays: pl.DataFrame) 
     order("irto-large-rtt", large_rtt, lambda a, b: b > a, _ratio_range(large_rtt, "IRTO1/IRTO3 median"))
     out.update(_delay_findings(delays))
     return out
+
+
+def _gains(wide: pl.DataFrame) -> list[tuple[float, float]]:
+    """(IW10 over IW3 median elapsed time of the first burst, the same of the later burst) per
+    group (buffer, flows, IRTO) of a table with one row per group and IW, columns first and
+    later: one join, so each pair comes from one group."""
+    keys = ["tag.link", "tag.buffer", FLOWS, IRTO]
+    iw3 = wide.filter(pl.col(IW) == 3).select(*keys, pl.col("first").alias("f3"), pl.col("later").alias("l3"))
+    iw10 = wide.filter(pl.col(IW) == 10).select(*keys, pl.col("first").alias("f10"), pl.col("later").alias("l10"))
+    both = iw3.join(iw10, on=keys).sort(keys)
+    return [(f10 / f3, l10 / l3) for f3, l3, f10, l10 in both.select("f3", "l3", "f10", "l10").iter_rows()]
 
 
 def _between(between: pl.DataFrame, link: str, buffers: list[str], flows: list[int]) -> list[tuple[float, float]]:
@@ -235,7 +239,7 @@ def _delay_findings(delays: pl.DataFrame) -> dict[str, Measured]:
     out["delay-6-redok"] = ratio("HSPA", 6, "REDok", "max")
     bufs = ["BDP", "2BDP", "RED"]
     lower = [get("HSPA", 6, b, 10, "median") < get("HSPA", 6, b, 3, "median") for b in bufs]
-    out["delay-6-self"] = Measured(_share(lower), ", ".join(f"{b} IW3 {get('HSPA', 6, b, 3, 'median'):.3f} / IW10 {get('HSPA', 6, b, 10, 'median'):.3f} s" for b in bufs))
+    out["delay-6-self"] = Measured(share(lower), ", ".join(f"{b} IW3 {get('HSPA', 6, b, 3, 'median'):.3f} / IW10 {get('HSPA', 6, b, 10, 'median'):.3f} s" for b in bufs))
     return out
 
 

@@ -16,6 +16,7 @@ with the mean spike length.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from pathlib import Path
 
@@ -47,7 +48,10 @@ def _model(rate: float, lo: float, hi: float, mean: float, loss: float, timeout:
     point = partial(spikes, rate, PACKET_BYTES, rtt_s(rate), loss=loss)
     main = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free")
     to1 = point(Uniform(lo, hi), interval_law(mean), timeout=1.0, interval_kind="spike_free")
-    waited = point(Uniform(lo, hi), interval_law(mean), timeout=wait, interval_kind="spike_free").goodput_bps if wait else None
+    # No timeout at the point (0/0): no waited TO to feed the model.
+    waited = math.nan
+    if wait is not None and math.isfinite(wait) and wait > 0:
+        waited = point(Uniform(lo, hi), interval_law(mean), timeout=wait, interval_kind="spike_free").goodput_bps
     per_rtt = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free", ca_growth="per_rtt")
     period = point(0.5 * (lo + hi), interval_law(mean), timeout=timeout)
     return {

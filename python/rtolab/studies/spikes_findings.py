@@ -16,7 +16,7 @@ from functools import partial
 
 import polars as pl
 
-from rtolab.findings import ALL, Ablation, Band, Finding, Measured, at_most
+from rtolab.findings import ALL, Ablation, Band, Finding, Measured, at_most, share
 from rtolab.studies.spikes_analysis import LOSS, RATE, SD_HI
 
 PAPER = "003"
@@ -47,7 +47,7 @@ REGISTRY = [
     _f("fig7-like-fig6", "Fig. 7, Sec. 4.1", "SD = 3 s: the same observations as for SD = 7.5 s (lossless low bandwidth matches)", "exact",
        "largest |error|, 40 kbps, p = 0, spikes U[1, 5] s", at_most(EXACT), at_most(GOOD), "as Fig. 6"),
     _f("fig8-40-under", "Fig. 8, Sec. 4.1", "SD = 1.5 s: TCP's timer adapts to the spikes and the lossless low-bandwidth model underestimates", "error < 0",
-       "share of 40 kbps lossless points, spikes U[1, 2] s, with the paper's simulator's timer (ns-2's minrto_ 1 s before 2004-10-14), where the model is below the simulation", ALL, TYPICALLY),
+       "share of 40 kbps lossless points, spikes U[1, 2] s, where the model is below the simulation", ALL, TYPICALLY),
     _f("fig8-40-lossy-over", "Fig. 8, Sec. 4.1", "SD = 1.5 s, lossy: the model slightly overestimates", "error > 0, small",
        "share of 40 kbps, p = 2 % and 5 %, U[1, 2] s points where the model is above the simulation by at most 10 %", TYPICALLY, Band(0.25, 1.0)),
     _f("fig8-100-lossy-under", "Fig. 8, Sec. 4.1", "SD = 1.5 s, 100 kbps with losses: the model underestimates, especially at 5 %", "error < 0",
@@ -59,11 +59,6 @@ REGISTRY = [
     _f("fig9-markov-over-exp", "Fig. 9, Sec. 4.2", "The Markov-modulated process yields throughout a higher goodput than the exponential one", "above throughout",
        "share of (mean, loss) points at which the Markov-modulated law beats the exponential", ALL, TYPICALLY),
 ]
-
-
-def _share(cases: Iterable[bool]) -> float:
-    c = list(cases)
-    return sum(c) / len(c) if c else math.nan
 
 
 def _errors(t: pl.DataFrame, rate: int | None = None, sd_hi: float | None = None, losses: Iterable[float] | None = None, column: str = "rel_error") -> list[float]:
@@ -85,10 +80,11 @@ def _largest(xs: list[float]) -> float:
     return max((abs(x) for x in xs), default=math.nan)
 
 
-def measure(table: pl.DataFrame, timer: pl.DataFrame, sensitivity: pl.DataFrame) -> dict[str, Measured]:
-    """rtolab's answer to every finding, from the comparison table (``spikes_analysis.compare``),
-    the SD = 1.5 s comparison with the paper's simulator's timer (``timer``, same columns) and
-    Figure 9's table (``spikes_analysis.sensitivity``)."""
+def measure(table: pl.DataFrame, sensitivity: pl.DataFrame) -> dict[str, Measured]:
+    """rtolab's answer to every finding, from the comparison table (``spikes_analysis.compare``)
+    and Figure 9's table (``spikes_analysis.sensitivity``, may be empty). The reproduction
+    measures the same again on its alternative runs (the paper's simulator's timer, spikes
+    that hold the wire) and adds those as ablations (``findings.with_ablations``)."""
     out: dict[str, Measured] = {}
 
     def largest(key: str, errors: list[float], per_rtt: list[float] | None = None) -> None:
@@ -96,18 +92,18 @@ def measure(table: pl.DataFrame, timer: pl.DataFrame, sensitivity: pl.DataFrame)
         out[key] = Measured(_largest(errors), f"errors {_span(errors)} over {len(errors)} points", ablations)
 
     def sign(key: str, rate: int | None, sd_hi: float, losses: list[float], above: bool, per_rtt: bool = False, timeouts: bool = False, missing: str = "") -> None:
-        def share(xs: list[float]) -> float:
-            return _share((e > 0) if above else (e < 0) for e in xs)
+        def signed(xs: list[float]) -> float:
+            return share((e > 0) if above else (e < 0) for e in xs)
 
         ablations = []
         if per_rtt:
-            ablations.append(Ablation("congestion avoidance read as one packet per RTT (slope 1/R²)", share(_column_error(table, "model_per_rtt_bps", rate, sd_hi, losses))))
+            ablations.append(Ablation("congestion avoidance read as one packet per RTT (slope 1/R²)", signed(_column_error(table, "model_per_rtt_bps", rate, sd_hi, losses))))
         if timeouts:
-            ablations.append(Ablation("the model's TO = 1 s instead of the measured mean RTO", share(_column_error(table, "model_to1_bps", rate, sd_hi, losses))))
-            ablations.append(Ablation("the model's TO = the time the sender waited before each timeout", share(_column_error(table, "model_wait_bps", rate, sd_hi, losses))))
+            ablations.append(Ablation("the model's TO = 1 s instead of the measured mean RTO", signed(_column_error(table, "model_to1_bps", rate, sd_hi, losses))))
+            ablations.append(Ablation("the model's TO = the time the sender waited before each timeout", signed(_column_error(table, "model_wait_bps", rate, sd_hi, losses))))
         errors = _errors(table, rate, sd_hi, losses)
         holds = [(e > 0) if above else (e < 0) for e in errors]
-        out[key] = Measured(share(errors), f"{sum(holds)} of {len(holds)} points; errors {_span(errors)}", tuple(ablations), missing)
+        out[key] = Measured(signed(errors), f"{sum(holds)} of {len(holds)} points; errors {_span(errors)}", tuple(ablations), missing)
 
     largest("fig6-40-lossless", _errors(table, 40_000, 10, [0.0]))
     sign("fig6-40-lossy-over", 40_000, 10, [0.02, 0.05], above=True, timeouts=True,
@@ -119,21 +115,14 @@ def measure(table: pl.DataFrame, timer: pl.DataFrame, sensitivity: pl.DataFrame)
     sign("fig6-100-high-loss-under", 100_000, 10, [0.05], above=False, per_rtt=True)
     largest("fig6-accuracy-2pct", _errors(table, None, 10, [0.0, 0.02]), per_rtt=_column_error(table, "model_per_rtt_bps", None, 10, [0.0, 0.02]))
     largest("fig7-like-fig6", _errors(table, 40_000, 5, [0.0]))
-    paper_timer = _errors(timer, 40_000, 2, [0.0])
-    today = _errors(table, 40_000, 2, [0.0])
-    holds = [e < 0 for e in paper_timer]
-    out["fig8-40-under"] = Measured(
-        _share(holds),
-        f"minrto 1 s: {sum(holds)} of {len(holds)} points below, errors {_span(paper_timer)}; minrto 0.2 s (ns-2.35): errors {_span(today)}",
-        (Ablation("ns-2.35's timer (minrto_ 0.2 s)", _share(e < 0 for e in today)),),
-    )
+    sign("fig8-40-under", 40_000, 2, [0.0], above=False)
     lossy = _errors(table, 40_000, 2, [0.02, 0.05])
     slight = [0 < e <= GOOD for e in lossy]
     to1 = _column_error(table, "model_to1_bps", 40_000, 2, [0.02, 0.05])
     waited = _column_error(table, "model_wait_bps", 40_000, 2, [0.02, 0.05])
-    out["fig8-40-lossy-over"] = Measured(_share(slight), f"{sum(slight)} of {len(slight)} points; errors {_span(lossy)}",
-                                         (Ablation("the model's TO = 1 s instead of the measured mean RTO", _share(0 < e <= GOOD for e in to1)),
-                                          Ablation("the model's TO = the time the sender waited before each timeout", _share(0 < e <= GOOD for e in waited))),
+    out["fig8-40-lossy-over"] = Measured(share(slight), f"{sum(slight)} of {len(slight)} points; errors {_span(lossy)}",
+                                         (Ablation("the model's TO = 1 s instead of the measured mean RTO", share(0 < e <= GOOD for e in to1)),
+                                          Ablation("the model's TO = the time the sender waited before each timeout", share(0 < e <= GOOD for e in waited))),
                                          "the paper does not give the TO its model used")
     sign("fig8-100-lossy-under", 100_000, 2, [0.02, 0.05], above=False)
 
@@ -143,20 +132,19 @@ def measure(table: pl.DataFrame, timer: pl.DataFrame, sensitivity: pl.DataFrame)
         rows = list(wide.iter_rows(named=True))
         uniform = [min(laws, key=lambda law: r[law]) == "uniform" for r in rows]
         without_classical = [min((law for law in laws if law != "Pareto (shape 1.5)"), key=lambda law: r[law]) == "uniform" for r in rows]
-        out["fig9-uniform-worst"] = Measured(_share(uniform), f"uniform lowest at {sum(uniform)} of {len(rows)} points",
-                                             (Ablation("Pareto read as Pareto II (Lomax)", _share(without_classical)),),
+        out["fig9-uniform-worst"] = Measured(share(uniform), f"uniform lowest at {sum(uniform)} of {len(rows)} points",
+                                             (Ablation("Pareto read as Pareto II (Lomax)", share(without_classical)),),
                                              "the classical Pareto with mean E equals the uniform law's goodput where it has no interval below SD + L (docs/spikes.md)")
         pareto = [r["Pareto (shape 1.5)"] > r["exponential"] for r in rows]
         lomax = [r["Lomax / Pareto II (shape 1.5)"] > r["exponential"] for r in rows]
         out["fig9-pareto-over-exp"] = Measured(
-            _share(pareto), f"classical Pareto above exponential at {sum(pareto)} of {len(rows)} points",
-            (Ablation("Pareto II (Lomax, support from 0, scale E/2)", _share(lomax)),),
+            share(pareto), f"classical Pareto above exponential at {sum(pareto)} of {len(rows)} points",
+            (Ablation("Pareto II (Lomax, support from 0, scale E/2)", share(lomax)),),
             "the paper does not say which Pareto: the classical law with mean E has no interval below E/3 (docs/spikes.md)",
         )
         markov = [r["Markov-modulated exp."] > r["exponential"] for r in rows]
-        out["fig9-markov-over-exp"] = Measured(_share(markov), f"above at {sum(markov)} of {len(rows)} points")
+        out["fig9-markov-over-exp"] = Measured(share(markov), f"above at {sum(markov)} of {len(rows)} points")
     return out
-
 
 
 def _column_error(table: pl.DataFrame, column: str, rate: int | None, sd_hi: float, losses: list[float]) -> list[float]:
