@@ -70,7 +70,7 @@ def test_uplink_bulk_is_held_to_the_uplink(flows: pl.DataFrame) -> None:
 def test_summary_findings_and_figures(flows: pl.DataFrame, tmp_path: Path) -> None:
     measured = a.per_flow(flows)
     runs = a.per_run(measured)
-    assert runs.height == len(c.ALGORITHMS) * RUNS_PER_CASE * len(a.TRAFFIC)
+    assert runs.height == len(c.ALGORITHMS) * RUNS_PER_CASE * len(a.TRAFFIC_CLASSES)
     table = a.summary(runs)
     assert set(table["measure"].unique().to_list()) == set(a.MEASURES)
     assert (table["n"] == RUNS_PER_CASE).all()
@@ -98,7 +98,7 @@ def test_findings_follow_the_means() -> None:
         "genuine_timeouts": {"NewReno": 1.0, "Westwood+": 1.0, "BIC": 2.0, "CUBIC": 4.0},
     }
     for measure, per_alg in values.items():
-        for traffic in a.TRAFFIC:
+        for traffic in a.TRAFFIC_CLASSES:
             for alg, v in per_alg.items():
                 rows.append({"measure": measure, c.ALGORITHM: alg, c.UPLINK_QUEUE: c.MAIN_UPLINK_QUEUE, c.BACKGROUND: c.BACKGROUND_USERS, "traffic": traffic, "n": 3, "mean": v, "ci_low": v, "ci_high": v})
     found = grade(f.REGISTRY, f.measure(pl.DataFrame(rows)))

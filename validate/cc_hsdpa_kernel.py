@@ -67,7 +67,7 @@ def table(flows: pl.DataFrame, when: str, kernel: str) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for algorithm in CONTROLS:
-        for traffic in a.TRAFFIC:
+        for traffic in a.TRAFFIC_CLASSES:
             row = {e: means.filter((pl.col(c.ALGORITHM) == algorithm) & (pl.col("traffic") == traffic) & (pl.col("engine") == e)) for e in ("kernel", "simulator")}
             if any(r.height == 0 for r in row.values()):
                 continue

@@ -323,7 +323,7 @@ def report(
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 
-class Reproduction(StrEnum):
+class StudyName(StrEnum):
     """The papers ``rtolab reproduce`` reproduces, and ``all`` of them."""
 
     all = "all"
@@ -336,7 +336,7 @@ class Reproduction(StrEnum):
 
 @app.command()
 def reproduce(
-    name: Annotated[Reproduction, typer.Argument(help="Which study, or all five (then also the scorecard).")],
+    name: Annotated[StudyName, typer.Argument(help="Which study, or all five (then also the scorecard).")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME, out/NAME-quick with --quick).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
@@ -356,7 +356,7 @@ def reproduce(
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
     command = " ".join(["rtolab reproduce", name.value, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
     try:
-        if name == Reproduction.all:
+        if name == StudyName.all:
             done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
         else:
             done = {name.value: run_one(name.value, target, quick=quick, executor=executor, replications=replications, progress=True)}
@@ -366,7 +366,7 @@ def reproduce(
     for study, r in done.items():
         out.print(f"{PAPERS[study].paper} {study}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
         failed += r.failed
-    if name == Reproduction.all:
+    if name == StudyName.all:
         import polars as pl
 
         out.print(f"all: findings {tally(pl.concat([r.findings for r in done.values()]))}; {target}/scorecard.md")
@@ -374,7 +374,7 @@ def reproduce(
         raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed, nothing written to --docs (rtolab.errors(DIR) lists them for each sweep directory under {target})", code=1)
     if docs is not None:
         write_docs(docs, done, command)
-        out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == Reproduction.all else ""))
+        out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == StudyName.all else ""))
 
 
 def main() -> None:

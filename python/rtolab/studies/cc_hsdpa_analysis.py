@@ -14,7 +14,7 @@ from rtolab import stats
 from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE, WARM_UP_S
 
 #: The measured traffic, by how a flow's row identifies it.
-TRAFFIC = [DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB]
+TRAFFIC_CLASSES = [DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB]
 #: Per-flow measures (paper 004: goodput, RTT, packet loss ratio, timeouts), with labels.
 MEASURES = {
     "goodput_bps": "goodput [bit/s]",
@@ -93,7 +93,7 @@ def figures(cdf: pl.DataFrame, trace: pl.DataFrame, out: Path) -> list[Path]:
     from rtolab.studies.figures import save
 
     paths: list[Path] = []
-    for traffic in TRAFFIC:
+    for traffic in TRAFFIC_CLASSES:
         fig = Figure(figsize=(14, 3.6))
         axes = fig.subplots(1, len(MEASURES))
         for ax, (measure, label) in zip(axes, MEASURES.items()):

@@ -55,7 +55,8 @@ def calls(flows: pl.DataFrame) -> pl.DataFrame:
 
 def web_runs(flows: pl.DataFrame, rto: pl.DataFrame) -> pl.DataFrame:
     """One row per web run: throughput, mean completion time and its ratio to the perfect
-    channel, timeouts per call, both average RTOs."""
+    channel (same replication and timer), timeouts and idle time per call, and three average
+    RTOs: over time, over RTT samples, and the wait before each timeout over the expiries."""
     c = calls(flows).join(rto, on=["run", "name"], how="left")
     runs = c.group_by(["run", "replication", *KEYS], maintain_order=True).agg(
         pl.len().alias("calls"),
