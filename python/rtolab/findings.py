@@ -7,9 +7,11 @@ together. The verdict is a function of the value and the bands alone (:func:`ver
 finding can never be reported as agreeing while its number is outside its tolerance, and a
 written table can be graded again from its own columns (:func:`regrade`).
 
-A finding that does not agree carries its reason in the ``reason`` column: the ablation that
-flips it (the setting, the value with it and the verdict that value earns, all measured in
-the same reproduction) or the detail the paper leaves out that decides it.
+A finding that does not agree carries its reason in the ``reason`` column: every ablation
+measured in the same reproduction (the setting, the value with it and the verdict that value
+earns) and the detail the paper leaves out. It counts as explained only when an ablation
+earns a better verdict or a missing detail is named; otherwise the reason ends with
+``UNEXPLAINED`` and the scorecard counts the row.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ VERDICTS: tuple[Verdict, ...] = ("agree", "partly", "disagree", "not measured")
 
 @dataclass(frozen=True)
 class Band:
-    """The closed interval [low, high] of a finding's test value; either end may be infinite."""
+    """The closed interval [low, high] of a finding's test value; either end may be infinite.
+    An open edge ("more than 1") is the neighbouring float inside the band (``above``,
+    ``below``, ``between``), which the closed test treats exactly as open and ``text`` prints
+    as open."""
 
     low: float = -math.inf
     high: float = math.inf
