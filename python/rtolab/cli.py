@@ -346,7 +346,7 @@ def reproduce(
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
-    from rtolab.reproduce import PAPERS, reproduce as run_one, reproduce_all, write_docs
+    from rtolab.reproduce import PAPERS, all_findings, reproduce as run_one, reproduce_all, write_docs
     from rtolab.scorecard import tally
 
     if docs is not None and not docs.is_dir():
@@ -367,9 +367,7 @@ def reproduce(
         out.print(f"{PAPERS[study].paper} {study}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
         failed += r.failed
     if name == StudyName.all:
-        import polars as pl
-
-        out.print(f"all: findings {tally(pl.concat([r.findings for r in done.values()]))}; {target}/scorecard.md")
+        out.print(f"all: findings {tally(all_findings(done))}; {target}/scorecard.md")
     if failed:
         raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed, nothing written to --docs (rtolab.errors(DIR) lists them for each sweep directory under {target})", code=1)
     if docs is not None:

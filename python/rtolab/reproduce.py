@@ -178,7 +178,7 @@ def minrto_hsdpa_study(out: Path, quick: bool = False, executor: Executor | None
     runs.write_csv(out / "runs.csv")
     table = minrto_hsdpa_analysis.summary(runs)
     table.write_csv(out / "summary.csv")
-    high = max(u for u in study.grid[minrto_hsdpa.USERS] if u <= minrto_hsdpa_findings.PAPER_MAX_USERS)
+    high = minrto_hsdpa_findings.high_load(study.grid[minrto_hsdpa.USERS])
     tail = minrto_hsdpa_analysis.rtt_tail(flows, users=high, min_rto_s=0.2)
     found = _write_findings(out, grade(minrto_hsdpa_findings.REGISTRY, minrto_hsdpa_findings.measure(table, tail)))
     cdf = minrto_hsdpa_analysis.rtt_cdf(flows, users=high, min_rto_s=0.2)
@@ -249,14 +249,18 @@ def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = No
     finding of every paper) and ``out/scorecard.md`` (``command`` names the run in it)."""
     executor = executor or LocalExecutor()
     done = {name: reproduce(name, out / name, quick, executor, replications, progress) for name in PAPERS}
-    table = pl.concat([r.findings for r in done.values()])
+    table = all_findings(done)
     table.write_csv(out / "findings.csv")
-    (out / "scorecard.md").write_text(_scorecard_text(done, command))
+    (out / "scorecard.md").write_text(_scorecard_text(table, done, command))
     return done
 
 
-def _scorecard_text(done: dict[str, Reproduction], command: str) -> str:
-    table = pl.concat([r.findings for r in done.values()])
+def all_findings(done: dict[str, Reproduction]) -> pl.DataFrame:
+    """Every graded finding of the reproductions in ``done``, paper after paper."""
+    return pl.concat([r.findings for r in done.values()])
+
+
+def _scorecard_text(table: pl.DataFrame, done: dict[str, Reproduction], command: str) -> str:
     titles = {p.paper: p.title for p in PAPERS.values()}
     timings = {PAPERS[n].paper: r.wall_s for n, r in done.items()}
     return scorecard.render(table, titles, command, timings)
@@ -269,5 +273,6 @@ def write_docs(docs: Path, done: dict[str, Reproduction], command: str) -> None:
     for name, r in done.items():
         replace_section(docs / PAPERS[name].doc, scorecard.BEGIN, scorecard.END, scorecard.paper_section(r.findings, command))
     if set(done) == set(PAPERS):
-        (docs / "scorecard.md").write_text(_scorecard_text(done, command))
-        pl.concat([r.findings for r in done.values()]).write_csv(docs / "scorecard.csv")
+        table = all_findings(done)
+        (docs / "scorecard.md").write_text(_scorecard_text(table, done, command))
+        table.write_csv(docs / "scorecard.csv")

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from rtolab import stats
 from rtolab.executors import run_all
+from rtolab.model.parse import seconds
 from rtolab.studies.figures import save
 from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers, scaled
 from rtolab.study import derive_seed, set_path
@@ -23,20 +24,12 @@ IRTO = "generators.*.tcp.initial_rto"
 KEYS = ["tag.link", "tag.buffer", FLOWS, IW, IRTO]
 
 
-def _seconds(text: str) -> float:
-    units = {"ms": 1e-3, "s": 1.0}
-    for u in ("ms", "s"):
-        if text.endswith(u):
-            return float(text[: -len(u)]) * units[u]
-    return float(text)
-
-
 def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
     """One row per (run, burst): elapsed time of its longest flow (from the burst's nominal
     start), RTOs (data and SYN, as the slides count them) split into spurious and genuine,
     Jain's index of its flows' goodputs."""
     later_start = "generators.later.start"
-    offsets = {v: _seconds(v) for v in flows[later_start].unique().to_list()}
+    offsets = {v: seconds(v) for v in flows[later_start].unique().to_list()}
     out = (
         flows.group_by(["run", "point", "replication", *KEYS, later_start, "generator"], maintain_order=True)
         .agg(

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rtolab.model.parse import seconds
 from rtolab.study import Study
 
 
@@ -110,9 +111,8 @@ def base_scenario() -> dict[str, Any]:
 
 
 def scaled(duration: str, factor: float) -> str:
-    """A duration written "…s" or "…ms", times ``factor``, in milliseconds."""
-    ms = float(duration[:-2]) if duration.endswith("ms") else float(duration[:-1]) * 1000
-    return f"{ms * factor:g}ms"
+    """A duration with its unit, times ``factor``, written in milliseconds."""
+    return f"{seconds(duration) * 1000 * factor:g}ms"
 
 
 #: The offset of the later burst is the slides' unstated detail that the elapsed-time

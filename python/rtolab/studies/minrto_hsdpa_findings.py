@@ -77,6 +77,11 @@ CAPACITY = (
 )
 
 
+def high_load(loads: list[int]) -> int:
+    """The paper's high load: 150 users, or the largest load of the grid at or below it."""
+    return max(u for u in loads if u <= PAPER_MAX_USERS)
+
+
 class _Summary:
     """Looks up grid-point means of the study's summary table."""
 
@@ -96,8 +101,7 @@ class _Summary:
         return [u for u in self.loads if u <= PAPER_MAX_USERS]
 
     def high(self) -> int:
-        """The paper's high load: 150 users, or the largest load at or below it in the grid."""
-        return max(self.paper_loads())
+        return high_load(self.loads)
 
     def beyond(self) -> int | None:
         """The largest load of the grid beyond the paper's, if any."""
