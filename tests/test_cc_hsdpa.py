@@ -110,9 +110,9 @@ def test_findings_follow_the_means() -> None:
 
 def test_reproduction_writes_its_files(tmp_path: Path) -> None:
     """`rtolab reproduce cc-hsdpa` end to end, one replication: every file it promises."""
-    from rtolab.reproduce import cc_hsdpa_study
+    from rtolab.reproduce import reproduce
 
-    r = cc_hsdpa_study(tmp_path, quick=True, executor=LocalExecutor(1), replications=1)
+    r = reproduce("cc-hsdpa", tmp_path, quick=True, executor=LocalExecutor(1), replications=1)
     # one measured flow per run: a downlink flow per background size, an uplink flow per
     # uplink buffer and a web user, per algorithm; and one traced run per algorithm
     per_algorithm = len(c.BACKGROUNDS) + len(c.UPLINK_QUEUES) + 1

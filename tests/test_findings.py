@@ -12,7 +12,7 @@ import pytest
 
 from rtolab import scorecard
 from rtolab.findings import ALL, UNEXPLAINED, Ablation, Band, Finding, Measured, above, at_least, at_most, below, between, grade, read, regrade, verdict, within
-from rtolab.reproduce import PAPERS
+from rtolab.papers import PAPERS
 from rtolab.studies import cc_hsdpa_findings, icmp_rto_findings, iw10_findings, minrto_hsdpa_findings, spikes_findings
 
 REGISTRIES = {

@@ -10,13 +10,13 @@ import pytest
 from conftest import assert_graded
 
 import rtolab
-from rtolab.reproduce import icmp_rto_study
+from rtolab.reproduce import reproduce
 from rtolab.studies import icmp_rto, icmp_rto_findings
 from rtolab.studies import icmp_rto_analysis as analysis
 
 
 def test_every_point_of_the_full_study_is_a_valid_scenario() -> None:
-    for study in (icmp_rto.web_study(), icmp_rto.ftp_study(), icmp_rto.arq_study()):
+    for study in (icmp_rto.scheme_study("web"), icmp_rto.scheme_study("ftp"), icmp_rto.arq_study()):
         seen = set()
         for p in study.points():
             if p.point not in seen:
@@ -29,7 +29,7 @@ def test_every_point_of_the_full_study_is_a_valid_scenario() -> None:
 def test_web_and_ftp_run_the_three_senders_at_every_bad_fraction() -> None:
     """Each sender under each reading of the timer: ns-1's (the back-off stops at 64, no
     cap) and the 64 s cap."""
-    for study, tcp_path in ((icmp_rto.web_study(quick=True), "generators.web.tcp"), (icmp_rto.ftp_study(quick=True), "flows.ftp.tcp")):
+    for study, tcp_path in ((icmp_rto.scheme_study("web", quick=True), "generators.web.tcp"), (icmp_rto.scheme_study("ftp", quick=True), "flows.ftp.tcp")):
         assert len(study.cases) == 3 * len(icmp_rto.TIMERS) * len(icmp_rto.BAD_MEANS_QUICK)
         for case in study.cases:
             fields = {**icmp_rto.TIMERS[case[icmp_rto.TIMER]], **icmp_rto.SCHEMES[case[icmp_rto.SCHEME]]}
@@ -38,6 +38,19 @@ def test_web_and_ftp_run_the_three_senders_at_every_bad_fraction() -> None:
         assert schemes == [icmp_rto.OFF, icmp_rto.ON, icmp_rto.ON_NO_BACKOFF]
         spec = next(p.spec for p in study.points() if p.params.get(icmp_rto.SCHEME) == icmp_rto.ON_NO_BACKOFF)
         rtolab.validate(spec)
+
+
+def test_each_unknown_setting_runs_the_scheme_off_and_on_with_its_setting() -> None:
+    """The link's unstated details (``UNKNOWNS``): every case carries the setting, only the
+    scheme off and the graded reading run, under ns-1's timer, and the scenarios are valid."""
+    for unknown, setting in icmp_rto.UNKNOWNS.items():
+        for traffic in icmp_rto.TRAFFICS:
+            study = icmp_rto.scheme_study(traffic, quick=True, unknown=unknown)
+            assert len(study.cases) == 2 * len(icmp_rto.BAD_MEANS_QUICK)
+            assert {c[icmp_rto.SCHEME] for c in study.cases} == {icmp_rto.OFF, icmp_rto.MAIN_SCHEME}
+            assert {c[icmp_rto.TIMER] for c in study.cases} == {icmp_rto.MAIN_TIMER}
+            assert all(setting.items() <= c.items() for c in study.cases)
+            rtolab.validate(study.points()[-1].spec)
 
 
 def test_perfect_channel_has_one_ber() -> None:
@@ -100,12 +113,12 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
     back-off alone on the scheme's timeouts keeps the timer short: at 50 % bad the FTP average
     RTO without that back-off is below half the one with it (the quick run with 5
     replications measures 0.11× [0.05, 0.18]; half leaves a wide margin for 2)."""
-    r = icmp_rto_study(tmp_path, quick=True, executor=rtolab.LocalExecutor(2), replications=2)
+    r = reproduce("icmp-rto", tmp_path, quick=True, executor=rtolab.LocalExecutor(2), replications=2)
     assert r.failed == 0
     assert_graded(tmp_path / "findings.csv", icmp_rto_findings.REGISTRY)
     for stem in ("figure2", "figure4", "figure5", "figure6", "figure7", "figure8"):
         assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
-    for name in ("summary.csv", "comparison.csv", "cases.csv", "arq.csv", "ablation.csv", "runs-web.csv", "runs-ftp.csv"):
+    for name in ("summary.csv", "comparison.csv", "comparison-unknowns.csv", "cases.csv", "arq.csv", "ablation.csv", "runs-web.csv", "runs-ftp.csv"):
         assert (tmp_path / name).exists()
     s = pl.read_csv(tmp_path / "summary.csv")
 

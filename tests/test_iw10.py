@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_graded
 
 import rtolab
-from rtolab.reproduce import iw10_irto_study
+from rtolab.reproduce import reproduce
 from rtolab.studies import iw10_analysis as analysis
 from rtolab.studies import iw10_findings, iw10_irto
 
@@ -58,10 +58,10 @@ def test_per_burst_elapsed_rtos_and_fairness_by_hand() -> None:
 
 
 def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path: Path) -> None:
-    r = iw10_irto_study(tmp_path / "iw", quick=True, executor=rtolab.LocalExecutor(2), replications=3)
+    r = reproduce("iw10-irto", tmp_path / "iw", quick=True, executor=rtolab.LocalExecutor(2), replications=3)
     # (EDGE 2BDP, 50p, REDok; HSPA 2BDP, REDok) × N × IW × IRTO × reps, at the chosen offset
-    # of the later burst and at each of the ablation's offsets
-    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(iw10_irto.OFFSET_SCALES))
+    # and start jitter and at each of the ablations' timings
+    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(iw10_irto.TIMINGS))
     names = {p.name for p in r.figures}
     assert {"elapsed-EDGE-1+1.png", "elapsed-HSPA-6+6.png", "rtos.png", "fairness.png", "delay-EDGE-1+1.png"} <= names
     assert (tmp_path / "iw" / "summary.csv").exists()

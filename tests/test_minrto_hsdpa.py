@@ -84,9 +84,9 @@ def test_censored_transfer_counts_at_its_goodput_so_far() -> None:
 def test_quick_reproduction_grades_every_finding(tmp_path: Path) -> None:
     """``rtolab reproduce minrto-hsdpa --quick`` with one replication: the findings table has
     every finding of the registry, graded by its own numbers, and the figures are written."""
-    from rtolab.reproduce import minrto_hsdpa_study
+    from rtolab.reproduce import reproduce
 
-    r = minrto_hsdpa_study(tmp_path, quick=True, executor=LocalExecutor(2), replications=1)
+    r = reproduce("minrto-hsdpa", tmp_path, quick=True, executor=LocalExecutor(2), replications=1)
     assert r.failed == 0 and r.runs == len(m.USERS_QUICK) * len(m.SCHEDULERS) * len(m.MIN_RTOS_QUICK)
     assert_graded(tmp_path / "findings.csv", f.REGISTRY)
     assert (tmp_path / "fig2_spurious.png").stat().st_size > 10_000

@@ -11,7 +11,7 @@ from conftest import assert_graded
 import pytest
 
 from rtolab.executors import LocalExecutor
-from rtolab.reproduce import spikes_study
+from rtolab.reproduce import reproduce
 from rtolab.studies import spikes, spikes_findings, spikes_analysis as analysis
 from rtolab.sweep import sweep
 
@@ -57,7 +57,7 @@ def test_every_spike_timeout_is_spurious_without_loss(table_40k: pl.DataFrame) -
 
 def test_reproduce_spikes_quick_end_to_end(tmp_path: Path) -> None:
     """``rtolab reproduce spikes --quick``: every point compared, Figures 6–9 as PNG and SVG."""
-    r = spikes_study(tmp_path, quick=True, executor=LocalExecutor(2))
+    r = reproduce("spikes", tmp_path, quick=True, executor=LocalExecutor(2))
     assert r.failed == 0
     assert_graded(tmp_path / "findings.csv", spikes_findings.REGISTRY)
     table = pl.read_csv(tmp_path / "comparison.csv")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import subprocess
 import sys
 import threading
@@ -13,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rtolab import _core
-from rtolab.spec import SpecLike, to_text
+from rtolab.spec import SpecLike, text_sha256, to_text
 
 if TYPE_CHECKING:
     from rtolab.result import Result
@@ -67,5 +66,5 @@ def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int,
     raw = _core.run(text, fmt, seed, progress)
     from rtolab.result import Result
 
-    meta: dict[str, Any] = {"spec_hash": hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest(), **_provenance()}
+    meta: dict[str, Any] = {"text_sha256": text_sha256(text, fmt), **_provenance()}
     return Result.from_core(raw, meta)

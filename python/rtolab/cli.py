@@ -27,6 +27,7 @@ from rtolab import _core
 from rtolab._console import err, fail as _fail, new_table, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
+from rtolab.papers import ALL as ALL_PAPERS, PAPERS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -323,20 +324,13 @@ def report(
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 
-class StudyName(StrEnum):
-    """The papers ``rtolab reproduce`` reproduces, and ``all`` of them."""
-
-    all = "all"
-    cc_hsdpa = "cc-hsdpa"
-    icmp_rto = "icmp-rto"
-    iw10_irto = "iw10-irto"
-    minrto_hsdpa = "minrto-hsdpa"
-    spikes = "spikes"
+#: ``rtolab reproduce``'s choices: every paper of the registry, and all of them.
+StudyName = StrEnum("StudyName", {name: name for name in [*PAPERS, ALL_PAPERS]})  # type: ignore[misc]
 
 
 @app.command()
 def reproduce(
-    name: Annotated[StudyName, typer.Argument(help="Which study, or all five (then also the scorecard).")],
+    study: Annotated[StudyName, typer.Argument(metavar="NAME", help="Which study, or all five (then also the scorecard).", show_default=False)],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME, out/NAME-quick with --quick).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
@@ -346,33 +340,34 @@ def reproduce(
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
-    from rtolab.reproduce import PAPERS, all_findings, reproduce as run_one, reproduce_all, write_docs
+    from rtolab.reproduce import all_findings, reproduce as run_one, reproduce_all, write_docs
     from rtolab.scorecard import tally
 
     if docs is not None and not docs.is_dir():
         raise _fail(f"--docs: {docs} is not a directory")
+    name = str(study.value)
     executor = _executor(workers, dask)
     # A quick and a full run are different studies; one directory holds one study.
-    target = out_dir or Path("out") / (f"{name}-quick" if quick else name.value)
-    command = " ".join(["rtolab reproduce", name.value, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
+    target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
+    command = " ".join(["rtolab reproduce", name, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
     try:
-        if name == StudyName.all:
+        if name == ALL_PAPERS:
             done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
         else:
-            done = {name.value: run_one(name.value, target, quick=quick, executor=executor, replications=replications, progress=True)}
+            done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True)}
     except _core.SpecError as e:
         raise _fail(str(e)) from None
     failed = 0
-    for study, r in done.items():
-        out.print(f"{PAPERS[study].paper} {study}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
+    for paper, r in done.items():
+        out.print(f"{PAPERS[paper].paper} {paper}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
         failed += r.failed
-    if name == StudyName.all:
+    if name == ALL_PAPERS:
         out.print(f"all: findings {tally(all_findings(done))}; {target}/scorecard.md")
     if failed:
         raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed, nothing written to --docs (rtolab.errors(DIR) lists them for each sweep directory under {target})", code=1)
     if docs is not None:
         write_docs(docs, done, command)
-        out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == StudyName.all else ""))
+        out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == ALL_PAPERS else ""))
 
 
 def main() -> None:

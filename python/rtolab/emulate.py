@@ -8,7 +8,6 @@ ways, ``reps`` times each.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from importlib import metadata
@@ -20,7 +19,7 @@ import polars as pl
 from rtolab import _core
 from rtolab.api import run
 from rtolab.result import Result
-from rtolab.spec import SpecLike, to_text
+from rtolab.spec import SpecLike, text_sha256, to_text
 
 #: Columns of the side-by-side table, per flow.
 COMPARED = [
@@ -40,7 +39,7 @@ def emulate(spec: SpecLike, seed: int | None = None, wall_limit_s: float = 300.0
     text, fmt = to_text(spec)
     raw, emu_meta = _core.emulate(text, fmt, seed, wall_limit_s)
     meta: dict[str, Any] = {
-        "spec_hash": hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest(),
+        "text_sha256": text_sha256(text, fmt),
         "rtolab_version": metadata.version("rtolab"),
         "core_version": _core.__version__,
         "engine": "kernel",

@@ -41,7 +41,7 @@ SWEEP_COLUMNS = [
     Column("point", "Int64", "Int64", False, "", "The grid point (parameter combination), the same for each of its replications."),
     Column("replication", "Int64", "Int64", False, "", "Which replication of its point the run is, from 0."),
     Column("seed", "UInt64", "UInt64", False, "", "The run's seed."),
-    Column("spec_hash", "String", "Utf8", False, "", "The hash of the run's whole scenario."),
+    Column("spec_hash", "String", "Utf8", False, "", "The hash of the run's whole scenario: the first 16 hex digits of the SHA-256 of its canonical JSON (keys sorted)."),
 ]
 
 

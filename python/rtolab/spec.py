@@ -3,6 +3,7 @@ in Rust). Quantities are strings with units (``"2Mbps"``, ``"70ms"``) or plain S
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -29,6 +30,13 @@ def to_text(spec: SpecLike) -> tuple[str, str]:
         raise _core.SpecError(f"no scenario file at {str(path)!r}") from None
     except (IsADirectoryError, UnicodeDecodeError) as e:
         raise _core.SpecError(f"cannot read scenario {str(path)!r}: {e}") from None
+
+
+def text_sha256(text: str, fmt: str) -> str:
+    """SHA-256 (hex) of a scenario as the core received it: its format, a newline, its text.
+    A run records it as ``meta["text_sha256"]``. Not ``rtolab.study.spec_hash``, which hashes
+    a mapping's canonical JSON (keys sorted) to key a sweep's runs."""
+    return hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest()
 
 
 def validate(spec: SpecLike) -> None:

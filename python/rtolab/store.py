@@ -34,6 +34,8 @@ from rtolab.result_schema import SWEEP_COLUMNS
 from rtolab.study import RunPoint, Study
 
 RUN_COLUMNS = [c.name for c in SWEEP_COLUMNS]
+#: The columns of ``errors()``: a failed run's key, grid point, replication, seed and message.
+ERROR_COLUMNS = {"run": pl.String, "point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64, "error": pl.String}
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -191,7 +193,5 @@ class Store:
         rows = [json.loads(p.read_text()) for p in sorted((self.root / "errors").glob("*.json"))]
         if runs is not None:
             rows = [{**r, "point": runs[r["run"]]} for r in rows if r["run"] in runs]
-        if not rows:
-            return pl.DataFrame(schema={"run": pl.String, "point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64, "error": pl.String})
-        df = pl.DataFrame([{k: r[k] for k in ("run", "point", "replication", "seed", "error")} for r in rows], schema_overrides={"point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64})
+        df = pl.DataFrame([{k: r[k] for k in ERROR_COLUMNS} for r in rows], schema=ERROR_COLUMNS)
         return df.sort("point", "replication", maintain_order=True)

@@ -31,12 +31,18 @@ What the paper leaves open, chosen here (see docs/icmp-rto.md, "The study"):
   back-off at 64× rather than the timer, which rtolab's ns-2 timer cannot express, and
   without a cap a long bad period runs the timer to tens of minutes (docs/icmp-rto.md).
 - The ACK direction is error-free and has no ARQ (the paper's channel is on the data path).
+- The ARQ learns each attempt's outcome at once. This and the RTT's split are measured
+  against other settings (``UNKNOWNS``); a 3-frame buffer keeps the hop busy only with an
+  outcome known within two frame times (120 ms), so Figure 2's finding rules out a long
+  radio hop with a late outcome.
 - At 0 % bad the channel stays good: the same process with the bad state's BER set to the
   good one's (the sojourn law needs a positive mean).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rtolab.study import Study
@@ -186,15 +192,32 @@ SCHEMES: dict[str, dict[str, Any]] = {
 MAIN_SCHEME = ON_NO_BACKOFF
 
 
-def scheme_cases(bad_means: list[float], traffic: str, tcp_path: str) -> list[dict[str, Any]]:
-    """Every bad mean with every sender of ``SCHEMES`` under every timer of ``TIMERS``;
-    ``tcp_path`` is the grid path of the flow's or generator's ``tcp`` table."""
+def scheme_cases(bad_means: list[float], traffic: str, tcp_path: str, schemes: Sequence[str] = tuple(SCHEMES), timers: Sequence[str] = tuple(TIMERS),
+                 setting: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every bad mean with every sender of ``schemes`` under every timer of ``timers`` (all by
+    default); ``tcp_path`` is the grid path of the flow's or generator's ``tcp`` table;
+    ``setting`` (grid path → value) is added to every case (one of ``UNKNOWNS``)."""
     return [
-        {TIMER: timer, SCHEME: name, **case, **{f"{tcp_path}.{k}": v for k, v in {**limits, **fields}.items()}}
+        {TIMER: timer, SCHEME: name, **case, **{f"{tcp_path}.{k}": v for k, v in {**TIMERS[timer], **SCHEMES[name]}.items()}, **(setting or {})}
         for case in channel_cases(bad_means, traffic)
-        for timer, limits in TIMERS.items()
-        for name, fields in SCHEMES.items()
+        for timer in timers
+        for name in schemes
     ]
+
+
+#: What Sec. III–IV leave open about the link, each a grid setting measured as an alternative
+#: run of the web and FTP studies (scheme off and ``MAIN_SCHEME``, ``MAIN_TIMER``), never a
+#: default: when the ARQ learns an attempt's outcome, and how the 1 s RTT splits between the
+#: hops (the split also sets how far an ICMP message travels back: the wired hop). The
+#: defaults are outcome at once and 250 + 250 ms. One frame's time is 480 B at 64 kbps =
+#: 60 ms; a status report that crosses the wireless hop and back takes its round trip.
+UNKNOWNS: dict[str, dict[str, Any]] = {
+    "the ARQ learning each outcome one frame time (60 ms) after the attempt": {"links.wireless.arq.feedback_delay": "60ms"},
+    "the ARQ learning each outcome a wireless round trip (500 ms) after the attempt": {"links.wireless.arq.feedback_delay": "500ms"},
+    "the RTT split 450 ms wired + 50 ms wireless one way": {"links.wired.delay": "450ms", "links.wireless.delay": "50ms"},
+    "the RTT split 450 + 50 ms, the ARQ learning each outcome a wireless round trip (100 ms) after the attempt": {
+        "links.wired.delay": "450ms", "links.wireless.delay": "50ms", "links.wireless.arq.feedback_delay": "100ms"},
+}
 WINDOW = "links.wireless.arq.window"
 ATTEMPTS = "links.wireless.arq.attempts"
 
@@ -204,26 +227,47 @@ def duration_s(study: Study) -> float:
     return float(str(study.base["duration"]).removesuffix("s"))
 
 
-def web_study(quick: bool = False, replications: int | None = None, duration_s: float | None = None, bad_means: list[float] | None = None, seed: int = 2001) -> Study:
-    """Figures 4, 5 and 8: web traffic, the three ``SCHEMES``, per bad fraction. Full: 8 bad
-    means × 40 replications of 100 000 s (≈ 240 packet calls each); quick: 4 × 10 × 40 000 s."""
-    return Study.from_dict({
-        "name": "icmp-rto-web",
-        "scenario": web_scenario(duration_s or (40_000 if quick else 100_000)),
-        "cases": scheme_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), "web", "generators.web.tcp"),
-        "replications": replications or (10 if quick else 40),
-        "seed": seed,
-    })
+def _unknown_cases(bad_means: list[float], traffic: str, tcp_path: str, unknown: str | None) -> list[dict[str, Any]]:
+    """Every sender and timer, or (``unknown``, a key of ``UNKNOWNS``) the scheme off and the
+    main reading under the main timer with that setting."""
+    if unknown is None:
+        return scheme_cases(bad_means, traffic, tcp_path)
+    return scheme_cases(bad_means, traffic, tcp_path, (OFF, MAIN_SCHEME), (MAIN_TIMER,), UNKNOWNS[unknown])
 
 
-def ftp_study(quick: bool = False, replications: int | None = None, duration_s: float | None = None, bad_means: list[float] | None = None, seed: int = 2001) -> Study:
-    """Figures 6 and 7: bulk FTP, the three ``SCHEMES``, per bad fraction. Full: 8 bad means ×
-    20 replications of 5 000 s; quick: 4 × 5 × 2 000 s."""
+@dataclass(frozen=True)
+class Traffic:
+    """One traffic of the scheme's comparison: its scenario, the grid path of its ``tcp``
+    table, and its run length (seconds) and replications in the full and the quick study."""
+
+    scenario: Callable[[float], dict[str, Any]]
+    tcp_path: str
+    full_s: float
+    full_replications: int
+    quick_s: float
+    quick_replications: int
+
+
+#: Figures 4, 5 and 8 (web: 8 bad means × 40 replications of 100 000 s, ≈ 240 packet calls
+#: each; quick 4 × 10 × 40 000 s) and Figures 6 and 7 (FTP: 8 × 20 × 5 000 s; quick
+#: 4 × 5 × 2 000 s).
+TRAFFICS: dict[str, Traffic] = {
+    "web": Traffic(web_scenario, "generators.web.tcp", 100_000, 40, 40_000, 10),
+    "ftp": Traffic(ftp_scenario, "flows.ftp.tcp", 5_000, 20, 2_000, 5),
+}
+
+
+def scheme_study(traffic: str, quick: bool = False, replications: int | None = None, duration_s: float | None = None, bad_means: list[float] | None = None,
+                 seed: int = 2001, unknown: str | None = None) -> Study:
+    """The scheme's comparison for one of ``TRAFFICS``: the three ``SCHEMES`` under both
+    ``TIMERS``, per bad fraction, or (``unknown``) the scheme off and ``MAIN_SCHEME`` with one
+    of ``UNKNOWNS`` (see ``_unknown_cases``)."""
+    t = TRAFFICS[traffic]
     return Study.from_dict({
-        "name": "icmp-rto-ftp",
-        "scenario": ftp_scenario(duration_s or (2_000 if quick else 5_000)),
-        "cases": scheme_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), "ftp", "flows.ftp.tcp"),
-        "replications": replications or (5 if quick else 20),
+        "name": f"icmp-rto-{traffic}",
+        "scenario": t.scenario(duration_s or (t.quick_s if quick else t.full_s)),
+        "cases": _unknown_cases(bad_means or (BAD_MEANS_QUICK if quick else BAD_MEANS_FULL), traffic, t.tcp_path, unknown),
+        "replications": replications or (t.quick_replications if quick else t.full_replications),
         "seed": seed,
     })
 

@@ -15,7 +15,7 @@ from rtolab import stats
 from rtolab.executors import run_all
 from rtolab.model.parse import seconds
 from rtolab.studies.figures import save
-from rtolab.studies.iw10_irto import BOTTLENECKS, base_scenario, buffers, scaled
+from rtolab.studies.iw10_irto import BOTTLENECKS, Timing, base_scenario, buffers
 from rtolab.study import derive_seed, set_path
 
 FLOWS = "generators.*.flows"
@@ -160,11 +160,10 @@ DELAY_SETS = [("EDGE", 1), ("HSPA", 6)]
 DELAY_BUFFERS = ("BDP", "2BDP", "50p", "RED", "REDok")
 
 
-def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS, offset_scale: float = 1.0) -> pl.DataFrame:
+def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS, timing: Timing = Timing()) -> pl.DataFrame:
     """One-way delays of data packets (IRTO 3 s) for FIFO BDP, 2·BDP and 50 p (EDGE only),
     RED and REDok with IW 3 and 10 (the slides' delay figures), pooled over replications:
-    columns link, flows, buffer, iw, delay_s. The later burst starts ``offset_scale`` times
-    the bottleneck's offset after the first."""
+    columns link, flows, buffer, iw, delay_s. The flows start as ``timing`` says."""
     tasks, keys = [], []
     for link, n in sets:
         b = BOTTLENECKS[link]
@@ -176,8 +175,7 @@ def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[
                     "links.bottleneck.rate": b.rate,
                     "links.bottleneck.delay": b.delay,
                     "links.bottleneck.queue": queue,
-                    "generators.later.start": b.offset if offset_scale == 1.0 else scaled(b.offset, offset_scale),
-                    "generators.*.jitter": b.jitter,
+                    **timing.settings(b),
                     "generators.*.flows": n,
                     "generators.*.tcp.iw": iw,
                     "generators.*.tcp.initial_rto": "3s",
@@ -189,7 +187,8 @@ def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[
                     keys.append((link, n, buf, iw))
     parts = []
     by_task = dict(enumerate(keys))
-    results = run_all(executor, _indexed_delay_task, list(enumerate(tasks)))
+    # In task order, not the order the runs finished in: the table is the same on any executor.
+    results = sorted(run_all(executor, _indexed_delay_task, list(enumerate(tasks))), key=lambda r: r[0])
     for i, values in results:
         link, n, buf, iw = by_task[i]
         parts.append(pl.DataFrame({"link": link, "flows": n, "buffer": buf, "iw": iw, "delay_s": values}))

@@ -38,19 +38,19 @@ class Bottleneck:
     delay: str
     bdp_packets: int  # slides, p. 3: rate · 2 · one-way delay / 1500 B
     offset: str
-    jitter: str
+    jitter_max: str  # each flow starts uniform(0, jitter_max) after its burst
     red: dict[str, float]  # wq, maxp, thmin, thmax, buffer (packets)
     redok: dict[str, float]
 
 
 BOTTLENECKS = {
-    "EDGE": Bottleneck("EDGE", "160kbps", "250ms", 7, "2s", "uniform(0s, 100ms)",
+    "EDGE": Bottleneck("EDGE", "160kbps", "250ms", 7, "2s", "100ms",
                        dict(wq=0.002, maxp=0.1, thmin=3, thmax=9, buffer=14),
                        dict(wq=0.2, maxp=0.65, thmin=3, thmax=40, buffer=50)),
-    "HSPA": Bottleneck("HSPA", "2Mbps", "70ms", 24, "300ms", "uniform(0s, 30ms)",
+    "HSPA": Bottleneck("HSPA", "2Mbps", "70ms", 24, "300ms", "30ms",
                        dict(wq=0.002, maxp=0.1, thmin=5, thmax=20, buffer=48),
                        dict(wq=0.02, maxp=0.65, thmin=3, thmax=50, buffer=100)),
-    "LTE": Bottleneck("LTE", "50Mbps", "15ms", 125, "50ms", "uniform(0s, 10ms)",
+    "LTE": Bottleneck("LTE", "50Mbps", "15ms", 125, "50ms", "10ms",
                       dict(wq=0.002, maxp=0.1, thmin=5, thmax=20, buffer=250),
                       dict(wq=0.001, maxp=0.1, thmin=5, thmax=125, buffer=400)),
 }
@@ -115,15 +115,44 @@ def scaled(duration: str, factor: float) -> str:
     return f"{seconds(duration) * 1000 * factor:g}ms"
 
 
-#: The offset of the later burst is the slides' unstated detail that the elapsed-time
-#: findings depend on most; the reproduction runs the grid again with it halved and doubled
-#: (``study(offset_scale=…)``) and reports each finding's value there as an ablation.
-OFFSET_SCALES = [0.5, 2.0]
+@dataclass(frozen=True)
+class Timing:
+    """When the flows start, as multiples of the bottleneck's chosen values: the later
+    burst's offset (``Bottleneck.offset``) and the spread of each flow's start within its
+    burst (``Bottleneck.jitter_max``). The slides give neither; the elapsed-time findings
+    depend on both."""
+
+    offset_scale: float = 1.0
+    jitter_scale: float = 1.0
+
+    def settings(self, b: Bottleneck) -> dict[str, str]:
+        """The grid settings of the later burst's start and the flows' start jitter (the
+        bottleneck's own strings at scale 1, so the main study's points keep their keys)."""
+        offset = b.offset if self.offset_scale == 1.0 else scaled(b.offset, self.offset_scale)
+        jitter = b.jitter_max if self.jitter_scale == 1.0 else scaled(b.jitter_max, self.jitter_scale)
+        return {"generators.later.start": offset, "generators.*.jitter": f"uniform(0s, {jitter})"}
+
+    @property
+    def slug(self) -> str:
+        """A name for the variation's study and directory (empty for the chosen timing)."""
+        parts = [f"offset-{self.offset_scale:g}x"] if self.offset_scale != 1.0 else []
+        parts += [f"jitter-{self.jitter_scale:g}x"] if self.jitter_scale != 1.0 else []
+        return "-".join(parts)
 
 
-def cases(links: list[str] | None = None, buffer_names: list[str] | None = None, offset_scale: float = 1.0) -> list[dict[str, Any]]:
-    """One case per (bottleneck, buffer); the later burst starts ``offset_scale`` times the
-    bottleneck's offset after the first."""
+#: The timings the reproduction runs the grid again with, each reported as an ablation of
+#: every finding: the later burst's offset halved and doubled, the start jitter halved and
+#: doubled.
+TIMINGS: dict[str, Timing] = {
+    "the later burst's offset × 0.5": Timing(offset_scale=0.5),
+    "the later burst's offset × 2": Timing(offset_scale=2.0),
+    "each flow's start jitter × 0.5": Timing(jitter_scale=0.5),
+    "each flow's start jitter × 2": Timing(jitter_scale=2.0),
+}
+
+
+def cases(links: list[str] | None = None, buffer_names: list[str] | None = None, timing: Timing = Timing()) -> list[dict[str, Any]]:
+    """One case per (bottleneck, buffer), the flows starting as ``timing`` says."""
     out = []
     for name, b in BOTTLENECKS.items():
         if links and name not in links:
@@ -137,21 +166,20 @@ def cases(links: list[str] | None = None, buffer_names: list[str] | None = None,
                 "links.bottleneck.rate": b.rate,
                 "links.bottleneck.delay": b.delay,
                 "links.bottleneck.queue": queue,
-                "generators.later.start": b.offset if offset_scale == 1.0 else scaled(b.offset, offset_scale),
-                "generators.*.jitter": b.jitter,
+                **timing.settings(b),
             })
     return out
 
 
-def study(quick: bool = False, replications: int | None = None, seed: int = 2010, offset_scale: float = 1.0) -> Study:
+def study(quick: bool = False, replications: int | None = None, seed: int = 2010, timing: Timing = Timing()) -> Study:
     """The full study (208 grid points × 100 replications) or, with ``quick``, EDGE and HSPA
-    with 2·BDP, REDok (and EDGE's 50 p), 1+1 and 6+6 flows, 10 replications; the later burst's
-    offset times ``offset_scale``."""
+    with 2·BDP, REDok (and EDGE's 50 p), 1+1 and 6+6 flows, 10 replications; the flows
+    starting as ``timing`` says."""
     if quick:
-        c = cases(["EDGE", "HSPA"], ["2BDP", "50p", "REDok"], offset_scale)
+        c = cases(["EDGE", "HSPA"], ["2BDP", "50p", "REDok"], timing)
         counts = [1, 6]
     else:
-        c = cases(offset_scale=offset_scale)
+        c = cases(timing=timing)
         counts = FLOW_COUNTS
     grid = {
         "generators.*.flows": counts,
@@ -159,5 +187,5 @@ def study(quick: bool = False, replications: int | None = None, seed: int = 2010
         "generators.*.tcp.initial_rto": ["3s", "1s"],
     }
     reps = replications or (10 if quick else 100)
-    name = "iw10-irto" if offset_scale == 1.0 else f"iw10-irto-offset-{offset_scale:g}x"
+    name = "-".join(filter(None, ["iw10-irto", timing.slug]))
     return Study.from_dict({"name": name, "scenario": base_scenario(), "cases": c, "grid": grid, "replications": reps, "seed": seed})

@@ -110,7 +110,7 @@ def measure(table: pl.DataFrame, sensitivity: pl.DataFrame) -> dict[str, Measure
          missing="the paper does not give the TO its model used; the measured mean RTO misses the back-offs of repeated timeouts (docs/spikes.md)")
     largest("fig6-40-lossy-good", _errors(table, 40_000, 10, [0.02, 0.05]))
     sign("fig6-100-lossless-over", 100_000, 10, [0.0], above=True,
-         missing="after a spike the held window is acknowledged in a burst and refills 6 packets within one RTT, faster than the model's 1 → Cmax ramp; how the paper's Delayer patch released a held window is not given (docs/spikes.md)")
+         missing="after a spike the held window is acknowledged in a burst and refills the window within one RTT, faster than the model's 1 → Cmax ramp; how the paper's Delayer patch released a held window is not given (docs/spikes.md)")
     sign("fig6-100-low-loss-over", 100_000, 10, [0.02], above=True, per_rtt=True, timeouts=True)
     sign("fig6-100-high-loss-under", 100_000, 10, [0.05], above=False, per_rtt=True)
     largest("fig6-accuracy-2pct", _errors(table, None, 10, [0.0, 0.02]), per_rtt=_column_error(table, "model_per_rtt_bps", None, 10, [0.0, 0.02]))

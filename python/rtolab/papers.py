@@ -1,0 +1,48 @@
+"""The reproduced papers: the one registry that ``rtolab reproduce``, its command-line choices,
+the scorecard and the papers' pages read.
+
+Kept free of heavy imports: the command line builds its choices from ``PAPERS`` at start-up.
+A paper's reproduction lives in its own module (``Paper.module``), which exposes
+``REGISTRY`` (the paper's findings, ``rtolab.findings.Finding``) and ``reproduce(ctx)``
+(``rtolab.reproduce.Context`` → ``rtolab.reproduce.Outcome``); adding a paper is that module
+and one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One reproduced paper: its id (the file name under ``shared/papers``), the name
+    ``rtolab reproduce`` takes, its title, its page under ``docs/`` and its reproduction's
+    module."""
+
+    paper: str
+    name: str
+    title: str
+    doc: str
+    module: str
+
+    def reproduction(self) -> ModuleType:
+        """The reproduction's module (imported on first use)."""
+        return importlib.import_module(self.module)
+
+
+#: The five reproductions, in the papers' order.
+PAPERS: dict[str, Paper] = {
+    p.name: p
+    for p in (
+        Paper("000", "minrto-hsdpa", "minimum RTO over HSDPA", "minrto-hsdpa.md", "rtolab.studies.minrto_hsdpa_reproduction"),
+        Paper("001", "icmp-rto", "ICMP-driven adaptive RTO over a 3G link", "icmp-rto.md", "rtolab.studies.icmp_rto_reproduction"),
+        Paper("002", "iw10-irto", "IW10 and a 1 s initial RTO over slow wireless links", "iw10-irto.md", "rtolab.studies.iw10_reproduction"),
+        Paper("003", "spikes", "TCP goodput under delay spikes: model against simulation", "spikes.md", "rtolab.studies.spikes_reproduction"),
+        Paper("004", "cc-hsdpa", "NewReno, Westwood+, BIC and CUBIC over HSDPA", "cc-hsdpa.md", "rtolab.studies.cc_hsdpa_reproduction"),
+    )
+}
+
+#: The argument of ``rtolab reproduce`` that runs every paper.
+ALL = "all"

@@ -1,0 +1,41 @@
+"""Paper 002's reproduction: sweeps the study into ``out/sweep`` (and again with each of
+``iw10_irto.TIMINGS``, ``out/sweep-offset-*`` and ``out/sweep-jitter-*``, for the findings'
+ablations), then writes figures, ``summary.csv`` (elapsed time of the longest flow per burst,
+RTOs, fairness), ``bursts.parquet``, ``fairness_between.parquet``, ``delays.parquet`` (one-way
+delays) under ``out``."""
+
+from __future__ import annotations
+
+from rtolab.findings import with_ablations
+from rtolab.reproduce import Context, Outcome
+from rtolab.studies import iw10_analysis as analysis
+from rtolab.studies import iw10_findings, iw10_irto
+from rtolab.studies.iw10_findings import REGISTRY
+
+__all__ = ["REGISTRY", "reproduce"]
+
+
+def reproduce(ctx: Context) -> Outcome:
+    study = iw10_irto.study(quick=ctx.quick, replications=ctx.replications)
+    flows = ctx.sweep(study)
+    bursts = analysis.per_burst(flows)
+    between = analysis.between_bursts(flows)
+    table = analysis.summary(bursts)
+    table.write_csv(ctx.out / "summary.csv")
+    bursts.write_parquet(ctx.out / "bursts.parquet")
+    between.write_parquet(ctx.out / "fairness_between.parquet")
+    figures = analysis.elapsed_figures(bursts, ctx.out)
+    figures.append(analysis.rto_figure(bursts, ctx.out))
+    figures.append(analysis.fairness_figure(bursts, between, ctx.out))
+    delay_replications = 3 if ctx.quick else 20
+    delays = analysis.one_way_delays(ctx.executor, replications=delay_replications, seed=study.seed)
+    delays.write_parquet(ctx.out / "delays.parquet")
+    figures += analysis.delay_figure(delays, ctx.out)
+    alternatives = {}
+    for label, timing in iw10_irto.TIMINGS.items():
+        alt = iw10_irto.study(quick=ctx.quick, replications=ctx.replications, timing=timing)
+        alt_flows = ctx.sweep(alt, f"sweep-{timing.slug}")
+        alt_summary = analysis.summary(analysis.per_burst(alt_flows))
+        alt_delays = analysis.one_way_delays(ctx.executor, replications=delay_replications, seed=study.seed, timing=timing)
+        alternatives[label] = iw10_findings.measure(alt_summary, analysis.between_bursts(alt_flows), alt_delays)
+    return Outcome(table, with_ablations(iw10_findings.measure(table, between, delays), alternatives), figures)
