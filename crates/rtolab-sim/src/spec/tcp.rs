@@ -7,6 +7,7 @@ use crate::tcp::jiffies::Wheel;
 use crate::tcp::profile::{Profile, Stack};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::rto::{RtoConfig, RtoFloor, SynFallback};
+pub use crate::tcp::spurious::DetectorName;
 use crate::tcp::spurious::{Detectors, Response};
 use crate::tcp::{DupAckRule, ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
@@ -77,18 +78,6 @@ pub enum RecoverySpec {
     RateHalving,
 }
 
-/// A spurious-timeout detector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum DetectorName {
-    /// Eifel, RFC 3522 (needs timestamps).
-    Eifel,
-    /// F-RTO, RFC 5682 (basic, or SACK-enhanced with SACK).
-    Frto,
-    /// DSACK, RFC 3708 (needs SACK; turns DSACK on at the receiver).
-    Dsack,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NoDetector {
@@ -111,7 +100,8 @@ impl<'de> Deserialize<'de> for DetectSpec {
         impl<'de> serde::de::Visitor<'de> for Expect {
             type Value = DetectSpec;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"none\" or a list of \"eifel\", \"frto\", \"dsack\"")
+                let names: Vec<String> = DetectorName::all().iter().map(|n| format!("\"{}\"", n.name())).collect();
+                write!(f, "\"none\" or a list of {}", names.join(", "))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<DetectSpec, E> {
                 match v {
@@ -372,16 +362,9 @@ impl TcpSpec {
     /// (as in Linux); a list the user wrote is checked by validation instead.
     pub fn detectors(&self) -> Detectors {
         match &self.detect {
-            None => {
-                let d = self.profile().detect;
-                Detectors { eifel: d.eifel && self.timestamps(), dsack: d.dsack && self.sack_enabled(), ..d }
-            }
-            Some(DetectSpec::None(_)) => Detectors::default(),
-            Some(DetectSpec::List(names)) => Detectors {
-                eifel: names.contains(&DetectorName::Eifel),
-                frto: names.contains(&DetectorName::Frto),
-                dsack: names.contains(&DetectorName::Dsack),
-            },
+            None => self.profile().detect.filter(|n| n.needs().met_by(self.timestamps(), self.sack_enabled())),
+            Some(DetectSpec::None(_)) => Detectors::NONE,
+            Some(DetectSpec::List(names)) => Detectors::of(names),
         }
     }
 
@@ -512,7 +495,7 @@ impl TcpSpec {
         let receiver = ReceiverConfig {
             mss,
             sack,
-            dsack: sack && (self.dsack.unwrap_or(p.dsack) || detect.dsack),
+            dsack: sack && (self.dsack.unwrap_or(p.dsack) || detect.any_needs(|n| n.dsack)),
             max_sack_blocks: p.max_sack_blocks.min(if timestamps { 3 } else { 4 }),
             timestamps,
             delayed_ack: self.delayed_ack.unwrap_or(p.delayed_ack),

@@ -332,11 +332,14 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     }
     // A stack's own detectors quietly need what they need; a list the user wrote must fit.
     let detect = if t.detect.is_some() { t.detectors() } else { Default::default() };
-    if detect.eifel && !t.timestamps() {
-        return fail(format!("{p}.detect"), "\"eifel\" needs timestamps; set timestamps = true or drop \"eifel\"");
-    }
-    if detect.dsack && !t.sack_enabled() {
-        return fail(format!("{p}.detect"), "\"dsack\" needs SACK; set sack = true or drop \"dsack\"");
+    for name in detect.iter() {
+        let (needs, n) = (name.needs(), name.name());
+        if needs.timestamps && !t.timestamps() {
+            return fail(format!("{p}.detect"), format!("\"{n}\" needs timestamps; set timestamps = true or drop \"{n}\""));
+        }
+        if needs.sack && !t.sack_enabled() {
+            return fail(format!("{p}.detect"), format!("\"{n}\" needs SACK; set sack = true or drop \"{n}\""));
+        }
     }
     if t.iw_after_syn_loss == Some(0) {
         return fail(format!("{p}.iw_after_syn_loss"), "got 0, expected at least one segment");

@@ -36,7 +36,7 @@
 use super::recovery::RecoveryKind;
 use super::rto::RtoConfig;
 use super::sender::DupAckRule;
-use super::spurious::{Detectors, Response};
+use super::spurious::{DetectorName, Detectors, Response};
 use crate::spec::{CcKind, InitialWindow, IwRule, RtoPreset};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
@@ -144,7 +144,7 @@ impl Stack {
             max_sack_blocks: 4,
             rto: RtoPreset::Rfc6298,
             initial_rto: None,
-            detect: Detectors::default(),
+            detect: Detectors::NONE,
             response: Response::None,
             cwnd_validation: false,
             sack_after_timeout: false,
@@ -160,7 +160,7 @@ impl Stack {
             default_window: None,
             default_mss: 1448,
         };
-        let all = Detectors { eifel: true, frto: true, dsack: true };
+        let all = Detectors::of(&[DetectorName::Eifel, DetectorName::Frto, DetectorName::Dsack]);
         match self {
             Stack::Rtolab => base,
             Stack::Rfc => Profile {
@@ -195,7 +195,7 @@ impl Stack {
             Stack::Freebsd => Profile {
                 iw: InitialWindow::Segments(10),
                 rto: RtoPreset::Freebsd,
-                detect: Detectors { eifel: true, ..Detectors::default() },
+                detect: Detectors::of(&[DetectorName::Eifel]),
                 response: Response::Undo,
                 sack_after_timeout: true,
                 ..base

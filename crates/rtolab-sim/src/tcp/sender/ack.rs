@@ -7,7 +7,7 @@ use super::{DupAckRule, Phase, SenderNote, TcpSender};
 use crate::tcp::cc::{AckSample, CongestionControl};
 use crate::tcp::recovery::{LossRecovery, Window};
 use crate::tcp::segment::Segment;
-use crate::tcp::spurious::{FrtoAck, FrtoAction};
+use crate::tcp::spurious::{AcceptableAck, Detector, DsackBlock, DuplicateAck};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -41,7 +41,7 @@ impl TcpSender {
         // (`timeout_`).
         let ns2_after_timeout = self.cfg.ns2_dupack_action && self.state.is_loss() && ack <= self.snd_una;
         let una_before = self.snd_una;
-        let news = if self.cfg.sack && !ns2_after_timeout { self.read_sack(now, ack, seg) } else { SackNews::default() };
+        let news = if self.cfg.sack && !ns2_after_timeout { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
         }
@@ -104,10 +104,10 @@ impl TcpSender {
         }
     }
 
-    /// Marks SACK blocks on the scoreboard and feeds DSACK blocks to the detector (RFC 2883
+    /// Marks SACK blocks on the scoreboard and feeds DSACK blocks to the detectors (RFC 2883
     /// 4: the first block is a DSACK when it lies below the cumulative ACK or inside the
     /// second block).
-    fn read_sack(&mut self, now: SimTime, ack: u64, seg: &Segment) -> SackNews {
+    fn read_sack(&mut self, now: SimTime, ack: u64, seg: &Segment, out: &mut Vec<Segment>) -> SackNews {
         let (all, n) = seg.sack.copied();
         let blocks = &all[..n];
         let mut news = SackNews::default();
@@ -115,7 +115,8 @@ impl TcpSender {
         if let Some(&(start, end)) = dsack {
             self.stats.dsacks_received += 1;
             news.dsack = Some((start, end));
-            self.on_dsack(start, end);
+            let block = DsackBlock { start, end, segments: (end - start).div_ceil(self.geometry.mss).max(1) };
+            self.consult_detectors(now, 0, None, out, |d| d.on_dsack(&block));
         }
         let skip = dsack.is_some() as usize;
         let point = self.state.point().unwrap_or(u64::MAX);
@@ -141,12 +142,13 @@ impl TcpSender {
     }
 
     /// RFC 5681 (2) duplicate ACK; with `DupAckRule::Rfc6675` and SACK, only an ACK that
-    /// SACKs new data counts (RFC 6675 2, "DupAck"). F-RTO reads every duplicate (RFC 5682
-    /// 3.1 step 3a: one that SACKs nothing new reverts).
+    /// SACKs new data counts (RFC 6675 2, "DupAck"). A detector that holds the recovery
+    /// after a timeout reads every duplicate (RFC 5682 3.1 step 3a: one that SACKs
+    /// nothing new reverts).
     fn is_duplicate(&self, ack: u64, seg: &Segment, news: SackNews) -> bool {
         let classic = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0;
         match self.cfg.dupack_rule {
-            DupAckRule::Rfc6675 if self.cfg.sack && !self.frto.running() => classic && news.newly_sacked > 0,
+            DupAckRule::Rfc6675 if self.cfg.sack && !self.detector_holds_recovery() => classic && news.newly_sacked > 0,
             _ => classic,
         }
     }
@@ -205,15 +207,17 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.limited_bytes = 0;
-        self.detect_on_acceptable_ack(seg, acked, sample);
-        if self.frto.running() {
+        // The detectors read the acceptable ACK (RFC 3522 3.2 step 3; RFC 5682 2.1 steps 2-3).
+        if self.detectors_watch() {
             let point = self.state.point().unwrap_or(u64::MAX);
-            let action = self.frto.on_ack(FrtoAck::New {
+            let view = AcceptableAck {
+                ts_ecr: if self.cfg.timestamps { seg.ts_ecr } else { 0 },
+                acked,
                 covers_retransmission: ack >= retransmitted_end,
                 covers_recover: ack >= point,
                 beyond_recover: ack > point || news.newly_sacked_above_point() > 0,
-            });
-            self.on_frto_action(now, action, acked, out);
+            };
+            self.consult_detectors(now, acked, sample, out, |d| d.on_acceptable_ack(&view));
         }
         let mut restart_timer = true;
         let mut clear_backoff = false;
@@ -239,7 +243,7 @@ impl TcpSender {
             }
             LossState::Loss { point } if ack >= point => {
                 self.state = LossState::Open;
-                self.frto.stop();
+                self.release_detectors();
             }
             LossState::Disorder if self.scoreboard.sacked_segments() == 0 => self.state = LossState::Open,
             _ => {}
@@ -296,14 +300,10 @@ impl TcpSender {
             }
             LossState::Loss { .. } => {
                 // No fast retransmit of data sent before the timeout (RFC 6582 3.2 step 1);
-                // F-RTO reads the ACK.
-                if self.frto.running() {
-                    let action = self.frto.on_ack(FrtoAck::Dup {
-                        new_sack_below_recover: news.newly_sacked_below_point > 0,
-                        sacked_above_recover: news.newly_sacked_above_point() > 0,
-                    });
-                    self.on_frto_action(now, action, 0, out);
-                }
+                // the detectors read the ACK (RFC 5682 2.1 step 2a, 3.1 steps 2-3).
+                let view =
+                    DuplicateAck { new_sack_below_recover: news.newly_sacked_below_point > 0, sacked_above_recover: news.newly_sacked_above_point() > 0 };
+                self.consult_detectors(now, 0, None, out, |d| d.on_duplicate_ack(&view));
             }
             LossState::Open | LossState::Disorder => {
                 self.state = LossState::Disorder;
@@ -338,62 +338,6 @@ impl TcpSender {
         if len > 0 && self.snd_nxt == self.snd_max && outstanding + len <= self.cc.cwnd() + 2 * mss && outstanding + len <= self.rwnd {
             self.send_new(now, out);
             self.limited_bytes += len;
-        }
-    }
-
-    /// Eifel (RFC 3522) reads the first acceptable ACK of an episode.
-    fn detect_on_acceptable_ack(&mut self, seg: &Segment, acked: u64, sample: Option<SimDuration>) {
-        if !self.cfg.detect.eifel || !self.cfg.timestamps {
-            return;
-        }
-        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else {
-            return;
-        };
-        if ep.eifel.on_acceptable_ack(seg.ts_ecr) == Some(true) {
-            self.on_spurious(acked, sample);
-        }
-    }
-
-    /// Carries out what F-RTO asked; `acked` is what the ACK that led to it acknowledged.
-    fn on_frto_action(&mut self, now: SimTime, action: FrtoAction, acked: u64, out: &mut Vec<Segment>) {
-        match action {
-            FrtoAction::Wait => {}
-            FrtoAction::SendNew => {
-                if !self.frto_send_new(now, out) {
-                    self.frto.stop();
-                    self.go_back_n();
-                }
-            }
-            FrtoAction::Revert { cwnd_cap } => {
-                if let Some(segments) = cwnd_cap {
-                    let c = self.cc.cwnd().min(segments * self.geometry.mss);
-                    self.cc.set_cwnd(c);
-                }
-                self.go_back_n();
-            }
-            FrtoAction::Spurious => {
-                // RFC 5682 3b ends RTO recovery: new data goes on, nothing is resent.
-                if self.state.is_loss() {
-                    self.state = LossState::Open;
-                }
-                self.recover = self.snd_una;
-                if self.episode.as_ref().is_some_and(|e| !e.decided) {
-                    self.on_spurious(acked, None);
-                }
-            }
-        }
-    }
-
-    fn on_dsack(&mut self, start: u64, end: u64) {
-        if !self.cfg.detect.dsack {
-            return;
-        }
-        let segments = (end - start).div_ceil(self.geometry.mss).max(1);
-        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else {
-            return;
-        };
-        if ep.dsack.on_dsack(start, segments) {
-            self.on_spurious_dsack();
         }
     }
 

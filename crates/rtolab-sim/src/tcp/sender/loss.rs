@@ -1,10 +1,12 @@
-//! Window reductions and their undoing: fast retransmit, the retransmission timeout,
-//! F-RTO's start and revert, and the responses to a spurious verdict.
+//! Window reductions and their undoing: fast retransmit, the retransmission timeout, the
+//! episode's detectors and their verdicts (`spurious/detector.rs`), going back after a
+//! timeout, and the call to the response (`spurious/responses.rs`).
 
 use super::{SenderNote, TcpSender};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::recovery::{Entry, LossRecovery};
-use crate::tcp::spurious::{DsackDetector, EifelDetector, Episode, EpisodeKind, Response};
+use crate::tcp::segment::Segment;
+use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, SenderParts, Verdict};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -24,8 +26,7 @@ impl TcpSender {
             srtt_prev: self.rto.srtt(),
             rttvar_prev: self.rto.rttvar(),
             timeouts: None,
-            eifel: EifelDetector::default(),
-            dsack: DsackDetector::new(self.snd_una),
+            detectors: Episode::start_detectors(self.cfg.detect, &EpisodeStart { snd_una: self.snd_una, sack: self.cfg.sack }),
             decided: false,
         });
     }
@@ -62,7 +63,7 @@ impl TcpSender {
     }
 
     /// RFC 6298 (5.4)-(5.6) and RFC 5681 (4): retransmit SND.UNA, back off, then go back to
-    /// SND.UNA — or, with F-RTO, wait and see (RFC 5682 step 1).
+    /// SND.UNA — or, when a detector takes over (RFC 5682 step 1), wait and see.
     pub(super) fn on_rto(&mut self, now: SimTime, out: &mut Vec<crate::tcp::Segment>) {
         let id = self.stats.timeouts;
         self.stats.timeouts += 1;
@@ -72,7 +73,8 @@ impl TcpSender {
             self.stats.icmp_cases = m.case_counts();
         }
         self.notes.push(SenderNote::Timeout { seq: self.snd_una, id });
-        // RFC 5682 3.1 step 1: no F-RTO while a recovery (fast or RTO) is under way.
+        // RFC 5682 3.1 step 1: no wait-and-see while a recovery (fast or RTO) is under way
+        // (the detectors are told so).
         let repeated = (self.state.is_loss() || self.state.is_recovery()) && self.recover >= self.snd_una;
         if self.state.is_recovery() {
             self.recovery.on_exit();
@@ -95,10 +97,11 @@ impl TcpSender {
         self.limited_bytes = 0;
         self.tlp_high_seq = None;
         self.scoreboard.clear_lost();
-        let frto = self.cfg.detect.frto && self.frto.on_timeout(repeated);
-        // F-RTO judges SACK blocks against what was SACKed before the timeout, so it keeps
+        // Whether a detector holds what is sent next (RFC 5682 step 1).
+        let held = self.episode.as_mut().is_some_and(|ep| ep.on_timeout(repeated));
+        // RFC 5682 3.1 judges SACK blocks against what was SACKed before the timeout, so it keeps
         // the marks as RFC 6675 5.1 does.
-        if self.cfg.sack && (self.cfg.sack_after_timeout || frto) {
+        if self.cfg.sack && (self.cfg.sack_after_timeout || held) {
             self.scoreboard.clear_retransmitted();
         } else {
             self.scoreboard.clear();
@@ -108,7 +111,7 @@ impl TcpSender {
         // have reneged).
         self.retransmit(now, self.snd_una, out);
         self.head_resent_to = self.snd_una + self.segment_len(self.snd_una);
-        if frto {
+        if held {
             self.snd_nxt = self.snd_max;
         } else {
             self.snd_nxt = self.snd_una + self.segment_len(self.snd_una);
@@ -117,25 +120,101 @@ impl TcpSender {
         self.arm_rto(now);
     }
 
-    /// Conventional RTO recovery: resend from SND.UNA (F-RTO's revert, RFC 5682 2a/3a).
-    /// The head was already resent at the timeout, so resending starts after it while it is
-    /// unacknowledged.
+    /// Conventional RTO recovery: resend from SND.UNA (a detector's `GoBack`, RFC 5682
+    /// 2a/3a). The head was already resent at the timeout, so resending starts
+    /// after it while it is unacknowledged.
     pub(super) fn go_back_n(&mut self) {
-        self.frto.stop();
+        self.release_detectors();
         if self.state.is_loss() {
             self.snd_nxt = self.snd_una.max(self.head_resent_to);
+        }
+    }
+
+    /// The sender takes back what is sent after a timeout (`Detector::release`).
+    pub(super) fn release_detectors(&mut self) {
+        if let Some(ep) = self.episode.as_mut() {
+            ep.release();
+        }
+    }
+
+    /// Whether a detector of the running episode holds what is sent after a timeout.
+    pub(super) fn detector_holds_recovery(&self) -> bool {
+        self.episode.as_ref().is_some_and(|ep| ep.holds_recovery())
+    }
+
+    /// Feeds one event (`ask`) to each detector of the undecided episode, in registry order,
+    /// and acts on each verdict, until one decides the episode. `acked` and `sample` come
+    /// from the ACK behind the event (0 and none if it acknowledged nothing new).
+    ///
+    /// Every ACK comes here while an episode is undecided, so the loop asks and moves on
+    /// when there is nothing to do; only a verdict that asks for something leaves it.
+    #[inline]
+    pub(super) fn consult_detectors(
+        &mut self,
+        now: SimTime,
+        acked: u64,
+        sample: Option<SimDuration>,
+        out: &mut Vec<Segment>,
+        ask: impl Fn(&mut AnyDetector) -> Verdict,
+    ) {
+        let mut i = 0;
+        loop {
+            let Some(d) = self.episode.as_mut().filter(|e| !e.decided).and_then(|e| e.detectors.get_mut(i)) else {
+                return;
+            };
+            let verdict = ask(d);
+            if !matches!(verdict, Verdict::Undecided | Verdict::Genuine) {
+                self.on_verdict(now, verdict, acked, sample, out);
+            }
+            i += 1;
+        }
+    }
+
+    /// Whether an undecided episode has detectors to ask.
+    #[inline]
+    pub(super) fn detectors_watch(&self) -> bool {
+        self.episode.as_ref().is_some_and(|e| !e.decided && !e.detectors.is_empty())
+    }
+
+    /// Carries out a detector's verdict (one that asks for something).
+    #[cold]
+    fn on_verdict(&mut self, now: SimTime, verdict: Verdict, acked: u64, sample: Option<SimDuration>, out: &mut Vec<Segment>) {
+        match verdict {
+            Verdict::Undecided | Verdict::Genuine => {}
+            Verdict::SendNew { segments } => {
+                if !self.send_new_after_timeout(now, segments, out) {
+                    self.go_back_n();
+                }
+            }
+            Verdict::GoBack { cwnd_cap } => {
+                if let Some(segments) = cwnd_cap {
+                    let c = self.cc.cwnd().min(segments * self.geometry.mss);
+                    self.cc.set_cwnd(c);
+                }
+                self.go_back_n();
+            }
+            Verdict::Spurious(proof) => {
+                if proof.ends_loss {
+                    // RFC 5682 3b ends RTO recovery: new data goes on, nothing is resent.
+                    if self.state.is_loss() {
+                        self.state = LossState::Open;
+                    }
+                    self.recover = self.snd_una;
+                }
+                self.on_spurious(acked, if proof.rtt_sample { sample } else { None });
+            }
         }
     }
 
     /// A detector found the running episode spurious: count it, then respond; after a
     /// timeout, `recover` drops to SND.UNA so fast retransmit works again (RFC 5682 3b). `acked` and
     /// `sample` come from the ACK that revealed it (0 and none for a DSACK).
-    pub(super) fn on_spurious(&mut self, acked: u64, sample: Option<SimDuration>) {
-        let Some(ep) = self.episode.as_mut() else {
+    fn on_spurious(&mut self, acked: u64, sample: Option<SimDuration>) {
+        let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) else {
             return;
         };
         ep.decided = true;
-        self.frto.stop();
+        ep.release();
         if ep.kind == EpisodeKind::Timeout {
             self.recover = self.snd_una;
         }
@@ -143,91 +222,23 @@ impl TcpSender {
             self.stats.spurious_detected += last - first + 1;
             self.notes.push(SenderNote::SpuriousDetected { first, last });
         }
-        let ep = ep.clone();
-        match self.cfg.response {
-            Response::None => return,
-            Response::Undo => self.respond_undo(&ep),
-            // RFC 4015 covers timeouts only.
-            Response::Rfc4015 if ep.kind != EpisodeKind::Timeout => return,
-            Response::Rfc4015 => self.respond_rfc4015(&ep, acked, sample),
-            // ns-2's `spurious_timeout()` covers timeouts only, too; applied to a fast
-            // recovery it would leave Recovery with ssthresh restored, possibly to its
-            // initial "infinite" value, and the recovery's exit would set cwnd to it.
-            Response::Ns2(_) if ep.kind != EpisodeKind::Timeout => return,
-            Response::Ns2(mode) => self.respond_ns2(&ep, mode, acked),
-        }
-        self.stats.undos += 1;
-    }
-
-    pub(super) fn on_spurious_dsack(&mut self) {
-        self.on_spurious(0, None);
-    }
-
-    /// Leaves Recovery or Loss for Open and stops resending: the data thought lost was not.
-    fn resume_open(&mut self) {
-        if self.state.is_recovery() {
-            self.recovery.on_exit();
-        }
-        if self.state.is_recovery() || self.state.is_loss() {
-            self.state = LossState::Open;
-        }
-        self.snd_nxt = self.snd_max;
-        self.recover = self.snd_una;
-        self.scoreboard.clear_retransmitted();
-        self.scoreboard.clear_lost();
-    }
-
-    /// Linux: `tcp_undo_cwnd_reduction` restores cwnd and ssthresh to no less than before
-    /// the reduction; `tcp_try_undo_loss` clears the RTO back-off (`icsk_retransmits = 0`).
-    fn respond_undo(&mut self, ep: &Episode) {
-        if self.state.is_recovery() {
-            // Deflate first: window inflation (RFC 5681 3.2 step 4) must not survive the undo.
-            let ssthresh = self.cc.ssthresh();
-            self.cc.set_cwnd(ssthresh);
-        }
-        self.cc.undo(&ep.prior);
-        self.rto.clear_backoff();
-        self.resume_open();
-    }
-
-    /// The Eifel response, RFC 4015 3.2, for timeouts: detected while still in Loss
-    /// (SPUR_TO), resume with new data (SND.NXT = SND.MAX); detected later (LATE_SPUR_TO,
-    /// e.g. by DSACK) leave SND.NXT alone. Then cwnd = FlightSize + min(bytes_acked, IW),
-    /// ssthresh = pipe_prev = max(FlightSize, ssthresh) saved at the timeout; and, with a new
-    /// RTT sample R, SRTT = max(SRTT_prev, R), RTTVAR = max(RTTVAR_prev, R/2) and the RTO
-    /// recomputed from them (which drops the back-off).
-    fn respond_rfc4015(&mut self, ep: &Episode, acked: u64, sample: Option<SimDuration>) {
-        if self.state.is_loss() {
-            self.resume_open();
-        }
-        let iw = self.cfg.initial_window;
-        self.cc.set_cwnd(self.flight() + acked.min(iw));
-        self.growth_done = true; // the response sets this ACK's window
-        self.cc.set_ssthresh(ep.pipe_prev.max(2 * self.geometry.mss));
-        if let (Some(r), Some(srtt_prev)) = (sample, ep.srtt_prev) {
-            let g = self.rto.config().granularity;
-            self.rto.reinitialise((srtt_prev + g + g).max(r), ep.rttvar_prev.max(SimDuration(r.as_nanos() / 2)));
-        }
-    }
-
-    /// ns-2 `TcpAgent::spurious_timeout()`: cwnd by `spurious_response_` (1: `t_seqno_ −
-    /// prev_highest_ack_`, the flight before the ACK that revealed it, `acked` bytes ago; 2:
-    /// the reduced ssthresh; 3: one segment), then ssthresh = `pipe_prev_` = max(window(),
-    /// ssthresh) before the timeout, and `recover_ = highest_ack_ − 1`, one packet below
-    /// SND.UNA, so that fast retransmit is possible at once. SND.NXT is left where it is.
-    fn respond_ns2(&mut self, ep: &Episode, mode: u8, acked: u64) {
-        let mss = self.geometry.mss;
-        let cwnd = match mode {
-            2 => self.cc.ssthresh(),
-            3 => mss,
-            _ => self.snd_nxt.saturating_sub(self.snd_una.saturating_sub(acked)),
+        let mut parts = SenderParts {
+            cc: &mut self.cc,
+            rto: &mut self.rto,
+            recovery: &mut self.recovery,
+            scoreboard: &mut self.scoreboard,
+            state: &mut self.state,
+            snd_nxt: &mut self.snd_nxt,
+            recover: &mut self.recover,
+            growth_done: &mut self.growth_done,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            rwnd: self.rwnd,
+            mss: self.geometry.mss,
+            initial_window: self.cfg.initial_window,
         };
-        let prior_window = ep.prior.cwnd().min(self.rwnd);
-        self.cc.set_cwnd(cwnd);
-        self.cc.set_ssthresh(prior_window.max(ep.prior.ssthresh()));
-        self.recover = self.snd_una.saturating_sub(mss);
-        if self.state.is_loss() {
-            self.state = LossState::Open;
+        if respond(self.cfg.response, ep, &mut parts, acked, sample) {
+            self.stats.undos += 1;
         }
     }
 }

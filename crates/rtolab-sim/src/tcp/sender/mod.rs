@@ -29,7 +29,7 @@ use super::rto::{RtoConfig, RtoEstimator};
 use super::rto_linux::Round;
 use super::scoreboard::{Geometry, Scoreboard};
 use super::segment::{ts_now, Segment, FLAG_ACK, FLAG_SYN};
-use super::spurious::{Detectors, Episode, Frto, FrtoVariant, Response};
+use super::spurious::{Detectors, Episode, Response};
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
 use std::sync::Arc;
@@ -239,7 +239,6 @@ pub struct TcpSender {
     dupacks: u32,
     phase: Phase,
     timer_kind: TimerKind,
-    frto: Frto,
     /// An ACK of new data asked for the timer to restart (RFC 6298 (5.3)); done after RACK,
     /// which may arm its re-check instead (Linux `FLAG_SET_XMIT_TIMER`).
     xmit_timer_due: bool,
@@ -254,7 +253,7 @@ pub struct TcpSender {
     rtt_probe: Option<(u64, SimTime)>,
     /// When data was last sent (Linux `lsndtime`).
     last_send: SimTime,
-    /// End of the segment the last timeout resent (F-RTO's revert resumes after it).
+    /// End of the segment the last timeout resent (a detector's `GoBack` resumes after it, RFC 5682 2a/3a).
     head_resent_to: u64,
     geometry: Geometry,
     window_use: WindowUse,
@@ -278,14 +277,12 @@ impl TcpSender {
         let SharedSenderConfig { sender: cfg, rto } = cfg.into();
         let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith).with_ack_counting(cfg.ack_counting);
-        let frto_variant = if cfg.sack { FrtoVariant::Sack } else { FrtoVariant::Basic };
         let icmp = cfg.icmp_rto.clone().map(|c| Box::new(IcmpRto::new(c)));
         TcpSender {
             cc: AnyCc::new(cfg.controller, core),
             recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,
             rto: RtoEstimator::new(rto),
-            frto: Frto::new(frto_variant),
             geometry,
             cfg,
             phase: Phase::Closed,

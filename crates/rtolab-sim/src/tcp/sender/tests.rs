@@ -3,7 +3,7 @@
 use super::*;
 use crate::spec::{RtoPreset, TcpSpec};
 use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
-use crate::tcp::spurious::{Detectors, Response};
+use crate::tcp::spurious::{DetectorName, Detectors, Response};
 
 const MSS: u32 = 1000;
 
@@ -293,7 +293,7 @@ fn test_loss_timeout_resends_only_what_is_not_sacked() {
 #[test]
 fn test_loss_eifel_undo_restores_window_and_backoff() {
     let mut cfg = config(RtoPreset::Linux, RecoveryKind::Sack, true);
-    cfg.detect = Detectors { eifel: true, ..Detectors::default() };
+    cfg.detect = Detectors::of(&[DetectorName::Eifel]);
     cfg.response = Response::Undo;
     let mut s = TcpSender::new(cfg);
     let mut out = vec![];
@@ -322,7 +322,7 @@ fn test_loss_eifel_undo_restores_window_and_backoff() {
 #[test]
 fn test_recovery_timeout_is_not_frto() {
     let mut cfg = config(RtoPreset::Linux, RecoveryKind::NewReno, false);
-    cfg.detect = Detectors { frto: true, ..Detectors::default() };
+    cfg.detect = Detectors::of(&[DetectorName::Frto]);
     cfg.response = Response::Undo;
     let mut s = TcpSender::new(cfg);
     let mut out = vec![];

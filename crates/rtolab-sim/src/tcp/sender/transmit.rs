@@ -1,7 +1,7 @@
 //! What the sender transmits and when: the window loop (with go-back-N after a timeout,
 //! skipping SACKed segments where the stack keeps them), the RFC 6675 pipe loop in SACK
-//! recovery, F-RTO's two new segments, and the bookkeeping every transmission does (Karn's
-//! timed segment, the episode's retransmission record, the timer).
+//! recovery, the new segments a detector asks for after a timeout, and the bookkeeping every
+//! transmission does (Karn's timed segment, the episode's retransmission record, the timer).
 
 use super::{TcpSender, TimerKind, WindowUse};
 use crate::tcp::cc::CongestionControl;
@@ -125,11 +125,12 @@ impl TcpSender {
         self.note_window_use(cwnd_stopped);
     }
 
-    /// F-RTO step 2b (RFC 5682): up to two new, never-sent segments, whatever cwnd says.
-    /// Returns whether any could be sent.
-    pub(super) fn frto_send_new(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
+    /// A detector's `SendNew` after a timeout (RFC 5682 step 2b: two): up to
+    /// `segments` new, never-sent segments, whatever cwnd says. Returns whether any could be
+    /// sent.
+    pub(super) fn send_new_after_timeout(&mut self, now: SimTime, segments: u32, out: &mut Vec<Segment>) -> bool {
         let mut sent = 0;
-        while sent < 2 {
+        while sent < segments {
             let len = self.segment_len(self.snd_max);
             if len == 0 || self.snd_max + len - self.snd_una > self.rwnd {
                 break;
@@ -196,9 +197,8 @@ impl TcpSender {
             if self.rtt_probe.is_some_and(|(probe_end, _)| probe_end > seq) {
                 self.rtt_probe = None;
             }
-            if let Some(ep) = self.episode.as_mut().filter(|e| !e.decided) {
-                ep.eifel.on_retransmit(ts_now(now));
-                ep.dsack.on_retransmit();
+            if let Some(ep) = self.episode.as_mut() {
+                ep.on_retransmit(ts_now(now));
             }
         } else {
             if !self.cfg.timestamps && self.rtt_probe.is_none() {

@@ -6,6 +6,8 @@
 //! Only duplicates at or above the episode's start (`marker`, SND.UNA then) count, so a
 //! DSACK for an earlier episode cannot undo this one.
 
+use super::{Detector, DsackBlock, EpisodeStart, Needs, Proof, Register, Verdict};
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DsackDetector {
     marker: u64,
@@ -17,19 +19,33 @@ impl DsackDetector {
     pub fn new(marker: u64) -> Self {
         DsackDetector { marker, retransmitted: 0, reported: 0 }
     }
+}
 
-    pub fn on_retransmit(&mut self) {
+impl Register for DsackDetector {
+    const NEEDS: Needs = Needs { sack: true, dsack: true, ..Needs::NOTHING };
+
+    fn start(at: &EpisodeStart) -> Self {
+        DsackDetector::new(at.snd_una)
+    }
+}
+
+impl Detector for DsackDetector {
+    fn on_retransmit(&mut self, _ts_val: u64) {
         self.retransmitted += 1;
     }
 
-    /// A DSACK block [start, end) covering `segments` segments; returns whether every
-    /// retransmission of the episode has now been reported.
-    pub fn on_dsack(&mut self, start: u64, segments: u64) -> bool {
-        if start < self.marker || self.retransmitted == 0 {
-            return false;
+    /// Spurious once every retransmission of the episode has been reported; no ACK of new
+    /// data revealed it, so the response gets no RTT sample.
+    fn on_dsack(&mut self, block: &DsackBlock) -> Verdict {
+        if block.start < self.marker || self.retransmitted == 0 {
+            return Verdict::Undecided;
         }
-        self.reported = (self.reported + segments).min(self.retransmitted);
-        self.reported == self.retransmitted
+        self.reported = (self.reported + block.segments).min(self.retransmitted);
+        if self.reported == self.retransmitted {
+            Verdict::Spurious(Proof { rtt_sample: false, ends_loss: false })
+        } else {
+            Verdict::Undecided
+        }
     }
 }
 
@@ -37,14 +53,18 @@ impl DsackDetector {
 mod tests {
     use super::*;
 
+    fn block(start: u64) -> DsackBlock {
+        DsackBlock { start, end: start + 1, segments: 1 }
+    }
+
     #[test]
     fn all_retransmissions_reported_is_spurious() {
         let mut d = DsackDetector::new(1000);
-        assert!(!d.on_dsack(1000, 1)); // nothing retransmitted yet
-        d.on_retransmit();
-        d.on_retransmit();
-        assert!(!d.on_dsack(500, 1)); // below the marker: an older episode's duplicate
-        assert!(!d.on_dsack(1000, 1));
-        assert!(d.on_dsack(2000, 1));
+        assert_eq!(d.on_dsack(&block(1000)), Verdict::Undecided); // nothing retransmitted yet
+        d.on_retransmit(0);
+        d.on_retransmit(0);
+        assert_eq!(d.on_dsack(&block(500)), Verdict::Undecided); // below the marker: an older episode's duplicate
+        assert_eq!(d.on_dsack(&block(1000)), Verdict::Undecided);
+        assert!(matches!(d.on_dsack(&block(2000)), Verdict::Spurious(_)));
     }
 }

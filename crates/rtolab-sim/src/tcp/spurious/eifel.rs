@@ -6,29 +6,46 @@
 //! original transmission: the retransmission was spurious. Otherwise it was not; either way
 //! the detector is done.
 
+use super::{AcceptableAck, Detector, EpisodeStart, Needs, Proof, Register, Verdict};
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EifelDetector {
     retransmit_ts: Option<u64>,
     done: bool,
 }
 
-impl EifelDetector {
+impl Register for EifelDetector {
+    const NEEDS: Needs = Needs { timestamps: true, ..Needs::NOTHING };
+
+    fn start(_: &EpisodeStart) -> Self {
+        EifelDetector::default()
+    }
+}
+
+impl Detector for EifelDetector {
     /// Step (1): only the first retransmission of the episode counts.
-    pub fn on_retransmit(&mut self, ts_val: u64) {
+    fn on_retransmit(&mut self, ts_val: u64) {
         if self.retransmit_ts.is_none() {
             self.retransmit_ts = Some(ts_val);
         }
     }
 
-    /// Steps (3)-(4) on an acceptable ACK: `Some(true)` when spurious, `Some(false)` when the
-    /// retransmission was needed, `None` when undecided (no timestamp or nothing sent yet).
-    pub fn on_acceptable_ack(&mut self, ts_ecr: u64) -> Option<bool> {
-        let rts = self.retransmit_ts?;
-        if self.done || ts_ecr == 0 {
-            return None;
+    /// Steps (3)-(4) on an acceptable ACK: spurious when it echoes a timestamp older than
+    /// RetransmitTS, genuine otherwise; undecided without a timestamp or before anything
+    /// was resent. The ACK's RTT sample is valid for the response (RFC 4015 3.2).
+    fn on_acceptable_ack(&mut self, ack: &AcceptableAck) -> Verdict {
+        let Some(rts) = self.retransmit_ts else {
+            return Verdict::Undecided;
+        };
+        if self.done || ack.ts_ecr == 0 {
+            return Verdict::Undecided;
         }
         self.done = true;
-        Some(ts_ecr < rts)
+        if ack.ts_ecr < rts {
+            Verdict::Spurious(Proof { rtt_sample: true, ends_loss: false })
+        } else {
+            Verdict::Genuine
+        }
     }
 }
 
@@ -36,16 +53,21 @@ impl EifelDetector {
 mod tests {
     use super::*;
 
+    fn ack(ts_ecr: u64) -> AcceptableAck {
+        AcceptableAck { ts_ecr, acked: 1, covers_retransmission: true, covers_recover: false, beyond_recover: false }
+    }
+
     #[test]
     fn older_echo_is_spurious_and_decides_once() {
+        let spurious = Verdict::Spurious(Proof { rtt_sample: true, ends_loss: false });
         let mut e = EifelDetector::default();
-        assert_eq!(e.on_acceptable_ack(5), None); // nothing retransmitted yet
+        assert_eq!(e.on_acceptable_ack(&ack(5)), Verdict::Undecided); // nothing retransmitted yet
         e.on_retransmit(100);
         e.on_retransmit(300); // a later retransmission does not move RetransmitTS
-        assert_eq!(e.on_acceptable_ack(99), Some(true));
-        assert_eq!(e.on_acceptable_ack(50), None);
+        assert_eq!(e.on_acceptable_ack(&ack(99)), spurious);
+        assert_eq!(e.on_acceptable_ack(&ack(50)), Verdict::Undecided);
         let mut e = EifelDetector::default();
         e.on_retransmit(100);
-        assert_eq!(e.on_acceptable_ack(100), Some(false)); // echoes the retransmission
+        assert_eq!(e.on_acceptable_ack(&ack(100)), Verdict::Genuine); // echoes the retransmission
     }
 }

@@ -19,6 +19,8 @@
 //! reverts with cwnd ≤ 3·SMSS; an ACK that acknowledges or SACKs pre-timeout data below
 //! `recover` for the first time declares the timeout spurious.
 
+use super::{AcceptableAck, Detector, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
+
 /// Which form of the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrtoVariant {
@@ -26,7 +28,7 @@ pub enum FrtoVariant {
     Sack,
 }
 
-/// What the sender tells F-RTO about an ACK that arrived while it runs.
+/// What F-RTO reads of an ACK that arrived while it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrtoAck {
     /// SND.UNA advanced. `covers_retransmission`: the whole retransmitted segment is
@@ -38,7 +40,8 @@ pub enum FrtoAck {
     Dup { new_sack_below_recover: bool, sacked_above_recover: bool },
 }
 
-/// What F-RTO asks of the sender.
+/// What F-RTO concludes (`Verdict` for the sender: `Wait` is undecided, `SendNew` asks
+/// for two new segments, `Revert` is `GoBack`, `Spurious` ends RTO recovery first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrtoAction {
     /// Keep waiting.
@@ -110,6 +113,59 @@ impl Frto {
         };
         self.step = Step::Idle;
         action
+    }
+}
+
+impl Register for Frto {
+    const NEEDS: Needs = Needs::NOTHING;
+
+    /// The SACK-enhanced algorithm (RFC 5682 3.1) on a SACK connection, the basic one else.
+    fn start(at: &EpisodeStart) -> Self {
+        Frto::new(if at.sack { FrtoVariant::Sack } else { FrtoVariant::Basic })
+    }
+}
+
+impl From<FrtoAction> for Verdict {
+    fn from(action: FrtoAction) -> Verdict {
+        match action {
+            FrtoAction::Wait => Verdict::Undecided,
+            // Step 2b: "transmit up to two new (previously unsent) segments".
+            FrtoAction::SendNew => Verdict::SendNew { segments: 2 },
+            FrtoAction::Revert { cwnd_cap } => Verdict::GoBack { cwnd_cap },
+            // Step 3b: the sender leaves RTO recovery (new data goes on, nothing is resent)
+            // before the response; the verdict comes from ACKs of never-resent data, so no
+            // RTT sample goes with it.
+            FrtoAction::Spurious => Verdict::Spurious(Proof { rtt_sample: false, ends_loss: true }),
+        }
+    }
+}
+
+/// F-RTO holds what is sent after a timeout from step 1 until it reverts or decides.
+impl Detector for Frto {
+    fn on_timeout(&mut self, repeated: bool) -> bool {
+        Frto::on_timeout(self, repeated)
+    }
+
+    fn holds_recovery(&self) -> bool {
+        self.running()
+    }
+
+    fn release(&mut self) {
+        self.stop();
+    }
+
+    fn on_acceptable_ack(&mut self, ack: &AcceptableAck) -> Verdict {
+        self.on_ack(FrtoAck::New {
+            covers_retransmission: ack.covers_retransmission,
+            covers_recover: ack.covers_recover,
+            beyond_recover: ack.beyond_recover,
+        })
+        .into()
+    }
+
+    fn on_duplicate_ack(&mut self, dup: &DuplicateAck) -> Verdict {
+        self.on_ack(FrtoAck::Dup { new_sack_below_recover: dup.new_sack_below_recover, sacked_above_recover: dup.sacked_above_recover })
+            .into()
     }
 }
 

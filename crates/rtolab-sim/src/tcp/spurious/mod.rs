@@ -5,44 +5,53 @@
 //! as it was, the RTO back-off, FlightSize and the RTT estimates for RFC 4015). Detectors
 //! watch the episode and may declare it spurious; the response then decides what comes back.
 //!
-//! - Eifel (RFC 3522), `eifel.rs`: the first acceptable ACK echoes a timestamp older than the
-//!   first retransmission.
-//! - F-RTO (RFC 5682), `frto.rs`: after a timeout, new data is sent instead of going back;
-//!   if the next ACKs acknowledge data that was never retransmitted, the timeout was spurious.
-//! - DSACK (RFC 3708), `dsack.rs`: every retransmission of the episode was reported as a
-//!   duplicate by the receiver (RFC 2883).
+//! - `detector.rs`: the `Detector` interface (the events a detector sees, the `Verdict` it
+//!   returns) and the registry macro.
+//! - `responses.rs`: what the sender does with a spurious verdict (`Response`: RFC 4015, the
+//!   Linux undo, ns-2's modes 1–3), behind one function, `respond`.
+//! - The detectors, registered below:
+//!   - Eifel (RFC 3522), `eifel.rs`: the first acceptable ACK echoes a timestamp older than
+//!     the first retransmission.
+//!   - F-RTO (RFC 5682), `frto.rs`: after a timeout, new data is sent instead of going
+//!     back; if the next ACKs acknowledge data that was never retransmitted, the timeout
+//!     was spurious.
+//!   - DSACK (RFC 3708), `dsack.rs`: every retransmission of the episode was reported as a
+//!     duplicate by the receiver (RFC 2883).
+//!
+//! Adding a detector: write its file (a type implementing `Detector` and `Register`), then
+//! add a `mod` line and one entry to `register_detectors!` below. Nothing else changes: the
+//! spec reads the name from the registry (`detect = ["name"]`), and the sender consults the
+//! episode's detectors without naming them.
 
+mod detector;
 mod dsack;
 mod eifel;
 mod frto;
+mod responses;
+#[cfg(test)]
+mod toy;
 
+pub use detector::{AcceptableAck, Detector, Detectors, DsackBlock, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
 pub use dsack::DsackDetector;
 pub use eifel::EifelDetector;
 pub use frto::{Frto, FrtoAck, FrtoAction, FrtoVariant};
+pub use responses::{respond, Response, SenderParts};
 
 use super::cc::AnyCc;
 use crate::time::SimDuration;
 
-/// Which detectors run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Detectors {
-    pub eifel: bool,
-    pub frto: bool,
-    pub dsack: bool,
-}
-
-/// What the sender does once an episode is found spurious.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Response {
-    /// Count the verdict, change nothing (RFC 5682's conservative default).
-    None,
-    /// The Eifel response, RFC 4015 (see `respond_rfc4015` in the sender).
-    Rfc4015,
-    /// Linux: restore cwnd and ssthresh to no less than before the reduction, clear the RTO
-    /// back-off, stop retransmitting (`tcp_undo_cwnd_reduction`).
-    Undo,
-    /// ns-2's `spurious_response_` modes 1–3 (`tcp.cc`, `spurious_timeout()`).
-    Ns2(u8),
+// The registry: the configuration's name for each detector and its type, in the order the
+// sender consults them on the same event (Eifel reads an acceptable ACK before F-RTO).
+detector::register_detectors! {
+    /// Eifel, RFC 3522 (needs timestamps).
+    Eifel = "eifel" => eifel::EifelDetector,
+    /// F-RTO, RFC 5682 (basic, or SACK-enhanced with SACK).
+    Frto = "frto" => frto::Frto,
+    /// DSACK, RFC 3708 (needs SACK; turns DSACK on at the receiver).
+    Dsack = "dsack" => dsack::DsackDetector,
+    /// A toy for the registry's test: every timeout is spurious.
+    #[cfg(test)]
+    Toy = "toy" => toy::EveryTimeout,
 }
 
 /// Why an episode began.
@@ -65,18 +74,46 @@ pub struct Episode {
     pub rttvar_prev: SimDuration,
     /// Ids of the timeouts in the episode (first, last), if any.
     pub timeouts: Option<(u64, u64)>,
-    pub eifel: EifelDetector,
-    pub dsack: DsackDetector,
+    /// The configured detectors, in registry order, started with the episode.
+    pub detectors: Vec<AnyDetector>,
     /// A verdict was reached: no detector runs any more.
     pub decided: bool,
 }
 
 impl Episode {
+    /// Starts `enabled`'s detectors for an episode that begins at `at`.
+    pub fn start_detectors(enabled: Detectors, at: &EpisodeStart) -> Vec<AnyDetector> {
+        enabled.iter().map(|name| AnyDetector::start(name, at)).collect()
+    }
+
     pub fn add_timeout(&mut self, id: u64) {
         self.kind = EpisodeKind::Timeout;
         self.timeouts = Some(match self.timeouts {
             Some((first, _)) => (first, id),
             None => (id, id),
         });
+    }
+
+    /// The episode's timer fired: each detector may take over what is sent next (all are
+    /// told). Returns whether one did.
+    pub fn on_timeout(&mut self, repeated: bool) -> bool {
+        self.detectors.iter_mut().fold(false, |held, d| d.on_timeout(repeated) | held)
+    }
+
+    /// Whether a detector holds what is sent after the timeout.
+    pub fn holds_recovery(&self) -> bool {
+        !self.decided && self.detectors.iter().any(|d| d.holds_recovery())
+    }
+
+    /// The sender takes back what is sent after a timeout.
+    pub fn release(&mut self) {
+        self.detectors.iter_mut().for_each(|d| d.release());
+    }
+
+    /// A retransmission of the undecided episode.
+    pub fn on_retransmit(&mut self, ts_val: u64) {
+        if !self.decided {
+            self.detectors.iter_mut().for_each(|d| d.on_retransmit(ts_val));
+        }
     }
 }
