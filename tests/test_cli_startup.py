@@ -32,6 +32,9 @@ def test_importing_loads_no_heavy_library(module: str) -> None:
 def test_public_names_still_resolve_on_first_use() -> None:
     assert loaded_after("import rtolab; rtolab.Study; rtolab.LocalExecutor; assert callable(rtolab.sweep)") == []
     assert "scipy" in loaded_after("import rtolab.model; rtolab.model.spikes")
+    # The models and the statistics are reachable from the package itself, and load on use.
+    assert "scipy" in loaded_after("import rtolab; assert callable(rtolab.model.spikes) and callable(rtolab.stats.summarize)")
+    assert loaded_after("import rtolab; dir(rtolab)") == []
     assert "polars" in loaded_after("from rtolab import Result")
 
 
@@ -48,6 +51,16 @@ def test_help_runs_without_heavy_libraries() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "sweep" in proc.stdout and "model" in proc.stdout
     assert loaded_after("import sys; sys.argv = ['rtolab', '--help']\nfrom rtolab.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass") == []
+
+
+def test_version_names_the_package_and_the_core() -> None:
+    from importlib import metadata
+
+    from rtolab import _core
+
+    proc = rtolab_cli("--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"rtolab {metadata.version('rtolab')} (core {_core.__version__})"
 
 
 def test_figures_leave_the_backend_alone_and_skip_pyplot(tmp_path: Path) -> None:

@@ -28,6 +28,14 @@ def test_quickstart_file_runs_with_all_tables(quickstart: Path) -> None:
     assert (bursts["bytes"] == 30_000).all()
 
 
+def test_printing_a_result_summarises_it(quickstart: Path) -> None:
+    """``print(result)`` names the tables' shapes and the captures' sizes, not their bytes."""
+    r = rtolab.run(quickstart, seed=7)
+    text = repr(r)
+    assert len(text) < 300, text
+    assert f"flows {r.flows.height}×{r.flows.width}" in text and "radio.forward" in text and f"{len(r.pcaps['radio.forward']):,} B" in text
+
+
 def test_dict_and_toml_text_give_the_same_result() -> None:
     text = """
 duration = "20s"
@@ -45,6 +53,22 @@ route = ["l"]
     b = rtolab.run(text)
     assert_frame_equal(a.flows, b.flows)
     assert_frame_equal(a.links, b.links)
+
+
+def test_numpy_scalars_in_a_mapping_are_the_numbers_they_hold() -> None:
+    """A spec built with numpy (a grid from ``np.arange``, a value from a DataFrame) runs as
+    the same spec written with Python numbers, and hashes the same in a study."""
+    np = pytest.importorskip("numpy")
+    from rtolab.study import spec_hash
+
+    plain = small_scenario()
+    plain["flows"][0]["tcp"] = {"iw": 10, "max_window": 20}
+    with_numpy = small_scenario()
+    with_numpy["flows"][0]["tcp"] = {"iw": np.int64(10), "max_window": np.int32(20)}
+    assert_frame_equal(rtolab.run(plain).flows, rtolab.run(with_numpy).flows)
+    assert spec_hash(plain) == spec_hash(with_numpy)
+    with pytest.raises(TypeError, match="type set"):
+        rtolab.run({**plain, "name": {"a"}})
 
 
 def test_lossless_goodput_matches_link_arithmetic() -> None:

@@ -15,6 +15,7 @@ from rtolab._lazy import lazy_attributes
 from rtolab.sweep import errors, load, sweep
 
 if TYPE_CHECKING:
+    from rtolab import model, stats
     from rtolab.api import run
     from rtolab.executors import DaskExecutor, LocalExecutor
     from rtolab.result import Result
@@ -29,8 +30,10 @@ __getattr__, __dir__ = lazy_attributes(
         "Result": "rtolab.result",
         "Study": "rtolab.study",
         "builtin": "rtolab.spec",
+        "model": "rtolab.model",
         "run": "rtolab.api",
         "schema": "rtolab.spec",
+        "stats": "rtolab.stats",
         "validate": "rtolab.spec",
     },
 )
@@ -45,8 +48,10 @@ __all__ = [
     "builtin",
     "errors",
     "load",
+    "model",
     "run",
     "schema",
+    "stats",
     "sweep",
     "validate",
 ]

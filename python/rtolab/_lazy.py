@@ -15,13 +15,15 @@ from typing import Any
 
 def lazy_attributes(package: str, origins: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """(``__getattr__``, ``__dir__``) for ``package``: ``origins`` maps each public name to
-    the module (absolute or relative to ``package``) that defines it."""
+    the module (absolute or relative to ``package``) that defines it; a name whose origin is
+    the package's submodule of that name (``"model": "rtolab.model"``) is that submodule."""
 
     def __getattr__(name: str) -> Any:
         origin = origins.get(name)
         if origin is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(origin, package), name)
+        module = importlib.import_module(origin, package)
+        value = module if module.__name__ == f"{package}.{name}" else getattr(module, name)
         setattr(sys.modules[package], name, value)
         return value
 

@@ -42,6 +42,21 @@ app.add_typer(model_app, name="model")
 register_emulation(app)
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib import metadata
+
+        out.print(f"rtolab {metadata.version('rtolab')} (core {_core.__version__})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """rtolab: TCP over wireless and cellular links."""
+
+
 def _fmt(value: object, digits: int = 3) -> str:
     if value is None:
         return "–"

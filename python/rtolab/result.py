@@ -32,6 +32,13 @@ class Result:
     meta: dict[str, Any]
     pcaps: dict[str, bytes] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """A summary, not the data: the tables' shapes, the run's scenario and seed, and the
+        captures' sizes (a capture is megabytes of bytes)."""
+        tables = ", ".join(f"{name} {df.height}×{df.width}" for name, df in (("flows", self.flows), ("links", self.links), ("cells", self.cells), ("series", self.series)))
+        pcaps = ", ".join(f"{name} {len(data):,} B" for name, data in self.pcaps.items()) or "none"
+        return f"Result(scenario {self.meta.get('scenario')!r}, seed {self.meta.get('seed')}: {tables}; pcaps: {pcaps})"
+
     @classmethod
     def from_core(cls, raw: dict[str, Any], meta: dict[str, Any]) -> Result:
         """From ``_core.run``'s dict: each table is an Arrow record batch that polars takes

@@ -16,11 +16,21 @@ from rtolab import _core
 SpecLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
 
+def plain(value: Any) -> Any:
+    """A value JSON can write, for ``json.dumps(default=plain)``: numpy scalars (``int64``,
+    ``float32``, ``bool_``) become the Python number or bool they hold, numpy arrays lists.
+    Raises ``TypeError`` naming the type for anything else."""
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"a scenario value of type {type(value).__name__} ({value!r}): expected a number, string, bool, list or table")
+
+
 def to_text(spec: SpecLike) -> tuple[str, str]:
-    """(text, format) for the core: mappings become JSON; a path is read as TOML; a string
-    with a newline or an ``=`` is TOML text, any other string is a path."""
+    """(text, format) for the core: mappings become JSON (numpy scalars as the numbers they
+    hold); a path is read as TOML; a string with a newline or an ``=`` is TOML text, any other
+    string is a path."""
     if isinstance(spec, Mapping):
-        return json.dumps(spec), "json"
+        return json.dumps(spec, default=plain), "json"
     if isinstance(spec, str) and ("\n" in spec or "=" in spec):
         return spec, "toml"
     path = Path(spec)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rtolab import _core, study_schema
+from rtolab.spec import plain
 
 
 def derive_seed(base_seed: int, replication: int) -> int:
@@ -30,9 +31,17 @@ def derive_seed(base_seed: int, replication: int) -> int:
 
 
 def canonical_json(value: Any) -> str:
-    """JSON with sorted keys and no spaces: equal values give equal text. Values JSON has no
-    form for (TOML dates) are written as text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    """JSON with sorted keys and no spaces: equal values give equal text. numpy scalars are
+    the numbers they hold (``spec.plain``); other values JSON has no form for (TOML dates)
+    are written as text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain_or_text)
+
+
+def _plain_or_text(value: Any) -> Any:
+    try:
+        return plain(value)
+    except TypeError:
+        return str(value)
 
 
 def spec_hash(spec: Mapping[str, Any]) -> str:
