@@ -208,7 +208,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.limited_bytes = 0;
         // The detectors read the acceptable ACK (RFC 3522 3.2 step 3; RFC 5682 2.1 steps 2-3).
-        if self.detectors_watch() {
+        if self.ack_listeners() != 0 {
             let point = self.state.point().unwrap_or(u64::MAX);
             let view = AcceptableAck {
                 ts_ecr: if self.cfg.timestamps { seg.ts_ecr } else { 0 },
@@ -217,7 +217,7 @@ impl TcpSender {
                 covers_recover: ack >= point,
                 beyond_recover: ack > point || news.newly_sacked_above_point() > 0,
             };
-            self.consult_detectors(now, acked, sample, out, |d| d.on_acceptable_ack(&view));
+            self.consult_ack_listeners(now, acked, sample, out, |d| d.on_acceptable_ack(&view));
         }
         let mut restart_timer = true;
         let mut clear_backoff = false;
@@ -303,7 +303,7 @@ impl TcpSender {
                 // the detectors read the ACK (RFC 5682 2.1 step 2a, 3.1 steps 2-3).
                 let view =
                     DuplicateAck { new_sack_below_recover: news.newly_sacked_below_point > 0, sacked_above_recover: news.newly_sacked_above_point() > 0 };
-                self.consult_detectors(now, 0, None, out, |d| d.on_duplicate_ack(&view));
+                self.consult_ack_listeners(now, 0, None, out, |d| d.on_duplicate_ack(&view));
             }
             LossState::Open | LossState::Disorder => {
                 self.state = LossState::Disorder;

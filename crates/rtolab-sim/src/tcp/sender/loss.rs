@@ -19,6 +19,7 @@ impl TcpSender {
         if continuing {
             return;
         }
+        let started = Episode::start_detectors(self.cfg.detect, &EpisodeStart { snd_una: self.snd_una, sack: self.cfg.sack });
         self.episode = Some(Episode {
             kind,
             prior: self.cc.clone(),
@@ -26,7 +27,10 @@ impl TcpSender {
             srtt_prev: self.rto.srtt(),
             rttvar_prev: self.rto.rttvar(),
             timeouts: None,
-            detectors: Episode::start_detectors(self.cfg.detect, &EpisodeStart { snd_una: self.snd_una, sack: self.cfg.sack }),
+            detectors: started.detectors,
+            ack_readers: started.ack_readers,
+            hold_readers: started.hold_readers,
+            held: false,
             decided: false,
         });
     }
@@ -170,10 +174,43 @@ impl TcpSender {
         }
     }
 
-    /// Whether an undecided episode has detectors to ask.
+    /// The positions of the episode's detectors that listen to ACKs now (`AckReading`).
     #[inline]
-    pub(super) fn detectors_watch(&self) -> bool {
-        self.episode.as_ref().is_some_and(|e| !e.decided && !e.detectors.is_empty())
+    pub(super) fn ack_listeners(&self) -> u32 {
+        self.episode.as_ref().map_or(0, |e| e.ack_listeners())
+    }
+
+    /// As `consult_detectors`, for an ACK: only the detectors that listen to ACKs are asked
+    /// (`ack_listeners`, read again after each verdict), and one that answers `Genuine` is
+    /// asked no more.
+    pub(super) fn consult_ack_listeners(
+        &mut self,
+        now: SimTime,
+        acked: u64,
+        sample: Option<SimDuration>,
+        out: &mut Vec<Segment>,
+        ask: impl Fn(&mut AnyDetector) -> Verdict,
+    ) {
+        let mut passed = 0u32; // positions already asked
+        loop {
+            let pending = self.ack_listeners() & !passed;
+            if pending == 0 {
+                return;
+            }
+            let i = pending.trailing_zeros();
+            passed |= ((2u64 << i) - 1) as u32;
+            let Some(ep) = self.episode.as_mut() else {
+                return;
+            };
+            let Some(d) = ep.detectors.get_mut(i as usize) else {
+                return;
+            };
+            match ask(d) {
+                Verdict::Undecided => {}
+                Verdict::Genuine => ep.ack_readers &= !(1 << i),
+                verdict => self.on_verdict(now, verdict, acked, sample, out),
+            }
+        }
     }
 
     /// Carries out a detector's verdict (one that asks for something).

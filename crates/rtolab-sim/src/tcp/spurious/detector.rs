@@ -24,7 +24,8 @@ use super::DetectorName;
 pub enum Verdict {
     /// Nothing yet.
     Undecided,
-    /// The retransmission was needed. This detector is done; the others go on watching.
+    /// The retransmission was needed. This detector is done (it is shown no more ACKs);
+    /// the others go on watching.
     Genuine,
     /// The episode was spurious; the response (`responses.rs`) applies.
     Spurious(Proof),
@@ -146,11 +147,25 @@ pub trait Detector {
     }
 }
 
+/// Which ACKs a detector reads: every ACK of an undecided episode passes through the
+/// sender, so the episode asks only the detectors that listen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckReading {
+    /// None (`on_acceptable_ack` and `on_duplicate_ack` keep their defaults).
+    Never,
+    /// Every ACK until the detector answers `Genuine`.
+    Always,
+    /// Only while it holds what is sent after a timeout (`on_timeout` returned `true`).
+    WhileHolding,
+}
+
 /// How the registry builds a detector.
 pub trait Register: Detector + Sized {
     /// What the connection must offer (a stack's default detector that needs more is left
     /// out; a detector the user lists is refused by validation).
     const NEEDS: Needs;
+    /// Which ACKs it reads.
+    const READS_ACKS: AckReading = AckReading::Always;
     /// A fresh detector for an episode that begins now.
     fn start(at: &EpisodeStart) -> Self;
 }
@@ -180,6 +195,12 @@ macro_rules! register_detectors {
             pub fn name(self) -> &'static str {
                 match self {
                     $( $(#[cfg($cfg)])? DetectorName::$kind => $name, )*
+                }
+            }
+
+            pub fn reads_acks(self) -> $crate::tcp::spurious::AckReading {
+                match self {
+                    $( $(#[cfg($cfg)])? DetectorName::$kind => <$ty as $crate::tcp::spurious::Register>::READS_ACKS, )*
                 }
             }
 

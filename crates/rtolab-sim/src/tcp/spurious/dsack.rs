@@ -6,7 +6,7 @@
 //! Only duplicates at or above the episode's start (`marker`, SND.UNA then) count, so a
 //! DSACK for an earlier episode cannot undo this one.
 
-use super::{Detector, DsackBlock, EpisodeStart, Needs, Proof, Register, Verdict};
+use super::{AckReading, Detector, DsackBlock, EpisodeStart, Needs, Proof, Register, Verdict};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DsackDetector {
@@ -23,6 +23,7 @@ impl DsackDetector {
 
 impl Register for DsackDetector {
     const NEEDS: Needs = Needs { sack: true, dsack: true, ..Needs::NOTHING };
+    const READS_ACKS: AckReading = AckReading::Never;
 
     fn start(at: &EpisodeStart) -> Self {
         DsackDetector::new(at.snd_una)

@@ -19,7 +19,7 @@
 //! reverts with cwnd ≤ 3·SMSS; an ACK that acknowledges or SACKs pre-timeout data below
 //! `recover` for the first time declares the timeout spurious.
 
-use super::{AcceptableAck, Detector, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
+use super::{AcceptableAck, AckReading, Detector, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
 
 /// Which form of the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +118,7 @@ impl Frto {
 
 impl Register for Frto {
     const NEEDS: Needs = Needs::NOTHING;
+    const READS_ACKS: AckReading = AckReading::WhileHolding;
 
     /// The SACK-enhanced algorithm (RFC 5682 3.1) on a SACK connection, the basic one else.
     fn start(at: &EpisodeStart) -> Self {

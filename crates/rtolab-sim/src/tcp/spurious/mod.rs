@@ -31,7 +31,7 @@ mod responses;
 #[cfg(test)]
 mod toy;
 
-pub use detector::{AcceptableAck, Detector, Detectors, DsackBlock, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
+pub use detector::{AcceptableAck, AckReading, Detector, Detectors, DsackBlock, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
 pub use dsack::DsackDetector;
 pub use eifel::EifelDetector;
 pub use frto::{Frto, FrtoAck, FrtoAction, FrtoVariant};
@@ -76,14 +76,46 @@ pub struct Episode {
     pub timeouts: Option<(u64, u64)>,
     /// The configured detectors, in registry order, started with the episode.
     pub detectors: Vec<AnyDetector>,
+    /// Of `detectors`, by position: those that read every ACK and have not answered
+    /// `Genuine`, and those that read ACKs while they hold the recovery after a timeout.
+    pub ack_readers: u32,
+    pub hold_readers: u32,
+    /// A detector took over after the episode's last timeout and was not released since.
+    pub held: bool,
     /// A verdict was reached: no detector runs any more.
     pub decided: bool,
 }
 
+/// The detectors an episode starts with: what `Episode` holds of them.
+pub struct StartedDetectors {
+    pub detectors: Vec<AnyDetector>,
+    pub ack_readers: u32,
+    pub hold_readers: u32,
+}
+
 impl Episode {
     /// Starts `enabled`'s detectors for an episode that begins at `at`.
-    pub fn start_detectors(enabled: Detectors, at: &EpisodeStart) -> Vec<AnyDetector> {
-        enabled.iter().map(|name| AnyDetector::start(name, at)).collect()
+    pub fn start_detectors(enabled: Detectors, at: &EpisodeStart) -> StartedDetectors {
+        let mut started = StartedDetectors { detectors: Vec::new(), ack_readers: 0, hold_readers: 0 };
+        for (i, name) in enabled.iter().enumerate() {
+            match name.reads_acks() {
+                AckReading::Never => {}
+                AckReading::Always => started.ack_readers |= 1 << i,
+                AckReading::WhileHolding => started.hold_readers |= 1 << i,
+            }
+            started.detectors.push(AnyDetector::start(name, at));
+        }
+        started
+    }
+
+    /// The positions of the detectors to show an ACK to.
+    #[inline]
+    pub fn ack_listeners(&self) -> u32 {
+        if self.decided {
+            0
+        } else {
+            self.ack_readers | if self.held { self.hold_readers } else { 0 }
+        }
     }
 
     pub fn add_timeout(&mut self, id: u64) {
@@ -97,16 +129,18 @@ impl Episode {
     /// The episode's timer fired: each detector may take over what is sent next (all are
     /// told). Returns whether one did.
     pub fn on_timeout(&mut self, repeated: bool) -> bool {
-        self.detectors.iter_mut().fold(false, |held, d| d.on_timeout(repeated) | held)
+        self.held = self.detectors.iter_mut().fold(false, |held, d| d.on_timeout(repeated) | held);
+        self.held
     }
 
     /// Whether a detector holds what is sent after the timeout.
     pub fn holds_recovery(&self) -> bool {
-        !self.decided && self.detectors.iter().any(|d| d.holds_recovery())
+        !self.decided && self.held && self.detectors.iter().any(|d| d.holds_recovery())
     }
 
     /// The sender takes back what is sent after a timeout.
     pub fn release(&mut self) {
+        self.held = false;
         self.detectors.iter_mut().for_each(|d| d.release());
     }
 
