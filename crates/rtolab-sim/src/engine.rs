@@ -16,7 +16,7 @@
 //! earliest end. With the handful of events pending this is a few moves where a heap sifts on
 //! every push and pop.
 
-use crate::net::ids::{DirId, FlowId};
+use crate::ids::{DirId, FlowId};
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

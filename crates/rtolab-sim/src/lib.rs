@@ -1,13 +1,18 @@
 //! rtolab-sim: a discrete-event simulator of TCP over wireless and cellular links.
 //!
-//! Layers: `spec` (what users write) → `world` (the run-time model built from it: `net`
-//! links and queues, `tcp` endpoints, generators) driven by `engine` → `results`.
-//! See DESIGN.md for the rules every part follows.
+//! Layers, lowest first (`layers::ORDER`, held by its test): values and helpers, `engine`,
+//! `results`, the components (`tcp`, `net`, `radio`, `pcap`), `spec` (what users write, naming
+//! the components' settings), `build` (a scenario's network parts), `world` (the simulation
+//! built from a scenario and driven by `engine`). See DESIGN.md for the rules every part
+//! follows.
 
 pub mod bench;
+pub mod build;
 pub mod control;
 pub mod engine;
+pub mod ids;
 pub mod intervals;
+pub mod layers;
 pub mod net;
 pub mod pcap;
 pub mod prefetch;

@@ -6,11 +6,12 @@
 //! definition.
 
 mod series;
+mod series_metric;
 pub mod table;
 #[cfg(test)]
 mod tests;
 
-pub use crate::spec::SeriesMetric;
+pub use series_metric::SeriesMetric;
 pub use series::SeriesTable;
 pub use table::{schema, Column, Kind, Row};
 

@@ -13,7 +13,7 @@
 //! engine rule); a stale outcome (its frame was flushed meanwhile) is ignored, matched by the
 //! frame's own sequence number, never by a recycled packet id.
 
-use super::icmp::IcmpSignal;
+use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{DirId, PacketId};
 use super::notices::LinkNotices;
 use crate::engine::{Event, EventQueue};

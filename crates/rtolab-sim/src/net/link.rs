@@ -12,7 +12,7 @@
 
 use super::arq::{Arq, ArqConfig};
 use super::channel::{Channel, ChannelModel};
-use super::icmp::IcmpSignal;
+use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{DirId, PacketId};
 use super::notices::LinkNotices;
 use super::propagation::Propagation;
@@ -21,7 +21,7 @@ use super::red::Red;
 use super::transmitter::Transmitter;
 use crate::engine::{Event, EventQueue};
 use crate::results::{LinkRow, SeriesMetric, SeriesTable};
-use crate::spec::QueueSpec;
+use super::queue_spec::QueueSpec;
 use crate::time::{SimDuration, SimTime};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

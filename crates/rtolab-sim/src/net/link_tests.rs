@@ -4,7 +4,7 @@
 
 use super::arq::ArqConfig;
 use super::channel::ChannelModel;
-use super::icmp::IcmpSignal;
+use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{DirId, PacketId};
 use super::link::{DirConfig, LinkDir, Offer};
 use crate::engine::{Event, EventQueue};

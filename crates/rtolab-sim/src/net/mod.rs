@@ -3,16 +3,15 @@
 //! spikes and the control messages (ICMP) elements send toward a flow's sender.
 
 pub mod arq;
-pub mod build;
 pub mod channel;
-pub mod icmp;
-pub mod ids;
 pub mod link;
 pub mod notices;
 pub mod packet;
 pub mod propagation;
 pub mod queue;
+pub mod queue_spec;
 pub mod red;
+pub mod spike_spec;
 pub mod spikes;
 pub mod transmitter;
 
@@ -20,9 +19,13 @@ pub mod transmitter;
 mod link_tests;
 
 pub use arq::{ArqConfig, ArqStats};
-pub use icmp::IcmpSignal;
+pub use crate::tcp::icmp_signal::IcmpSignal;
+/// The typed indices live below the engine (`crate::ids`); `net::ids` names them too.
+pub use crate::ids;
 pub use ids::{DirId, FlowId, PacketId};
 pub use link::{DirConfig, LinkDir, LinkStats, Offer};
 pub use notices::LinkNotices;
 pub use packet::{Packet, PacketArena, Payload, Way};
+pub use queue_spec::{DroptailSpec, QueueSpec, RedSpec};
+pub use spike_spec::{SpikeDirection, SpikeHold, SpikeSpec};
 pub use spikes::SpikeProcess;

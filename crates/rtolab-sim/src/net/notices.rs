@@ -1,6 +1,6 @@
 //! The notices a link direction keeps for its caller (see `LinkNotices`).
 
-use super::icmp::IcmpSignal;
+use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::PacketId;
 
 /// What a direction's elements decided besides single drops, for the caller to act on:

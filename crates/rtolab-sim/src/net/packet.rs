@@ -3,7 +3,7 @@
 //! Invariant: a packet id is live from `alloc` to `free`; events and queues hold ids, never
 //! copies, so the heap and queues stay small and packet memory is reused.
 
-use super::icmp::IcmpSignal;
+use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{FlowId, PacketId};
 use crate::tcp::Segment;
 use crate::time::SimTime;

@@ -4,7 +4,7 @@
 
 use super::ids::PacketId;
 use super::red::{Red, RedVerdict};
-use crate::spec::QueueSpec;
+use super::queue_spec::QueueSpec;
 use crate::time::SimTime;
 use crate::units::Limit;
 use rand::Rng;

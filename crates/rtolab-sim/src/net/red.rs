@@ -2,7 +2,7 @@
 //! "Random Early Detection Gateways for Congestion Avoidance", 1993, with ns-2's gentle mode,
 //! `wait_` spacing, byte mode and idle-time decay of the average).
 
-use crate::spec::RedSpec;
+use super::queue_spec::RedSpec;
 use crate::time::SimTime;
 
 /// The part of RED that decides; the queue itself is the caller's FIFO.

@@ -5,7 +5,7 @@
 
 use super::LinkDir;
 use crate::engine::{Event, EventQueue};
-use crate::spec::{SpikeDirection, SpikeHold, SpikeSpec};
+use super::spike_spec::{SpikeDirection, SpikeHold, SpikeSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::RvSampler;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -79,7 +79,7 @@ impl SpikeProcess {
         }
     }
 
-    /// The link directions (by index, see `net::build`) this process holds.
+    /// The link directions (by index, see `build::links`) this process holds.
     pub fn dirs(&self) -> impl Iterator<Item = usize> {
         let base = 2 * self.link as usize;
         [(base, self.holds_forward()), (base + 1, self.holds_reverse())].into_iter().filter(|x| x.1).map(|x| x.0)

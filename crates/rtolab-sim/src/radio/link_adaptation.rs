@@ -7,7 +7,7 @@
 //! is less than –3.5 dB approximately every second block is received in error, for better
 //! SIR conditions the block error rate is 10 percent").
 
-use crate::spec::McsSpec;
+use super::radio_spec::McsSpec;
 
 /// What one user's radio block in a TTI carries and how likely it is damaged.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,7 +82,7 @@ fn ratio(db: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::default_mcs;
+    use crate::radio::radio_spec::default_mcs;
 
     fn table1() -> LinkAdaptation {
         LinkAdaptation::new(&default_mcs(), 0.1, 0.5)

@@ -2,7 +2,7 @@
 //! records them.
 
 use super::table::{batch, Column, Kind};
-use crate::spec::SeriesMetric;
+use super::SeriesMetric;
 use arrow_array::{ArrayRef, DictionaryArray, Float64Array, RecordBatch, StringArray, UInt32Array};
 use serde::Serialize;
 use std::sync::Arc;

@@ -6,18 +6,17 @@
 
 mod link_models;
 mod load;
-mod radio;
-mod series_metric;
 mod tcp;
 mod validate;
 
 pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
-pub use radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
+pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
-pub use series_metric::SeriesMetric;
+pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
+pub use crate::results::SeriesMetric;
 pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
-use crate::units::{Bytes, Duration, DurationRv, FlowSize, Limit, Rate, SizeRv};
+use crate::units::{Bytes, Duration, DurationRv, FlowSize, Rate, SizeRv};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -112,126 +111,6 @@ pub struct DirectionOverride {
     pub loss: Option<LossSpec>,
     pub drop_packets: Option<Vec<u64>>,
     pub arq: Option<ArqOverride>,
-}
-
-/// The queue in front of a link direction's transmitter.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum QueueSpec {
-    /// First in, first out; arrivals beyond the limit are dropped.
-    Droptail(DroptailSpec),
-    /// Random Early Detection with ns-2's parameter names and semantics.
-    Red(RedSpec),
-}
-
-impl Default for QueueSpec {
-    /// ns-2's default queue: DropTail, 50 packets.
-    fn default() -> Self {
-        QueueSpec::Droptail(DroptailSpec { limit: Limit::Packets(50) })
-    }
-}
-
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DroptailSpec {
-    pub limit: Limit,
-}
-
-/// RED as in ns-2's `Queue/RED` (Floyd & Jacobson 1993; "gentle" variant of 2000).
-/// Thresholds are in packets unless `queue_in_bytes`, in which case they are in units of
-/// `mean_pktsize` bytes, as in ns-2.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RedSpec {
-    /// Hard limit of the queue (packets or bytes).
-    pub limit: Limit,
-    /// EWMA weight of the average queue (ns-2 `q_weight_`).
-    #[serde(default = "red_q_weight")]
-    pub q_weight: f64,
-    /// Minimum threshold (ns-2 `thresh_`).
-    #[serde(default = "red_thresh")]
-    pub thresh: f64,
-    /// Maximum threshold (ns-2 `maxthresh_`).
-    #[serde(default = "red_maxthresh")]
-    pub maxthresh: f64,
-    /// Drop probability at `maxthresh`; give this or `linterm` (= 1/max_p), not both.
-    pub max_p: Option<f64>,
-    pub linterm: Option<f64>,
-    /// Average packet size used for idle-time decay and byte mode (ns-2 `mean_pktsize_`).
-    #[serde(default = "red_mean_pktsize")]
-    pub mean_pktsize: Bytes,
-    /// Byte mode: drop probability scaled by packet size (ns-2 `bytes_`).
-    #[serde(default)]
-    pub bytes: bool,
-    /// Measure the queue in bytes (ns-2 `queue_in_bytes_`).
-    #[serde(default)]
-    pub queue_in_bytes: bool,
-    /// Gentle RED: probability rises from max_p to 1 between maxthresh and 2·maxthresh.
-    #[serde(default = "yes")]
-    pub gentle: bool,
-    /// Space drops out more evenly (ns-2 `wait_`).
-    #[serde(default = "yes")]
-    pub wait: bool,
-}
-
-fn red_q_weight() -> f64 {
-    0.002
-}
-fn red_thresh() -> f64 {
-    5.0
-}
-fn red_maxthresh() -> f64 {
-    15.0
-}
-fn red_mean_pktsize() -> Bytes {
-    Bytes(500)
-}
-fn yes() -> bool {
-    true
-}
-
-/// Which directions of a link a delay spike holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SpikeDirection {
-    Forward,
-    Reverse,
-    #[default]
-    Both,
-}
-
-/// What a spike holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SpikeHold {
-    /// The transmitter stops and packets already on the wire are held at the far end too:
-    /// nothing leaves the link during the spike.
-    #[default]
-    All,
-    /// Only the transmitter stops; packets on the wire still arrive (ns-2's `Delayer`,
-    /// which sits between the queue and the link).
-    Queue,
-}
-
-/// Delay spikes after ns-2's `Delayer`: during a spike the link direction stops serving
-/// (and, with `hold = "all"`, holds what is on the wire; nothing is dropped by the spike);
-/// when the spike ends, held packets are released back to back. `interval` is the spike-free time
-/// from the end of one spike to the start of the next (the first spike starts one interval
-/// after `start`); or give fixed start times with `at`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SpikeSpec {
-    pub interval: Option<DurationRv>,
-    pub at: Option<Vec<Duration>>,
-    pub length: DurationRv,
-    #[serde(default)]
-    pub direction: SpikeDirection,
-    /// When random spikes begin to be drawn (default 0 s).
-    pub start: Option<Duration>,
-    /// "all" (default): the link direction holds everything; "queue": only the
-    /// transmitter stops, as in ns-2.
-    #[serde(default)]
-    pub hold: SpikeHold,
 }
 
 /// One TCP connection from the first link's near end to the last link's far end.

@@ -22,7 +22,7 @@
 use crate::time::{SimDuration, SimTime};
 
 /// The two messages of paper 001 Sec. II (defined with the network's control messages).
-pub use crate::net::icmp::IcmpSignal;
+pub use super::icmp_signal::IcmpSignal;
 
 /// Paper 001 Fig. 3 states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

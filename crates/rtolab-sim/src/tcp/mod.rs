@@ -5,6 +5,7 @@
 
 pub mod cc;
 pub mod icmp_rto;
+pub mod icmp_signal;
 pub(crate) mod jiffies;
 pub mod profile;
 pub mod quickack;

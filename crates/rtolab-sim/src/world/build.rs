@@ -7,9 +7,9 @@ use super::plan::plan;
 use super::traffic::WebGenerator;
 use super::Simulation;
 use crate::engine::{Event, EventQueue};
-use crate::net::build::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
+use crate::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
 use crate::net::{FlowId, PacketArena};
-use crate::radio;
+use crate::build::radio;
 use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 

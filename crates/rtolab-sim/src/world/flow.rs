@@ -5,7 +5,7 @@ use super::configs::SenderConfigs;
 use super::ledger::FlowCount;
 use super::route::Route;
 use crate::intervals::IntervalSet;
-use crate::net::build::add_uplink;
+use crate::build::links::add_uplink;
 use crate::net::{DirId, Way};
 use crate::rng::stream;
 use crate::spec::TcpSpec;

@@ -1,6 +1,6 @@
 //! A flow's route one way: the link directions its packets cross, in order.
 
-use crate::net::build::Hops;
+use crate::build::links::Hops;
 use crate::net::DirId;
 use std::ops::Deref;
 

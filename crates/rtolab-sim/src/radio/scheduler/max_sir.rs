@@ -12,7 +12,7 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::super::{candidate, rank};
-    use crate::spec::SchedulerKind;
+    use crate::radio::radio_spec::SchedulerKind;
 
     #[test]
     fn the_best_sir_goes_first_whoever_was_served_last() {

@@ -9,7 +9,7 @@ mod max_sir;
 pub mod proportional_fair;
 mod round_robin;
 
-use crate::spec::SchedulerKind;
+use super::radio_spec::SchedulerKind;
 use std::cmp::Ordering;
 
 /// What a scheduler knows of a backlogged user at the start of a TTI.

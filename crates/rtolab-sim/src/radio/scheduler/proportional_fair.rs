@@ -26,7 +26,7 @@ pub fn update_average(average: f64, served: u32, window: f64) -> f64 {
 mod tests {
     use super::super::{candidate, rank};
     use super::*;
-    use crate::spec::SchedulerKind;
+    use crate::radio::radio_spec::SchedulerKind;
 
     /// Two users with the same rate but one starting far ahead in its average: PF serves
     /// the one behind until the averages meet — with a window of W = 1000 TTIs, when

@@ -11,7 +11,7 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::super::{candidate, rank};
-    use crate::spec::SchedulerKind;
+    use crate::radio::radio_spec::SchedulerKind;
 
     /// Three always-backlogged users, one served per TTI, marking `last_served` as a cell
     /// does: over 300 TTIs each is served exactly 100 times, in strict rotation, even though

@@ -1,4 +1,5 @@
-//! Control messages that network elements send toward a flow's sender (paper 001 Sec. II):
+//! Control messages that network elements send toward a flow's sender (paper 001 Sec. II),
+//! declared with TCP, which acts on them, as `Segment` is; the network carries both:
 //! the base station's ICMP DROP (its link-layer ARQ gave up and flushed its buffer) and ICMP
 //! DEFER (packets are waiting in its buffer, or a retry succeeded: the channel is improving).
 //!

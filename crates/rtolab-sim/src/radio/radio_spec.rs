@@ -1,5 +1,6 @@
-//! The `[radio]` table: an HSDPA radio access network (HS-DSCH), with paper 000's values
-//! (Sec. 3.1 and Table 1) as defaults. A flow reaches a mobile user by naming the radio
+//! The `[radio]` table of a scenario: an HSDPA radio access network (HS-DSCH), with paper
+//! 000's values (Sec. 3.1 and Table 1) as defaults; the scenario schema (`spec`) uses it as
+//! it is. A flow reaches a mobile user by naming the radio
 //! (`name`, default `"hsdpa"`) as the last entry of its route.
 
 use crate::units::{Distance, Duration, DurationRv, Limit, Probability, Rate, SpeedRv};

@@ -4,10 +4,10 @@
 //! Invariant: link `i` of the scenario owns directions `2i` (forward) and `2i + 1` (reverse);
 //! every random stream is derived from (seed, the link's name, purpose), as in the simulator.
 
-use super::arq::ArqConfig;
-use super::channel::{ChannelModel, GilbertElliott, GilbertPackets};
-use super::ids::DirId;
-use super::{DirConfig, LinkDir, SpikeProcess, Way};
+use crate::net::arq::ArqConfig;
+use crate::net::channel::{ChannelModel, GilbertElliott, GilbertPackets};
+use crate::net::ids::DirId;
+use crate::net::{DirConfig, LinkDir, SpikeProcess, Way};
 use crate::pcap::Capture;
 use crate::rng::stream;
 use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, LossSpec, QueueSpec, RadioSpec, Scenario};
