@@ -221,16 +221,12 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
     let bytes = c.receiver.map(|r| r.bytes).unwrap_or(0);
     let elapsed = finished.unwrap_or(end).since(start).as_secs_f64();
     let rate = |b: u64| (c.sender.is_some() && elapsed > 0.0).then(|| b as f64 * 8.0 / elapsed);
-    let (kind, generator) = match origin {
-        Origin::Static => ("flow", None),
-        Origin::Burst(g) => ("burst", Some(g.clone())),
-        Origin::Web { generator, .. } => ("web", Some(generator.clone())),
-    };
+    let (kind, generator) = origin.kind_and_generator();
     let established = || c.samples.iter().filter(|s| s.srtt_us > 0);
     FlowRow {
         flow: c.k.into(),
         name: name.to_string(),
-        kind: kind.into(),
+        kind,
         generator,
         start_s: start.as_secs_f64(),
         end_s: finished.map(|t| t.as_secs_f64()),
@@ -296,7 +292,7 @@ pub fn accuracy(fwd: &ForwarderReport) -> (Vec<DirAccuracy>, [f64; 3], u64, u64)
             let achieved = (acc.paced_packets[d] >= MIN_PACED_PACKETS && acc.paced_real_ns[d] > 0)
                 .then(|| acc.paced_bytes[d] as f64 * 8.0 / (acc.paced_real_ns[d] as f64 / 1e9));
             DirAccuracy {
-                direction: l.cfg.name.clone(),
+                direction: l.cfg.name(),
                 configured_bps: configured,
                 achieved_bps: achieved,
                 rate_error_pct: achieved.map(|a| 100.0 * (a - configured) / configured),
@@ -329,7 +325,7 @@ pub fn run_result(
     // As in the simulator: the scenario's links and the radio's wired path, not the mobile
     // users' own uplinks.
     for (d, l) in fwd.links.iter_mut().take(reported_links).enumerate() {
-        entities.push(l.cfg.name.clone());
+        entities.push(l.cfg.name());
         l.take_series(n + d as u32, &mut series);
         links.push(l.report(end));
     }

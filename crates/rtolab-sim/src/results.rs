@@ -5,12 +5,14 @@
 //! Arrow types, units and descriptions, and its Arrow record batch all come from that one
 //! definition.
 
+mod labels;
 mod series;
 mod series_metric;
 pub mod table;
 #[cfg(test)]
 mod tests;
 
+pub use labels::{FlowKind, LinkDirection};
 pub use series_metric::SeriesMetric;
 pub use series::SeriesTable;
 pub use table::{schema, Column, Kind, Row};
@@ -31,7 +33,7 @@ result_table! {
         pub name: String,
         /// "flow", "burst" or "web".
         #[unit = ""]
-        pub kind: String,
+        pub kind: FlowKind,
         /// The generator that made it, if any.
         #[unit = ""]
         pub generator: Option<String>,
@@ -131,7 +133,7 @@ result_table! {
         pub link: String,
         /// "forward" or "reverse".
         #[unit = ""]
-        pub direction: String,
+        pub direction: LinkDirection,
         /// Transmission rate.
         #[unit = "bit/s"]
         pub rate_bps: f64,

@@ -3,6 +3,7 @@
 //! share rising with load, and bad input naming its field.
 
 mod common;
+use rtolab_sim::results::{LinkDirection};
 use common::{flow, run};
 use rtolab_sim::spec::{from_toml, SeriesMetric};
 use rtolab_sim::RunResult;
@@ -67,7 +68,7 @@ fn uplink_bulk_flow_fills_the_dedicated_channel() {
     let cap = 384e3 * 1448.0 / 1500.0;
     let goodput = up.goodput_bps.unwrap();
     assert!(goodput > 0.97 * cap && goodput <= cap, "goodput {goodput} vs the uplink's {cap}");
-    let away = r.links.iter().find(|l| l.link == "hsdpa.wired" && l.direction == "reverse").expect("wired path in the links table");
+    let away = r.links.iter().find(|l| l.link == "hsdpa.wired" && l.direction == LinkDirection::Reverse).expect("wired path in the links table");
     let delivered = up.bytes.div_ceil(1448);
     assert!(
         away.packets_sent >= delivered && away.packets_sent <= up.segments_sent + 1,

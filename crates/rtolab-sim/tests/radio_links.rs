@@ -2,6 +2,7 @@
 //! back to the sender, paper 001's adaptive timeout, and bad input naming its field.
 
 mod common;
+use rtolab_sim::results::{LinkDirection};
 use common::{flow, run};
 use rtolab_sim::spec::from_toml;
 
@@ -44,7 +45,7 @@ tcp = {{ cc = "newreno", sack = false, mss = 1460, tick = "100ms", {icmp} }}
 fn drops_reach_the_sender_and_the_scheme_acts_on_them() {
     let plain = run(&paper_001(false, (12, 41)));
     let scheme = run(&paper_001(true, (12, 41)));
-    let wireless = |r: &rtolab_sim::RunResult| r.links.iter().find(|l| l.link == "wireless" && l.direction == "forward").unwrap().clone();
+    let wireless = |r: &rtolab_sim::RunResult| r.links.iter().find(|l| l.link == "wireless" && l.direction == LinkDirection::Forward).unwrap().clone();
     for r in [&plain, &scheme] {
         let (f, w) = (flow(r, "f"), wireless(r));
         assert!(w.arq_flushes >= 2, "{w:?}");

@@ -2,6 +2,7 @@
 //! the RFCs or from link arithmetic) and stated beside each assertion.
 
 mod common;
+use rtolab_sim::results::{LinkDirection, FlowKind};
 use common::{flow, run, single_flow};
 
 const BIG_QUEUE: &str = "queue = { kind = \"droptail\", limit = \"1000p\" }";
@@ -129,11 +130,11 @@ fn quickstart_study_runs_as_written() {
     let r = run(&text);
     assert_eq!(r.meta.seed, 7);
     assert_eq!(r.meta.sim_time_s, 120.0);
-    let bursts: Vec<_> = r.flows.iter().filter(|f| f.kind == "burst").collect();
+    let bursts: Vec<_> = r.flows.iter().filter(|f| f.kind == FlowKind::Burst).collect();
     assert_eq!(bursts.len(), 6);
     assert!(bursts.iter().all(|f| f.size == Some(30_000)));
-    assert!(r.flows.iter().filter(|f| f.kind == "web").count() > 4);
-    assert!(r.links.iter().find(|l| l.link == "radio" && l.direction == "forward").unwrap().spikes >= 3);
+    assert!(r.flows.iter().filter(|f| f.kind == FlowKind::Web).count() > 4);
+    assert!(r.links.iter().find(|l| l.link == "radio" && l.direction == LinkDirection::Forward).unwrap().spikes >= 3);
     assert!(!r.series.is_empty());
     assert_eq!(r.pcaps.len(), 1);
     assert_eq!(r.pcaps[0].0, "radio.forward");

@@ -9,12 +9,11 @@ use crate::net::channel::{ChannelModel, GilbertElliott, GilbertPackets};
 use crate::net::ids::DirId;
 use crate::net::{DirConfig, LinkDir, SpikeProcess, Way};
 use crate::pcap::Capture;
+use crate::results::LinkDirection;
 use crate::rng::stream;
 use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, LossSpec, QueueSpec, RadioSpec, Scenario};
 use crate::time::SimDuration;
 use crate::units::RvSampler;
-
-const DIRECTIONS: [&str; 2] = ["forward", "reverse"];
 
 /// What to record while the links run.
 #[derive(Clone, Copy, Debug, Default)]
@@ -27,9 +26,9 @@ pub struct LinkRecording {
 pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<LinkDir> {
     let mut links = Vec::with_capacity(2 * scenario.links.len());
     for (i, l) in scenario.links.iter().enumerate() {
-        for (d, way) in DIRECTIONS.iter().enumerate() {
+        for (d, direction) in LinkDirection::BOTH.into_iter().enumerate() {
+            let way = direction.label();
             let rev = l.reverse.clone().filter(|_| d == 1).unwrap_or_default();
-            let name = format!("{}.{way}", l.name);
             let arq = match rev.arq {
                 Some(ArqOverride::Off) => None,
                 Some(ArqOverride::On(a)) => Some(a),
@@ -40,7 +39,8 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
                 delay: rev.delay.unwrap_or(l.delay).sim(),
                 queue: rev.queue.unwrap_or_else(|| l.queue.clone()),
                 arq: arq.as_ref().map(arq_config),
-                name,
+                link: l.name.clone(),
+                direction,
             };
             let loss = rev.loss.or_else(|| l.loss.clone());
             let channel = channel_model(loss.as_ref(), seed, &l.name, way, record.channel);
@@ -67,14 +67,16 @@ pub fn reported_links(scenario: &Scenario) -> usize {
 /// forward and reverse directions, then one dedicated uplink per mobile user (`ues` of them).
 /// Each is a plain DropTail direction without loss, with the hop's jitter if it has one.
 pub fn radio_hops(radio: &RadioSpec, ues: usize, first: DirId, seed: u64, record: LinkRecording) -> Vec<LinkDir> {
-    let hop = |k: usize, name: String, h: &HopSpec| {
+    let hop = |k: usize, link: String, direction: LinkDirection, h: &HopSpec| {
         let cfg = DirConfig {
             rate_bps: h.rate.bps().round().max(1.0) as u64,
             delay: h.delay.sim(),
             queue: QueueSpec::Droptail(DroptailSpec { limit: h.queue }),
             arq: None,
-            name: name.clone(),
+            link,
+            direction,
         };
+        let name = cfg.name();
         let rng = stream(seed, &format!("links/{name}"), "queue-and-loss");
         let mut dir = LinkDir::new(DirId(first.0 + k as u32), cfg, ChannelModel::Perfect, Vec::new(), rng, record.queue);
         if let Some(jitter) = &h.jitter {
@@ -82,8 +84,8 @@ pub fn radio_hops(radio: &RadioSpec, ues: usize, first: DirId, seed: u64, record
         }
         dir
     };
-    let wired = DIRECTIONS.iter().enumerate().map(|(k, way)| hop(k, format!("{}.wired.{way}", radio.name), &radio.wired));
-    let uplinks = (0..ues).map(|u| hop(2 + u, format!("{}.ue{u}.uplink", radio.name), &radio.uplink));
+    let wired = LinkDirection::BOTH.into_iter().enumerate().map(|(k, direction)| hop(k, format!("{}.wired", radio.name), direction, &radio.wired));
+    let uplinks = (0..ues).map(|u| hop(2 + u, format!("{}.ue{u}", radio.name), LinkDirection::Uplink, &radio.uplink));
     wired.chain(uplinks).collect()
 }
 
@@ -188,11 +190,9 @@ pub fn captures(scenario: &Scenario, links: &[LinkDir]) -> Vec<Option<Capture>> 
     links
         .iter()
         .map(|l| {
-            let wanted = scenario.output.pcap.iter().any(|p| {
-                let base = l.cfg.name.rsplit_once('.').map(|(b, _)| b).unwrap_or(&l.cfg.name);
-                *p == l.cfg.name || (p == base && l.cfg.name.ends_with(".forward"))
-            });
-            wanted.then(|| Capture::new(l.cfg.name.clone()))
+            let name = l.cfg.name();
+            let wanted = scenario.output.pcap.iter().any(|p| *p == name || (*p == l.cfg.link && l.cfg.direction == LinkDirection::Forward));
+            wanted.then(|| Capture::new(name))
         })
         .collect()
 }

@@ -20,7 +20,7 @@ use super::queue::QueueDisc;
 use super::red::Red;
 use super::transmitter::Transmitter;
 use crate::engine::{Event, EventQueue};
-use crate::results::{LinkRow, SeriesMetric, SeriesTable};
+use crate::results::{LinkDirection, LinkRow, SeriesMetric, SeriesTable};
 use super::queue_spec::QueueSpec;
 use crate::time::{SimDuration, SimTime};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -28,11 +28,22 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Settings of one direction, resolved from the spec.
 #[derive(Clone, Debug)]
 pub struct DirConfig {
-    pub name: String,
+    /// The link this direction belongs to (a scenario link's name, `radio.wired`, or a
+    /// mobile user's `radio.ueN`) and which direction of it this is.
+    pub link: String,
+    pub direction: LinkDirection,
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: QueueSpec,
     pub arq: Option<ArqConfig>,
+}
+
+impl DirConfig {
+    /// The direction's name: its link's name and the direction (`"radio.forward"`), as the
+    /// series' entities and the captures call it.
+    pub fn name(&self) -> String {
+        format!("{}.{}", self.link, self.direction.label())
+    }
 }
 
 /// Counters of the direction itself (its elements keep their own).
@@ -324,11 +335,10 @@ impl LinkDir {
         let q = &self.queue.stats;
         let arq = self.arq.as_ref().map(|a| a.stats.clone()).unwrap_or_default();
         let icmp = self.arq.as_ref().is_some_and(|a| a.config().icmp);
-        let (link, direction) = self.cfg.name.rsplit_once('.').unwrap_or((&self.cfg.name, ""));
         let elapsed = end.0 as f64;
         LinkRow {
-            link: link.into(),
-            direction: direction.into(),
+            link: self.cfg.link.clone(),
+            direction: self.cfg.direction,
             rate_bps: self.cfg.rate_bps as f64,
             delay_s: self.cfg.delay.as_secs_f64(),
             packets_sent: st.packets_sent,

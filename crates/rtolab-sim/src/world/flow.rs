@@ -7,6 +7,7 @@ use super::route::Route;
 use crate::intervals::IntervalSet;
 use crate::build::links::add_uplink;
 use crate::net::{DirId, Way};
+use crate::results::FlowKind;
 use crate::rng::stream;
 use crate::spec::TcpSpec;
 use crate::tcp::jiffies::JIFFY;
@@ -257,6 +258,17 @@ pub enum Origin {
         user: u32,
         generator: String,
     },
+}
+
+impl Origin {
+    /// The flows table's `kind` and `generator` of a flow made this way.
+    pub fn kind_and_generator(&self) -> (FlowKind, Option<String>) {
+        match self {
+            Origin::Static => (FlowKind::Flow, None),
+            Origin::Burst(g) => (FlowKind::Burst, Some(g.clone())),
+            Origin::Web { generator, .. } => (FlowKind::Web, Some(generator.clone())),
+        }
+    }
 }
 
 /// Layout: `repr(C, align(64))`, in declaration order, cache line by cache line. With

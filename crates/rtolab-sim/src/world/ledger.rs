@@ -140,7 +140,7 @@ impl Ledger {
             if c.offered != c.left + c.dropped + inside {
                 return network(format!(
                     "packet conservation on link direction {} ({d}): {} offered != {} left + {} dropped + {} inside",
-                    link.cfg.name, c.offered, c.left, c.dropped, inside
+                    link.cfg.name(), c.offered, c.left, c.dropped, inside
                 ));
             }
         }

@@ -1,6 +1,5 @@
 //! Builds the result tables at the end of a run.
 
-use super::flow::Origin;
 use super::Simulation;
 use crate::results::{FlowRow, RunMeta, RunResult};
 use crate::time::SimTime;
@@ -18,15 +17,11 @@ impl Simulation {
                 let elapsed = until.since(f.start).as_secs_f64();
                 let rate = |bytes: u64| (f.started && elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
                 let mean = |sum: f64, n: u64| (n > 0).then(|| sum / n as f64);
-                let (kind, generator) = match &f.origin {
-                    Origin::Static => ("flow", None),
-                    Origin::Burst(g) => ("burst", Some(g.clone())),
-                    Origin::Web { generator, .. } => ("web", Some(generator.clone())),
-                };
+                let (kind, generator) = f.origin.kind_and_generator();
                 FlowRow {
                     flow: i as u64,
                     name: f.name.clone(),
-                    kind: kind.into(),
+                    kind,
                     generator,
                     start_s: f.start.as_secs_f64(),
                     end_s: finished.map(|t| t.as_secs_f64()),
@@ -64,7 +59,7 @@ impl Simulation {
         let mut links = Vec::with_capacity(self.links.len());
         for (d, l) in self.links.iter_mut().enumerate().take(self.reported_links) {
             l.finish(end);
-            entities.push(l.cfg.name.clone());
+            entities.push(l.cfg.name());
             l.take_series(n_flows + d as u32, &mut self.series);
             links.push(l.report(end));
         }

@@ -1,0 +1,65 @@
+//! Columns whose values are one of a few names: typed in Rust, written as text to the tables
+//! (`flows.kind`, `links.direction`), so the schema is the same as for a string column.
+
+use super::table::{Kind, Value};
+use arrow_array::{ArrayRef, StringArray};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What made a flow: the scenario's own `[[flows]]`, a burst generator or a web generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowKind {
+    Flow,
+    Burst,
+    Web,
+}
+
+impl FlowKind {
+    /// The name in the `kind` column.
+    pub fn label(self) -> &'static str {
+        match self {
+            FlowKind::Flow => "flow",
+            FlowKind::Burst => "burst",
+            FlowKind::Web => "web",
+        }
+    }
+}
+
+/// A direction of a link: the forward (data) or reverse (ACK) direction of a scenario's link
+/// or of the radio network's wired path, or a mobile user's dedicated uplink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkDirection {
+    Forward,
+    Reverse,
+    Uplink,
+}
+
+impl LinkDirection {
+    /// A scenario link's two directions, in the order their indices follow (`2i`, `2i + 1`).
+    pub const BOTH: [LinkDirection; 2] = [LinkDirection::Forward, LinkDirection::Reverse];
+
+    /// The name in the `direction` column, and the last part of the direction's name
+    /// (`"radio.forward"`).
+    pub fn label(self) -> &'static str {
+        match self {
+            LinkDirection::Forward => "forward",
+            LinkDirection::Reverse => "reverse",
+            LinkDirection::Uplink => "uplink",
+        }
+    }
+}
+
+macro_rules! label_column {
+    ($ty:ty) => {
+        impl Value for $ty {
+            const KIND: Kind = Kind::Utf8;
+            fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
+                Arc::new(StringArray::from_iter_values(values.map(|v| v.label())))
+            }
+        }
+    };
+}
+label_column!(FlowKind);
+label_column!(LinkDirection);
