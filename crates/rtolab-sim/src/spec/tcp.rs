@@ -1,11 +1,14 @@
 //! TCP settings of a flow: a named stack (`stack`) sets every default; each field overrides
 //! it. `resolve` turns the table into the sender's and receiver's configurations.
 
-use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith, CUBIC_2_6_24_BETA};
+pub use crate::tcp::cc::CcKind;
+use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith};
 use crate::tcp::icmp_rto::{Case7, IcmpRtoConfig};
 use crate::tcp::jiffies::Wheel;
 use crate::tcp::profile::{Profile, Stack};
 use crate::tcp::recovery::RecoveryKind;
+pub use crate::tcp::initial_window::{InitialWindow, IwRule};
+pub use crate::tcp::rto::RtoPreset;
 use crate::tcp::rto::{RtoConfig, RtoFloor, SynFallback};
 pub use crate::tcp::spurious::DetectorName;
 use crate::tcp::spurious::{Detectors, Response};
@@ -14,52 +17,6 @@ use crate::time::SimDuration;
 use crate::units::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
-
-/// Congestion control: how the window grows and shrinks. `"newreno"` is the older spelling
-/// of Reno growth with NewReno loss recovery (RFC 6582) unless `sack` or `recovery` says
-/// otherwise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    /// RFC 5681 Reno (Linux `reno` under `rtolab emulate`).
-    Reno,
-    /// Reno growth; the name selects NewReno loss recovery.
-    Newreno,
-    /// CUBIC with HyStart as Linux 6.x runs it (RFC 9438).
-    Cubic,
-    /// CUBIC as Linux 2.6.24 ran it (module 2.1): counted per ACK, `max_increment`,
-    /// cnt = 50 before the first loss, β = 0.8, no HyStart.
-    #[serde(rename = "cubic-2.6.24")]
-    Cubic2624,
-    /// Linux's BIC.
-    Bic,
-    /// Linux's Westwood+.
-    Westwood,
-}
-
-impl CcKind {
-    /// The name the Linux kernel gives this congestion control (`TCP_CONGESTION`).
-    pub fn kernel_name(self) -> &'static str {
-        match self {
-            CcKind::Reno | CcKind::Newreno => "reno",
-            CcKind::Cubic | CcKind::Cubic2624 => "cubic",
-            CcKind::Bic => "bic",
-            CcKind::Westwood => "westwood",
-        }
-    }
-
-    /// The simulator's controller: "reno" and "newreno" both grow as Reno (they differ in
-    /// loss recovery only).
-    pub fn controller(self) -> ControllerKind {
-        match self {
-            CcKind::Reno | CcKind::Newreno => ControllerKind::Reno,
-            CcKind::Cubic => ControllerKind::Cubic(CubicParams::default()),
-            CcKind::Cubic2624 => ControllerKind::Cubic2624 { beta: CUBIC_2_6_24_BETA },
-            CcKind::Bic => ControllerKind::Bic,
-            CcKind::Westwood => ControllerKind::Westwood,
-        }
-    }
-}
 
 /// Loss recovery after a fast retransmit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -150,49 +107,6 @@ pub enum DupAckSpec {
     Rfc5681,
     /// With SACK, only ACKs that SACK new data (RFC 6675 2).
     Rfc6675,
-}
-
-/// Named RTO behaviours of real stacks and simulators (see `RtoConfig::preset`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RtoPreset {
-    #[default]
-    Rfc6298,
-    Linux,
-    Freebsd,
-    Ns2,
-    Ns3,
-}
-
-/// Initial congestion window: a number of segments or the RFC rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum InitialWindow {
-    Segments(u32),
-    Rule(IwRule),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum IwRule {
-    /// min(4·MSS, max(2·MSS, 4380 B)), RFC 3390 (1).
-    Rfc3390,
-    /// min(10·MSS, max(2·MSS, 14600 B)), RFC 6928 (2).
-    Rfc6928,
-}
-
-impl InitialWindow {
-    /// The initial window in bytes for a given MSS, in whole segments (the byte bound of
-    /// the RFC rounded down to full-sized segments, as segment-counting stacks do).
-    pub fn bytes(self, mss: u32) -> u64 {
-        let mss = mss as u64;
-        let bound = match self {
-            InitialWindow::Segments(n) => return n.max(1) as u64 * mss,
-            InitialWindow::Rule(IwRule::Rfc3390) => (4 * mss).min((2 * mss).max(4380)),
-            InitialWindow::Rule(IwRule::Rfc6928) => (10 * mss).min((2 * mss).max(14600)),
-        };
-        (bound / mss).max(1) * mss
-    }
 }
 
 /// TCP configuration of one flow. `stack` names the stack whose defaults apply (default:

@@ -6,6 +6,7 @@
 pub mod cc;
 pub mod icmp_rto;
 pub mod icmp_signal;
+pub mod initial_window;
 pub(crate) mod jiffies;
 pub mod profile;
 pub mod quickack;

@@ -12,11 +12,22 @@
 
 use super::rto_linux::{LinuxRtt, Round};
 use super::rto_ns2::{Ns2Clock, Ns2Rto};
-use crate::spec::RtoPreset;
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
+
+/// Named RTO behaviours of real stacks and simulators (see `RtoConfig::preset`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoPreset {
+    #[default]
+    Rfc6298,
+    Linux,
+    Freebsd,
+    Ns2,
+    Ns3,
+}
 
 /// Where the minimum RTO applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -26,6 +26,7 @@ mod cubic;
 mod cubic_2_6_24;
 mod cubic_curve;
 mod hystart;
+mod kind;
 mod reno;
 mod westwood;
 #[cfg(test)]
@@ -33,6 +34,7 @@ mod test_acks;
 
 pub use self::core::{WindowArith, WindowCore};
 pub use bic::Bic;
+pub use kind::CcKind;
 pub use cubic::{Cubic, CubicParams};
 pub use cubic_2_6_24::{Cubic2624, BETA as CUBIC_2_6_24_BETA};
 pub use reno::Reno;
