@@ -27,6 +27,17 @@ def test_every_case_is_a_valid_scenario() -> None:
     assert ("EDGE", "50p") in seen and ("LTE", "REDok") in seen and ("HSPA", "50p") not in seen
 
 
+def test_timings_scale_the_offset_and_the_jitter_and_keep_the_chosen_strings() -> None:
+    """The chosen timing writes the bottleneck's own strings (so the main study's run keys do
+    not move); a scaled one writes milliseconds: EDGE's 2 s offset × 0.5 = 1000 ms, its
+    100 ms jitter × 2 = 200 ms."""
+    edge = iw10_irto.BOTTLENECKS["EDGE"]
+    assert iw10_irto.Timing().settings(edge) == {"generators.later.start": "2s", "generators.*.jitter": "uniform(0s, 100ms)"}
+    assert iw10_irto.Timing(offset_scale=0.5).settings(edge)["generators.later.start"] == "1000ms"
+    assert iw10_irto.Timing(jitter_scale=2.0).settings(edge)["generators.*.jitter"] == "uniform(0s, 200ms)"
+    assert [t.slug for t in iw10_irto.TIMINGS.values()] == ["offset-0.5x", "offset-2x", "jitter-0.5x", "jitter-2x"]
+
+
 def test_red_settings_follow_the_backup_slide() -> None:
     q = iw10_irto.buffers(iw10_irto.BOTTLENECKS["EDGE"])["REDok"]
     assert q == {

@@ -25,6 +25,19 @@ def table_40k(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
     return analysis.compare(flows)
 
 
+def test_window_cap_is_the_bdp_rounded_to_a_whole_packet() -> None:
+    """Sec. 4.1: R = 2 · 100 ms + one 576 B packet's time (115.2 ms at 40 kbps, 46.08 ms at
+    100 kbps); Cmax·R = 40 000 · 0.3152 / 4 608 = 2.736 and 100 000 · 0.24608 / 4 608 = 5.340
+    packets, by hand."""
+    assert spikes.bdp_packets(40_000) == pytest.approx(2.736, abs=1e-3)
+    assert spikes.bdp_packets(100_000) == pytest.approx(5.340, abs=1e-3)
+    assert (spikes.window_nearest(40_000), spikes.window_nearest(100_000)) == (3, 5)
+    assert (spikes.window_ceil(40_000), spikes.window_ceil(100_000)) == (3, 6)
+    ablation = spikes.window_study(quick=True)
+    assert {c["flows.bulk.tcp.max_window"] for c in ablation.cases} == {6}
+    assert {c["flows.bulk.tcp.max_window"] for c in spikes.study(quick=True).cases} == {3, 5}
+
+
 def test_lossless_model_agrees_with_simulation_at_40kbps(table_40k: pl.DataFrame) -> None:
     """Sec. 4.1: "in the low bandwidth lossless case the model and the simulations match
     exactly"; the issue asks for 3 % with spike lengths U[5, 10] s and E(T) ≥ 20 s."""
