@@ -11,6 +11,7 @@
 
 use crate::error::{EmuError, EmuResult};
 use rtolab_sim::spec::{CcKind, DetectSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
+use rtolab_sim::tcp::spurious::DetectorName;
 use rtolab_sim::tcp::profile::Stack;
 use serde::Serialize;
 
@@ -241,14 +242,21 @@ fn settings_of(t: &TcpSpec, p: &str) -> EmuResult<NsSettings> {
     Ok(ns)
 }
 
+/// The detectors the kernel has, by the names `detect` lists them under.
+const KERNEL_DETECTORS: [&str; 3] = ["eifel", "frto", "dsack"];
+
 /// Honours a detector list: F-RTO is `tcp_frto`; the kernel's timestamp (Eifel-like) and
 /// DSACK undo cannot be switched off, so leaving them out of the list turns timestamps or
 /// DSACK off, which an explicit `true` contradicts.
 fn detectors(detect: &DetectSpec, t: &TcpSpec, ns: &mut NsSettings, p: &str) -> EmuResult<()> {
-    let has = |name: &str| match detect {
-        DetectSpec::None(_) => false,
-        DetectSpec::List(l) => l.iter().any(|d| format!("{d:?}").eq_ignore_ascii_case(name)),
+    let listed: &[DetectorName] = match detect {
+        DetectSpec::None(_) => &[],
+        DetectSpec::List(l) => l,
     };
+    if let Some(d) = listed.iter().find(|d| !KERNEL_DETECTORS.contains(&d.name())) {
+        return refuse(p, "detect", &format!("the kernel has no \"{}\" detector (it has \"eifel\" by timestamps, \"frto\" and \"dsack\")", d.name()));
+    }
+    let has = |name: &str| listed.iter().any(|d| d.name() == name);
     ns.frto = Some(if has("frto") { 2 } else { 0 });
     if !has("eifel") {
         if t.timestamps == Some(true) {
