@@ -137,6 +137,16 @@ def _execute(spec: str, seed: Optional[int]) -> Result:
 
 
 
+def _check_out(directory: Path) -> None:
+    """Exits 2, before any work, when ``directory`` cannot be created or written."""
+    from rtolab.store_lock import OutputError, writable_directory
+
+    try:
+        writable_directory(directory)
+    except OutputError as e:
+        raise _fail(f"--out {e}") from None
+
+
 def _executor(workers: Optional[int], dask: Optional[str]) -> Executor:
     """A Dask client when given a scheduler address, else local worker processes."""
     from rtolab.executors import DaskExecutor, LocalExecutor
@@ -152,6 +162,8 @@ def run(
     all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
 ) -> None:
     """Run one scenario: print its flows (generated ones summarised per generator) and links."""
+    if out_dir is not None:
+        _check_out(out_dir)
     result = _execute(str(file), seed)
     _print_result(result, all_flows)
     if out_dir is not None:
@@ -306,15 +318,18 @@ def sweep(
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     extend: Annotated[bool, typer.Option("--extend", help="Add new grid values or cases to the study already in --out.")] = False,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Exit 2 at once if another sweep is writing to --out, instead of waiting for it.")] = False,
 ) -> None:
     """Run every run of a study in parallel; rerunning skips finished runs. Exits 1 if runs
-    failed (after finishing the others), 2 for a study that cannot run into --out."""
+    failed (after finishing the others), 2 for a study that cannot run into --out, an --out
+    that cannot be written, or (with --no-wait) an --out another sweep is writing to."""
+    from rtolab.store_lock import OutputError, StoreBusy
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
     executor = _executor(workers, dask)
     try:
-        flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend)
-    except _core.SpecError as e:
+        flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
+    except (_core.SpecError, OutputError, StoreBusy) as e:
         raise _fail(str(e)) from None
     failed = sweep_errors(out_dir)
     finished = flows["run"].n_unique() if flows.height else 0
@@ -356,6 +371,7 @@ def reproduce(
     """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
     from rtolab.reproduce import all_findings, reproduce as run_one, reproduce_all, write_docs
+    from rtolab.store_lock import StoreBusy
     from rtolab.scorecard import tally
 
     if docs is not None and not docs.is_dir():
@@ -365,12 +381,13 @@ def reproduce(
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     command = " ".join(["rtolab reproduce", name, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
+    _check_out(target)
     try:
         if name == ALL_PAPERS:
             done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
         else:
             done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True)}
-    except _core.SpecError as e:
+    except (_core.SpecError, StoreBusy) as e:
         raise _fail(str(e)) from None
     failed = 0
     for paper, r in done.items():

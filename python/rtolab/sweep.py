@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     import polars as pl
 
+    from rtolab.store import Store
     from rtolab.study import RunPoint, Study
 
 Task = tuple[int, str, int]
@@ -80,6 +81,7 @@ def sweep(
     executor: Executor | None = None,
     progress: bool = False,
     extend: bool = False,
+    wait: bool = True,
 ) -> pl.DataFrame:
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
     all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
@@ -89,17 +91,31 @@ def sweep(
 
     Raises ``SpecError``, before anything runs or is written, for a study no run of which can
     start and for an ``out`` that holds a different study; with ``extend``, a study that only
-    adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
+    adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``).
+    Raises ``OutputError`` (``rtolab.store_lock``) for an ``out`` that cannot be created or
+    written, before any run. One sweep writes to a directory at a time: while another process
+    sweeps into ``out`` this one waits for it, saying so, or with ``wait=False`` raises
+    ``StoreBusy``; either way no run is done twice."""
     from rtolab._console import err
-    from rtolab.executors import LocalExecutor, run_all
-    from rtolab.store import Store, param_dtypes
+    from rtolab.store import Store
+    from rtolab.store_lock import exclusive, writable_directory
 
     study = _as_study(study)
     points = study.points()
     invalid = spec_errors(points)
-    store = Store(out)
+    writable_directory(Path(out))
+    with exclusive(Path(out), wait, on_wait=lambda message: err.print(message, markup=False, highlight=False)):
+        return _sweep_locked(study, points, invalid, Store(out), executor, progress, extend)
+
+
+def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, str], store: Store, executor: Executor | None, progress: bool, extend: bool) -> pl.DataFrame:
+    """``sweep``'s work once it holds the store's lock."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from rtolab._console import err
+    from rtolab.executors import LocalExecutor, run_all
+    from rtolab.store import param_dtypes
+
     store.prepare(study, extend)
     dtypes = param_dtypes(study)
     finished = store.finished()

@@ -1,0 +1,117 @@
+"""Faults a user meets that are not bad input: an output directory that cannot be written, and
+two sweeps into one store. Each ends with one message naming the path, the documented exit
+code, no traceback, and nothing lost or done twice."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import rtolab_cli
+from rtolab.store_lock import LOCK_FILE, OutputError, StoreBusy, exclusive, writable_directory
+from rtolab.sweep import load, sweep
+
+
+#: A small study: one bulk flow for 20 s over a 1 or 2 Mbit/s link, 2 replications each.
+STUDY = """name = "faults"
+replications = 2
+
+[grid]
+"links.l.rate" = ["1Mbps", "2Mbps"]
+
+[scenario]
+name = "small"
+duration = "20s"
+
+[[scenario.links]]
+name = "l"
+rate = "2Mbps"
+delay = "50ms"
+
+[[scenario.flows]]
+name = "f"
+route = ["l"]
+"""
+
+
+def write_study(tmp_path: Path) -> Path:
+    path = tmp_path / "study.toml"
+    path.write_text(STUDY)
+    return path
+
+
+def assert_clean_failure(proc: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Error:" not in proc.stderr.replace("error:", ""), proc.stderr
+    for w in words:
+        assert w in proc.stderr, (w, proc.stderr)
+
+
+@pytest.mark.parametrize("where", ["/proc/rtolab-out", "file-in-the-way/out"])
+def test_unwritable_out_exits_2_before_any_run(tmp_path: Path, where: str) -> None:
+    """`/proc` refuses new directories; a file where a parent directory should be is the
+    other common case (a typo, an old result file)."""
+    (tmp_path / "file-in-the-way").write_text("not a directory")
+    out = Path(where) if where.startswith("/") else tmp_path / where
+    study = write_study(tmp_path)
+    for args in (["sweep", str(study), "--out", str(out), "--workers", "1"], ["run", "studies/quickstart.toml", "--out", str(out)]):
+        started = time.monotonic()
+        proc = rtolab_cli(*args, cwd=Path(__file__).parents[1])
+        assert_clean_failure(proc, 2, str(out), "cannot write results there")
+        assert time.monotonic() - started < 30  # refused before running (the quickstart alone takes longer on a busy machine)
+    with pytest.raises(OutputError, match="cannot write results there"):
+        writable_directory(out)
+
+
+def test_a_second_sweep_with_no_wait_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    study = write_study(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    with exclusive(out):
+        proc = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1", "--no-wait")
+        assert_clean_failure(proc, 2, str(out), f"process {os.getpid()} is writing to this store", "--no-wait")
+        assert not (out / "flows").exists() and not (out / "study.json").exists()
+        with pytest.raises(StoreBusy):
+            with exclusive(out, wait=False):
+                pass
+
+
+def test_a_second_sweep_waits_for_the_first_and_reuses_its_runs(tmp_path: Path) -> None:
+    """The waiting sweep says whom it waits for, starts when the lock is released, and finds
+    the runs the first one finished: it runs none of them again."""
+    study = write_study(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    first = sweep(study, out, progress=False)
+    files = sorted((out / "flows").iterdir())
+    stamps = [p.stat().st_mtime_ns for p in files]
+    with exclusive(out):
+        waiting = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--workers", "1"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        time.sleep(3)
+        assert waiting.poll() is None, waiting.communicate()
+    stdout, stderr = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, stderr
+    assert "is writing to this store; waiting for it to finish" in stderr
+    assert f"{first['run'].n_unique()} runs finished" in stdout
+    assert sorted((out / "flows").iterdir()) == files and [p.stat().st_mtime_ns for p in files] == stamps
+    assert load(out).equals(first)
+
+
+def test_the_lock_dies_with_its_holder(tmp_path: Path) -> None:
+    """A killed sweep leaves no lock behind: the kernel drops flock(2) locks with the process."""
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", f"from pathlib import Path; from rtolab.store_lock import exclusive\nwith exclusive(Path({str(out)!r})):\n    print('held', flush=True)\n    import time; time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with pytest.raises(StoreBusy, match=f"process {holder.pid} is writing"):
+        with exclusive(out, wait=False):
+            pass
+    holder.kill()
+    holder.communicate()
+    with exclusive(out, wait=False):
+        assert (out / LOCK_FILE).read_text().strip() == str(os.getpid())
