@@ -115,3 +115,15 @@ def test_the_lock_dies_with_its_holder(tmp_path: Path) -> None:
     holder.communicate()
     with exclusive(out, wait=False):
         assert (out / LOCK_FILE).read_text().strip() == str(os.getpid())
+
+
+def test_an_unreachable_dask_scheduler_exits_2_within_the_timeout(tmp_path: Path) -> None:
+    """Port 9 (discard) has no scheduler: the sweep names the address and how to start one,
+    within the timeout asked for plus start-up, and writes nothing."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    started = time.monotonic()
+    proc = rtolab_cli("sweep", str(write_study(tmp_path)), "--out", str(out), "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "2")
+    assert_clean_failure(proc, 2, "tcp://127.0.0.1:9", "no Dask scheduler answered within 2 s", "dask scheduler")
+    assert time.monotonic() - started < 20
+    assert not out.exists()

@@ -147,11 +147,17 @@ def _check_out(directory: Path) -> None:
         raise _fail(f"--out {e}") from None
 
 
-def _executor(workers: Optional[int], dask: Optional[str]) -> Executor:
-    """A Dask client when given a scheduler address, else local worker processes."""
-    from rtolab.executors import DaskExecutor, LocalExecutor
+def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float = 10.0) -> Executor:
+    """A Dask client when given a scheduler address, else local worker processes. Exits 2
+    when the scheduler does not answer within ``dask_timeout_s``."""
+    from rtolab.executors import DaskExecutor, ExecutorUnavailable, LocalExecutor
 
-    return DaskExecutor(dask) if dask else LocalExecutor(workers)
+    if not dask:
+        return LocalExecutor(workers)
+    try:
+        return DaskExecutor(dask, timeout_s=dask_timeout_s)
+    except ExecutorUnavailable as e:
+        raise _fail(f"--dask {e}") from None
 
 
 @app.command()
@@ -317,6 +323,7 @@ def sweep(
     out_dir: Annotated[Path, typer.Option("--out", help="Result directory (a Parquet dataset); reused to resume.")],
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
+    dask_timeout: Annotated[float, typer.Option("--dask-timeout", min=0.1, help="Seconds to wait for the Dask scheduler to answer before exiting 2.")] = 10.0,
     extend: Annotated[bool, typer.Option("--extend", help="Add new grid values or cases to the study already in --out.")] = False,
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Exit 2 at once if another sweep is writing to --out, instead of waiting for it.")] = False,
 ) -> None:
@@ -326,7 +333,7 @@ def sweep(
     from rtolab.store_lock import OutputError, StoreBusy
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
-    executor = _executor(workers, dask)
+    executor = _executor(workers, dask, dask_timeout)
     try:
         flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
     except (_core.SpecError, OutputError, StoreBusy) as e:
@@ -365,6 +372,7 @@ def reproduce(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
+    dask_timeout: Annotated[float, typer.Option("--dask-timeout", min=0.1, help="Seconds to wait for the Dask scheduler to answer before exiting 2.")] = 10.0,
     replications: Annotated[Optional[int], typer.Option(min=1, help="Override the number of replications.")] = None,
     docs: Annotated[Optional[Path], typer.Option(help="Also write the graded findings into the papers' pages in this directory (and, with all, scorecard.md and scorecard.csv); only when every run succeeded.")] = None,
 ) -> None:
@@ -377,7 +385,7 @@ def reproduce(
     if docs is not None and not docs.is_dir():
         raise _fail(f"--docs: {docs} is not a directory")
     name = str(study.value)
-    executor = _executor(workers, dask)
+    executor = _executor(workers, dask, dask_timeout)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     command = " ".join(["rtolab reproduce", name, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])

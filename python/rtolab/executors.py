@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["DaskExecutor", "Executor", "LocalExecutor", "interrupts_ignored", "run_all"]
+__all__ = ["DaskExecutor", "Executor", "ExecutorUnavailable", "LocalExecutor", "interrupts_ignored", "run_all"]
 
 
 def run_all(executor: Executor, fn: Callable[[T], R], items: Iterable[T]) -> Generator[R, None, None]:
@@ -138,12 +138,27 @@ class LocalExecutor(Executor):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def DaskExecutor(cluster: Any) -> Executor:  # noqa: N802 - used like the class it stands for
+class ExecutorUnavailable(RuntimeError):
+    """The executor asked for cannot be reached (a Dask scheduler that does not answer)."""
+
+
+def DaskExecutor(cluster: Any, timeout_s: float = 10.0) -> Executor:  # noqa: N802 - used like the class it stands for
     """A Dask distributed cluster, by scheduler address (``tcp://host:8786``) or client: the
     client's ``concurrent.futures`` executor (``Client.get_executor``), whose cancelled
-    futures cancel their tasks on the cluster. Every call is a new task (``pure=False``)."""
+    futures cancel their tasks on the cluster. Every call is a new task (``pure=False``).
+    Raises ``ExecutorUnavailable`` naming the address when no scheduler answers within
+    ``timeout_s`` seconds."""
     from dask.distributed import Client
 
-    client = cluster if isinstance(cluster, Client) else Client(cluster)
+    if isinstance(cluster, Client):
+        client = cluster
+    else:
+        try:
+            client = Client(cluster, timeout=timeout_s)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise ExecutorUnavailable(
+                f"{cluster}: no Dask scheduler answered within {timeout_s:g} s ({e}); start one there "
+                f"(`dask scheduler`, then `dask worker {cluster}` on each machine), or leave out --dask to run on this machine"
+            ) from None
     executor: Executor = client.get_executor(pure=False)
     return executor
