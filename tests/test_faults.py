@@ -1,10 +1,12 @@
-"""Faults a user meets that are not bad input: an output directory that cannot be written, and
-two sweeps into one store. Each ends with one message naming the path, the documented exit
-code, no traceback, and nothing lost or done twice."""
+"""Faults a user meets that are not bad input: an output directory that cannot be written, two
+sweeps into one store, an unreachable Dask scheduler, SIGTERM and SIGHUP.
+Each ends with one message naming the path, the documented exit code, no traceback, and
+nothing lost or done twice."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rtolab_cli
+from rtolab.executors import LocalExecutor
 from rtolab.store_lock import LOCK_FILE, OutputError, StoreBusy, exclusive, writable_directory
 from rtolab.sweep import load, sweep
 
@@ -127,3 +130,53 @@ def test_an_unreachable_dask_scheduler_exits_2_within_the_timeout(tmp_path: Path
     assert_clean_failure(proc, 2, "tcp://127.0.0.1:9", "no Dask scheduler answered within 2 s", "dask scheduler")
     assert time.monotonic() - started < 20
     assert not out.exists()
+
+
+ENDLESS = 'duration = "1e9s"\n[[links]]\nname = "l"\nrate = "10Mbps"\ndelay = "10ms"\n[[flows]]\nname = "f"\nroute = ["l"]\n'
+
+#: Each run simulates an hour of a lossy bulk transfer: about a second of work.
+SLOW_STUDY = (
+    'name = "signals"\nreplications = 12\nseed = 5\n[scenario]\nduration = "3600s"\n'
+    '[[scenario.links]]\nname = "l"\nrate = "2Mbps"\ndelay = "50ms"\nloss = 0.01\n'
+    '[[scenario.flows]]\nname = "f"\nroute = ["l"]\n'
+)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does(tmp_path: Path, signum: int) -> None:
+    """Exit 128 + the signal's number (143, 129), at once, nothing written, no traceback."""
+    spec = tmp_path / "endless.toml"
+    spec.write_text(ENDLESS)
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "run", str(spec), "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # well inside the simulation
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + signum, stderr
+    assert time.monotonic() - sent < 2.0 and "Traceback" not in stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_a_sweep_and_keep_what_finished(tmp_path: Path, signum: int) -> None:
+    """Sent to the sweep process alone (as `kill` or a batch system does): it exits 128 + the
+    signal's number at once, its workers go with it, the finished runs stay, and the next
+    sweep runs only the rest."""
+    study = tmp_path / "study.toml"
+    study.write_text(SLOW_STUDY)
+    out = tmp_path / "sw"
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((out / "flows").glob("*.parquet")):
+        time.sleep(0.02)
+    proc.send_signal(signum)
+    sent = time.monotonic()
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum, stderr
+    assert time.monotonic() - sent < 2.0 and "Traceback" not in stderr
+    time.sleep(0.2)
+    assert subprocess.run(["pgrep", "-g", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True).stdout.split() == []
+    kept = len(list((out / "flows").glob("*.parquet")))
+    assert 1 <= kept < 12 and load(out).height == kept
+    assert not list(out.rglob(".*.tmp-*"))
+    assert sweep(study, out, executor=LocalExecutor(2)).height == 12

@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import json
 import os
+import signal
 import sys
 import threading
 from enum import StrEnum
@@ -116,8 +117,8 @@ def _print_result(result: Result, all_flows: bool = False) -> None:
 
 
 def _execute(spec: str, seed: Optional[int]) -> Result:
-    """Runs `spec` with a progress bar on a terminal; Ctrl-C ends it with exit 130 and
-    nothing written."""
+    """Runs `spec` with a progress bar on a terminal; Ctrl-C ends it with exit 130 (SIGTERM
+    and SIGHUP likewise: see `main`) and nothing written."""
     from rtolab._progress import RunProgress
     from rtolab.api import run as run_scenario
 
@@ -137,12 +138,13 @@ def _execute(spec: str, seed: Optional[int]) -> Result:
 
 
 
-def _check_out(directory: Path) -> None:
-    """Exits 2, before any work, when ``directory`` cannot be created or written."""
+def _check_out(directory: Path, keep: bool = True) -> None:
+    """Exits 2, before any work, when ``directory`` cannot be created or written (``keep``:
+    leave it created; see ``writable_directory``)."""
     from rtolab.store_lock import OutputError, writable_directory
 
     try:
-        writable_directory(directory)
+        writable_directory(directory, keep)
     except OutputError as e:
         raise _fail(f"--out {e}") from None
 
@@ -169,7 +171,7 @@ def run(
 ) -> None:
     """Run one scenario: print its flows (generated ones summarised per generator) and links."""
     if out_dir is not None:
-        _check_out(out_dir)
+        _check_out(out_dir, keep=False)
     result = _execute(str(file), seed)
     _print_result(result, all_flows)
     if out_dir is not None:
@@ -410,12 +412,31 @@ def reproduce(
         out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == ALL_PAPERS else ""))
 
 
+#: The terminating signal a command received (SIGTERM or SIGHUP), if any.
+_stopped_by: list[int] = []
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP stop a command as Ctrl-C does, by the same code path (runs stop at
+    once, the sweep's workers with them, nothing half-written); `main` then exits 128 + the
+    signal's number instead of 130."""
+    _stopped_by.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
-    """Entry point; a missing file or bad option also exits with code 2."""
+    """Entry point; a missing file or bad option also exits with code 2. Ctrl-C exits 130,
+    SIGTERM 143 and SIGHUP 129, each after stopping as Ctrl-C does."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stop)
     try:
         app()
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(128 + _stopped_by[0] if _stopped_by else 130)
+    except SystemExit as e:
+        if e.code == 130 and _stopped_by:
+            sys.exit(128 + _stopped_by[0])
+        raise
 
 
 def command() -> NoReturn:

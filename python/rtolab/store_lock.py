@@ -25,10 +25,12 @@ class OutputError(RuntimeError):
     """The output directory cannot be created or written; the message names it and why."""
 
 
-def writable_directory(root: Path) -> None:
-    """Creates ``root`` (and its parents) if needed and checks a file can be created in it.
-    Raises ``OutputError`` naming the path and the cause (missing parent, permission, a file
-    in the way, a full or read-only file system), before anything is written."""
+def writable_directory(root: Path, keep: bool = True) -> None:
+    """Creates ``root`` (and its parents) if needed and checks a file can be created in it;
+    without ``keep``, removes again the directories it created, so a check before a run that
+    is then interrupted leaves nothing behind. Raises ``OutputError`` naming the path and the
+    cause (missing parent, permission, a file in the way, a full or read-only file system)."""
+    created = [p for p in (root, *root.parents) if not p.exists()]
     probe = root / f".write-test-{os.getpid()}"
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -39,6 +41,10 @@ def writable_directory(root: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             probe.unlink()
+        if not keep:
+            for directory in created:
+                with contextlib.suppress(OSError):
+                    directory.rmdir()
 
 
 def _holder(path: Path) -> str:
