@@ -1,5 +1,5 @@
 """Faults a user meets that are not bad input: an output directory that cannot be written, two
-sweeps into one store, an unreachable Dask scheduler, SIGTERM and SIGHUP.
+sweeps into one store, an unreachable Dask scheduler, SIGTERM and SIGHUP, a damaged run file.
 Each ends with one message naming the path, the documented exit code, no traceback, and
 nothing lost or done twice."""
 
@@ -16,6 +16,7 @@ import pytest
 
 from conftest import rtolab_cli
 from rtolab.executors import LocalExecutor
+from rtolab.store import StoreDamaged
 from rtolab.store_lock import LOCK_FILE, OutputError, StoreBusy, exclusive, writable_directory
 from rtolab.sweep import load, sweep
 
@@ -180,3 +181,28 @@ def test_sigterm_and_sighup_stop_a_sweep_and_keep_what_finished(tmp_path: Path, 
     assert 1 <= kept < 12 and load(out).height == kept
     assert not list(out.rglob(".*.tmp-*"))
     assert sweep(study, out, executor=LocalExecutor(2)).height == 12
+
+
+@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+def test_a_damaged_run_file_is_named_and_the_next_sweep_redoes_only_that_run(tmp_path: Path, damage: str) -> None:
+    """One flows file overwritten with junk, or cut short: loading names the file and the
+    repair (or leaves it out with a warning when asked); `rtolab report` exits 2 with the
+    same message; the same sweep again says it re-runs one run and gives back the table the
+    undamaged store had."""
+    study = write_study(tmp_path)
+    out = tmp_path / "out"
+    whole = sweep(study, out, executor=LocalExecutor(1))
+    victim = sorted((out / "flows").glob("*.parquet"))[1]
+    data = victim.read_bytes()
+    victim.write_bytes(b"not a parquet file" * 10 if damage == "overwritten" else data[: len(data) // 2])
+    with pytest.raises(StoreDamaged, match=f"1 run file of {out} is damaged.*{victim.name}.*rtolab sweep STUDY --out"):
+        load(out)
+    with pytest.warns(UserWarning, match=victim.name):
+        partial = load(out, skip_damaged=True)
+    assert partial["run"].n_unique() == whole["run"].n_unique() - 1
+    proc = rtolab_cli("report", str(out))
+    assert_clean_failure(proc, 2, victim.name)
+    proc = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "re-running 1 finished run(s) whose files are damaged" in proc.stderr
+    assert load(out).equals(whole)

@@ -359,7 +359,12 @@ def report(
 
     if not (directory / "study.json").exists():
         raise _fail(f"{directory} is not a sweep directory (no study.json)")
-    written = report_mod.write(directory, html_page=html_page)
+    from rtolab.store import StoreDamaged
+
+    try:
+        written = report_mod.write(directory, html_page=html_page)
+    except StoreDamaged as e:
+        raise _fail(str(e)) from None
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,24 @@ from rtolab.study import RunPoint, Study
 RUN_COLUMNS = [c.name for c in SWEEP_COLUMNS]
 #: The columns of ``errors()``: a failed run's key, grid point, replication, seed and message.
 ERROR_COLUMNS = {"run": pl.String, "point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64, "error": pl.String}
+
+
+class StoreDamaged(RuntimeError):
+    """Run files of a store are not whole Parquet files (overwritten, truncated)."""
+
+
+def intact(path: Path) -> bool:
+    """Whether ``path`` is shaped like a whole Parquet file: ``PAR1`` at both ends. A file
+    overwritten or cut short fails; a byte changed inside a data page does not (the files
+    carry no checksum of their own yet)."""
+    try:
+        with path.open("rb") as f:
+            if f.read(4) != b"PAR1":
+                return False
+            f.seek(-4, os.SEEK_END)
+            return f.read(4) == b"PAR1"
+    except OSError:
+        return False
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -137,6 +156,22 @@ class Store:
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
 
+    def damaged(self, keys: set[str]) -> list[Path]:
+        """The run files of the finished runs ``keys`` that are not whole (``intact``), or
+        whose links file is missing, in name order."""
+        bad = []
+        for key in sorted(keys):
+            for table in ("flows", "links"):
+                path = self.root / table / f"{key}.parquet"
+                if not intact(path):
+                    bad.append(path)
+        return bad
+
+    def discard(self, key: str) -> None:
+        """Removes a run's files, so that the next sweep runs it again."""
+        for table in ("flows", "links"):
+            (self.root / table / f"{key}.parquet").unlink(missing_ok=True)
+
     def _with_run_columns(self, df: pl.DataFrame, point: RunPoint, dtypes: dict[str, pl.DataType]) -> pl.DataFrame:
         run_cols = [
             pl.lit(point.key).alias("run"),
@@ -167,24 +202,32 @@ class Store:
             return None
         return {p.key: p.point for p in (points if points is not None else study.points())}
 
-    def scan(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.LazyFrame:
+    def scan(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.LazyFrame:
         """All finished runs' rows of ``table`` as one lazy scan of their files, in study order
         (point, replication, row): the runs of ``study`` (default: the stored one; ``points``,
-        if given, are its points)."""
+        if given, are its points). A file that is not whole raises ``StoreDamaged`` naming it
+        and the repair, or with ``skip_damaged`` is left out with a warning."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
         files = sorted((self.root / table).glob("*.parquet"))
         runs = self._runs(study, points)
         if runs is not None:
             files = [f for f in files if f.stem in runs]
+        bad = [f for f in files if not intact(f)]
+        if bad:
+            what = f"{len(bad)} run file{'s' if len(bad) != 1 else ''} of {self.root} {'are' if len(bad) != 1 else 'is'} damaged (not whole Parquet files), the first {bad[0]}"
+            if not skip_damaged:
+                raise StoreDamaged(f"{what}; running the same sweep again (rtolab sweep STUDY --out {self.root}) redoes just those runs, or load with skip_damaged=True to read the rest")
+            warnings.warn(f"{what}; left out", stacklevel=3)
+            files = [f for f in files if f not in bad]
         if not files:
             return pl.LazyFrame()
         order = ["point", "replication", "flow"] if table == "flows" else ["point", "replication", "link", "direction"]
         return pl.scan_parquet(files).sort(order, maintain_order=True)
 
-    def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
+    def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.DataFrame:
         """``scan``, collected."""
-        return self.scan(table, study, points).collect()
+        return self.scan(table, study, points, skip_damaged).collect()
 
     def errors(self, study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
         """The failed runs of ``study`` (default: the stored one) with their error message, in

@@ -119,6 +119,12 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     store.prepare(study, extend)
     dtypes = param_dtypes(study)
     finished = store.finished()
+    damaged = store.damaged(finished & {p.key for p in points})
+    if damaged:
+        err.print(f"re-running {len({p.stem for p in damaged})} finished run(s) whose files are damaged (not whole Parquet files), the first {damaged[0]}", markup=False, highlight=False)
+        for path in damaged:
+            store.discard(path.stem)
+            finished.discard(path.stem)
     todo = [i for i, p in enumerate(points) if p.key not in finished]
     for i in todo:
         if points[i].point in invalid:
@@ -140,21 +146,23 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
 
 
 @overload
-def load(directory: str | os.PathLike[str], table: str = ..., lazy: Literal[False] = ...) -> pl.DataFrame: ...
+def load(directory: str | os.PathLike[str], table: str = ..., lazy: Literal[False] = ..., skip_damaged: bool = ...) -> pl.DataFrame: ...
 
 
 @overload
-def load(directory: str | os.PathLike[str], table: str = ..., *, lazy: Literal[True]) -> pl.LazyFrame: ...
+def load(directory: str | os.PathLike[str], table: str = ..., *, lazy: Literal[True], skip_damaged: bool = ...) -> pl.LazyFrame: ...
 
 
-def load(directory: str | os.PathLike[str], table: str = "flows", lazy: bool = False) -> pl.DataFrame | pl.LazyFrame:
+def load(directory: str | os.PathLike[str], table: str = "flows", lazy: bool = False, skip_damaged: bool = False) -> pl.DataFrame | pl.LazyFrame:
     """Reads a finished or partial sweep: one row per flow (or link direction) per run, with
     the run key, grid point, replication, seed, spec hash and every parameter (named by its
     dotted path) as columns. With ``lazy``, a ``LazyFrame`` over the run files: filters and
-    column selections are pushed into the Parquet scan."""
+    column selections are pushed into the Parquet scan. A damaged run file (overwritten or
+    cut short) raises ``rtolab.store.StoreDamaged`` naming it and how to repair it; with
+    ``skip_damaged`` it is left out with a warning."""
     from rtolab.store import Store
 
-    scan = Store(Path(directory)).scan(table)
+    scan = Store(Path(directory)).scan(table, skip_damaged=skip_damaged)
     return scan if lazy else scan.collect()
 
 
