@@ -77,3 +77,30 @@ def test_a_second_ctrl_c_does_not_cut_the_clean_up_short() -> None:
     results.close()
     assert set(multiprocessing.active_children()) <= others
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def _die_on_three(item: int) -> int:
+    """A worker function whose call for item 3 kills its own process, every time."""
+    if item == 3:
+        os._exit(1)
+    time.sleep(0.05)
+    return item * 10
+
+
+def test_a_call_whose_worker_dies_is_retried_then_reported_lost() -> None:
+    """Item 3 kills its worker on every attempt: the calls the broken pool held run again,
+    alone, on fresh workers; the other items all come back (item 5, queued behind item 3,
+    too), and item 3 is handed to ``lost`` after its three starts."""
+    breakages: list[int] = []
+    with LocalExecutor(2) as pool:
+        got = list(run_all(pool, _die_on_three, range(6), lost=lambda item, attempts: -(item * 100 + attempts), attempts=3, on_retry=breakages.append))
+    assert sorted(got) == [-303, 0, 10, 20, 40, 50]
+    # One breakage among the batch sent every call it held round again (item 3 at least);
+    # item 3's own breakages, alone, are its attempts.
+    assert len(breakages) == 1 and breakages[0] >= 1
+
+
+def test_a_broken_pool_is_raised_without_lost() -> None:
+    with LocalExecutor(2) as pool:
+        with pytest.raises(cf.process.BrokenProcessPool):
+            list(run_all(pool, _die_on_three, range(6)))

@@ -206,3 +206,25 @@ def test_a_damaged_run_file_is_named_and_the_next_sweep_redoes_only_that_run(tmp
     assert proc.returncode == 0, proc.stderr
     assert "re-running 1 finished run(s) whose files are damaged" in proc.stderr
     assert load(out).equals(whole)
+
+
+def test_a_worker_killed_mid_sweep_has_its_runs_redone(tmp_path: Path) -> None:
+    """kill -9 of one worker process (as the out-of-memory killer does): the sweep says so,
+    runs that worker's runs again on fresh workers, and ends with every run done (exit 0) and
+    the same table a sweep without the fault gives."""
+    study = tmp_path / "study.toml"
+    study.write_text(SLOW_STUDY)
+    out = tmp_path / "sw"
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((out / "flows").glob("*.parquet")):
+        time.sleep(0.02)
+    workers = subprocess.run(["pgrep", "-g", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True).stdout.split()
+    assert workers, "the sweep's workers must be running"
+    os.kill(int(workers[0]), signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0, stderr
+    assert "a worker process died; running its" in stderr and "Traceback" not in stderr
+    assert "12 runs finished" in stdout and "0 failed" in stdout
+    reference = sweep(study, tmp_path / "reference", executor=LocalExecutor(2))
+    assert load(out).drop("run").equals(reference.drop("run")) and load(out)["run"].to_list() == reference["run"].to_list()

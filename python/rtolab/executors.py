@@ -10,6 +10,7 @@ executor ran them.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing
 import os
@@ -18,6 +19,7 @@ import signal
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -26,10 +28,24 @@ R = TypeVar("R")
 __all__ = ["DaskExecutor", "Executor", "ExecutorUnavailable", "LocalExecutor", "interrupts_ignored", "run_all"]
 
 
-def run_all(executor: Executor, fn: Callable[[T], R], items: Iterable[T]) -> Generator[R, None, None]:
+def run_all(
+    executor: Executor,
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    lost: Callable[[T, int], R] | None = None,
+    attempts: int = 3,
+    on_retry: Callable[[int], None] | None = None,
+) -> Generator[R, None, None]:
     """``fn(item)`` for every item, yielded as each finishes (in no fixed order); a call that
     is already done when submitted (a one-worker ``LocalExecutor`` runs it then) is yielded
     before the next is submitted.
+
+    With ``lost``, calls whose worker process died (killed, out of memory: the pool breaks,
+    and every call it held fails with ``BrokenProcessPool``) run again on fresh workers, one
+    at a time, so that a call that breaks the pool alone is known for the culprit: it is
+    started up to ``attempts`` times in all, then ``lost(item, attempts)`` stands for its
+    result; the others finish. ``on_retry(n)`` hears of each breakage with the number of
+    calls it sent round again. Without ``lost``, the breakage is raised.
 
     When the caller stops early (Ctrl-C, an error, or closing the iterator) every call not
     yet finished is cancelled, and the running ones are stopped too when the executor can
@@ -39,30 +55,83 @@ def run_all(executor: Executor, fn: Callable[[T], R], items: Iterable[T]) -> Gen
     than leave that to the garbage collector, which prints what goes wrong in a clean-up."""
     finished: queue.SimpleQueue[Future[R]] = queue.SimpleQueue()
     pending: set[Future[R]] = set()
+    # Each call's item and how many times it has been started, this start included.
+    calls: dict[Future[R], tuple[T, int]] = {}
+    suspects: collections.deque[tuple[T, int]] = collections.deque()
+
+    def submit(item: T, starts: int) -> None:
+        future = executor.submit(fn, item)
+        pending.add(future)
+        calls[future] = (item, starts)
+        future.add_done_callback(finished.put)
+
+    def take() -> Generator[R, None, None]:
+        """The next finished call's result. When the pool broke, every call it held becomes a
+        suspect and runs again alone (``retry_alone``). A call that failed with a pool after
+        it was sent round again yields nothing."""
+        future = finished.get()
+        if future not in calls:
+            return
+        pending.discard(future)
+        item, starts = calls.pop(future)
+        try:
+            result = future.result()
+        except BrokenProcessPool:
+            if lost is None:
+                raise
+            suspects.append((item, starts))
+            suspects.extend(calls.pop(f) for f in pending)
+            pending.clear()
+            _restart(executor)
+            if on_retry is not None:
+                on_retry(len(suspects))
+            yield from retry_alone()
+            return
+        yield result
+
+    def retry_alone() -> Generator[R, None, None]:
+        """Each suspect alone on fresh workers: a breakage now is that call's own."""
+        assert lost is not None
+        while suspects:
+            item, starts = suspects.popleft()
+            submit(item, starts + 1)
+            future = next(iter(pending))
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                pending.clear()
+                calls.pop(future)
+                _restart(executor)
+                if starts + 1 >= attempts:
+                    yield lost(item, attempts)
+                else:
+                    suspects.appendleft((item, starts + 1))
+                continue
+            pending.clear()
+            calls.pop(future)
+            yield result
+
     try:
         for item in items:
-            future = executor.submit(fn, item)
-            pending.add(future)
-            future.add_done_callback(finished.put)
+            submit(item, 1)
             while not finished.empty():
-                yield _take(finished, pending)
+                yield from take()
         while pending:
-            yield _take(finished, pending)
+            yield from take()
     except BaseException:
         with interrupts_ignored():
             for future in pending:
                 future.cancel()
-            terminate = getattr(executor, "terminate_workers", None)
-            if callable(terminate):
-                terminate()
+            _restart(executor)
         raise
 
 
-def _take(finished: queue.SimpleQueue[Future[R]], pending: set[Future[R]]) -> R:
-    """The result of the next call to finish (waiting for it)."""
-    future = finished.get()
-    pending.discard(future)
-    return future.result()
+def _restart(executor: Executor) -> None:
+    """Stops ``executor``'s workers when it can (``terminate_workers``), so that the next call
+    starts fresh ones: after its pool broke, or when the caller stops early."""
+    terminate = getattr(executor, "terminate_workers", None)
+    if callable(terminate):
+        terminate()
 
 
 @contextlib.contextmanager

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from rtolab.study import RunPoint, Study
 
 Task = tuple[int, str, int]
+#: How many times a run is started when its worker process dies under it, before the sweep
+#: records it as failed (``errors/``) and goes on.
+RUN_ATTEMPTS = 3
 Outcome = tuple[int, "pl.DataFrame | None", "pl.DataFrame | None", "str | None"]
 
 
@@ -132,7 +135,13 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed) for i in todo if points[i].point not in invalid]
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
-    with owned as pool, Progress(*columns, console=err, disable=not progress, transient=True) as bar, contextlib.closing(run_all(pool, execute, tasks)) as results:
+    def lost(task: Task, attempts: int) -> Outcome:
+        return task[0], None, None, f"WorkerLost: the worker process running this run died {attempts} times (killed, or out of memory)"
+
+    def retrying(n: int) -> None:
+        err.print(f"a worker process died; running its {n} run{'s' if n != 1 else ''} again on fresh workers", markup=False, highlight=False)
+
+    with owned as pool, Progress(*columns, console=err, disable=not progress, transient=True) as bar, contextlib.closing(run_all(pool, execute, tasks, lost, RUN_ATTEMPTS, retrying)) as results:
         task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
         for done, (index, flows, links, error) in enumerate(results, start=1):
             point = points[index]
