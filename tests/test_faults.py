@@ -204,7 +204,7 @@ def test_a_damaged_run_file_is_named_and_the_next_sweep_redoes_only_that_run(tmp
     assert_clean_failure(proc, 2, victim.name)
     proc = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
     assert proc.returncode == 0, proc.stderr
-    assert "re-running 1 finished run(s) whose files are damaged" in proc.stderr
+    assert "re-running 1 finished run(s) whose files are missing, corrupted or damaged" in proc.stderr
     assert load(out).equals(whole)
 
 
@@ -228,3 +228,35 @@ def test_a_worker_killed_mid_sweep_has_its_runs_redone(tmp_path: Path) -> None:
     assert "12 runs finished" in stdout and "0 failed" in stdout
     reference = sweep(study, tmp_path / "reference", executor=LocalExecutor(2))
     assert load(out).drop("run").equals(reference.drop("run")) and load(out)["run"].to_list() == reference["run"].to_list()
+
+
+def test_check_finds_every_kind_of_damage_and_repair_restores_the_table(tmp_path: Path) -> None:
+    """A flipped byte inside a flows file (only its checksum shows it), a links file cut
+    short, a deleted links file, and a foreign file: `rtolab check` names each (exit 1);
+    `--repair` runs the three runs again and the table is the undamaged one (exit 0); the
+    foreign file is reported, not removed."""
+    study = write_study(tmp_path)
+    out = tmp_path / "out"
+    whole = sweep(study, out, executor=LocalExecutor(1))
+    whole_links = load(out, "links")
+    flows = sorted((out / "flows").glob("*.parquet"))
+    flipped, cut, deleted = flows[0], out / "links" / f"{flows[1].stem}.parquet", out / "links" / f"{flows[2].stem}.parquet"
+    data = bytearray(flipped.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    flipped.write_bytes(bytes(data))
+    cut.write_bytes(cut.read_bytes()[:100])
+    deleted.unlink()
+    (out / "flows" / "notes.txt").write_text("mine")
+    proc = rtolab_cli("check", str(out))
+    assert_clean_failure(proc, 1, "3 damaged run files", "--repair")
+    assert f"corrupted: {flipped}" in proc.stdout and f"corrupted: {cut}" in proc.stdout and f"missing: {deleted}" in proc.stdout
+    assert f"extra: {out / 'flows' / 'notes.txt'}" in proc.stdout
+    proc = rtolab_cli("check", str(out), "--repair", "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert load(out).equals(whole) and load(out, "links").equals(whole_links)
+    assert (out / "flows" / "notes.txt").exists()
+    assert rtolab_cli("check", str(out)).returncode == 0
+
+
+def test_check_refuses_a_directory_that_is_not_a_store(tmp_path: Path) -> None:
+    assert_clean_failure(rtolab_cli("check", str(tmp_path)), 2, "is not a sweep directory")

@@ -350,6 +350,45 @@ def sweep(
 
 
 @app.command()
+def check(
+    directory: Annotated[Path, typer.Argument(help="A sweep's result directory.")],
+    repair: Annotated[bool, typer.Option("--repair", help="Run again every run whose files are missing, corrupted or damaged, and the runs not yet done.")] = False,
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes for --repair (default: all cores).")] = None,
+) -> None:
+    """Verify a sweep's store: every finished run's files present and equal to their
+    checksums, files that belong to no run, failed runs. Exits 0 when the store is whole
+    (after --repair), 1 when problems remain, 2 for a directory that is not a store."""
+    from rtolab import manifest
+    from rtolab.store import Store
+    from rtolab.sweep import sweep as run_sweep
+
+    study = manifest.stored_study(directory) if directory.is_dir() else None
+    if study is None:
+        raise _fail(f"{directory} is not a sweep directory (no {manifest.STUDY_FILE})")
+    store = Store(directory)
+    keys = {p.key for p in study.points()}
+    finished = store.finished() & keys
+    problems = store.verify(finished)
+    extra = store.extra(keys)
+    failed = store.errors().height
+    out.print(f"{directory}: {len(finished)} of {len(keys)} runs finished, {failed} failed; {len(problems)} damaged run file{'s' if len(problems) != 1 else ''}; {len(extra)} file{'s' if len(extra) != 1 else ''} of no run", highlight=False)
+    for p in [*problems, *extra][:20]:
+        out.print(f"  {p.kind}: {p.path}", markup=False, highlight=False)
+    if repair and (problems or len(finished) + failed < len(keys)):
+        for p in problems:
+            store.discard(p.run)
+        try:
+            run_sweep(study, directory, executor=_executor(workers, None), progress=True)
+        except _core.SpecError as e:
+            raise _fail(str(e)) from None
+        finished = store.finished() & keys
+        problems = store.verify(finished)
+        out.print(f"repaired: {len(finished)} of {len(keys)} runs finished; {len(problems)} damaged run files", highlight=False)
+    if problems:
+        raise _fail(f"{len(problems)} damaged run file{'s' if len(problems) != 1 else ''} in {directory}; rtolab check {directory} --repair runs them again", code=1)
+
+
+@app.command()
 def report(
     directory: Annotated[Path, typer.Argument(help="A sweep's result directory.")],
     html_page: Annotated[bool, typer.Option("--html", help="Also write report/index.html with the figures embedded.")] = False,

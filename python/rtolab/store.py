@@ -4,13 +4,16 @@ Layout under the output directory::
 
     study.json            the study that produced it (one study per directory: see manifest)
     manifest.json         its name and fingerprint, and those of the studies it extended
+    checksums.jsonl       each run file's SHA-256 and rows, one line per write (last wins)
     flows/<run>.parquet   one file per finished run (flow rows + run columns)
     links/<run>.parquet   the same for link directions
     errors/<run>.json     runs that failed, with their error
 
 ``<run>`` is the run key (spec hash, seed, labels). Every file is written to a temporary name
 and renamed into place, links before flows; a run counts as finished only when its flows file
-exists, so a killed sweep loses at most the runs in flight and never leaves a torn file.
+exists, so a killed sweep loses at most the runs in flight and never leaves a torn file. A
+file's checksum line is appended before the file is renamed into place, so every finished
+run file has one (stores written before checksums existed are checked by shape only).
 
 Every run file of the stored study has the columns, ``point`` numbers and parameter types of
 that study as it is now: extending a study rewrites the older files whose grid point moved or
@@ -20,11 +23,13 @@ one consistent dataset. Reading returns the runs of the stored study only.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,23 @@ from rtolab.study import RunPoint, Study
 RUN_COLUMNS = [c.name for c in SWEEP_COLUMNS]
 #: The columns of ``errors()``: a failed run's key, grid point, replication, seed and message.
 ERROR_COLUMNS = {"run": pl.String, "point": pl.Int64, "replication": pl.Int64, "seed": pl.UInt64, "error": pl.String}
+
+
+CHECKSUMS = "checksums.jsonl"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with a run file of a store: ``missing`` (a finished run without it),
+    ``corrupted`` (its bytes differ from its checksum), ``damaged`` (no checksum, and not a
+    whole Parquet file), ``extra`` (not a run of the stored study)."""
+
+    path: Path
+    kind: str
+
+    @property
+    def run(self) -> str:
+        return self.path.stem
 
 
 class StoreDamaged(RuntimeError):
@@ -151,21 +173,10 @@ class Store:
                     continue
                 df = pl.read_parquet(path).with_columns(pl.lit(points[path.stem], dtype=pl.Int64).alias("point"))
                 df = df.cast({n: t for n, t in dtypes.items() if n in df.columns}).select([c for c in order if c in df.columns])
-                _atomic_write(path, _parquet(df))
+                self._write_run_file(table, path.stem, df)
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
-
-    def damaged(self, keys: set[str]) -> list[Path]:
-        """The run files of the finished runs ``keys`` that are not whole (``intact``), or
-        whose links file is missing, in name order."""
-        bad = []
-        for key in sorted(keys):
-            for table in ("flows", "links"):
-                path = self.root / table / f"{key}.parquet"
-                if not intact(path):
-                    bad.append(path)
-        return bad
 
     def discard(self, key: str) -> None:
         """Removes a run's files, so that the next sweep runs it again."""
@@ -185,9 +196,65 @@ class Store:
 
     def write(self, point: RunPoint, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> None:
         key = point.key
-        _atomic_write(self.root / "links" / f"{key}.parquet", _parquet(self._with_run_columns(links, point, dtypes)))
-        _atomic_write(self.root / "flows" / f"{key}.parquet", _parquet(self._with_run_columns(flows, point, dtypes)))
+        self._write_run_file("links", key, self._with_run_columns(links, point, dtypes))
+        self._write_run_file("flows", key, self._with_run_columns(flows, point, dtypes))
         (self.root / "errors" / f"{key}.json").unlink(missing_ok=True)
+
+    def _write_run_file(self, table: str, key: str, df: pl.DataFrame) -> None:
+        """One run file, its checksum line first (see the module doc)."""
+        data = _parquet(df)
+        line = json.dumps({"file": f"{table}/{key}.parquet", "sha256": hashlib.sha256(data).hexdigest(), "rows": df.height}, sort_keys=True)
+        fd = os.open(self.root / CHECKSUMS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
+        _atomic_write(self.root / table / f"{key}.parquet", data)
+
+    def checksums(self) -> dict[str, str]:
+        """Run file (``flows/<run>.parquet``) → its last recorded SHA-256. A line cut short by
+        a killed process is skipped."""
+        out: dict[str, str] = {}
+        try:
+            text = (self.root / CHECKSUMS).read_text()
+        except FileNotFoundError:
+            return out
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+                out[record["file"]] = record["sha256"]
+            except (ValueError, KeyError, TypeError):
+                continue
+        return out
+
+    def verify(self, keys: set[str], thorough: bool = True) -> list[Problem]:
+        """The problems of the finished runs ``keys``: a missing links file, a file whose bytes
+        differ from its checksum (``thorough``; otherwise only its shape is checked), a file
+        without a checksum that is not a whole Parquet file. In file order."""
+        sums = self.checksums() if thorough else {}
+        problems = []
+        for key in sorted(keys):
+            for table in ("flows", "links"):
+                path = self.root / table / f"{key}.parquet"
+                name = f"{table}/{key}.parquet"
+                if not path.exists():
+                    problems.append(Problem(path, "missing"))
+                elif name in sums:
+                    if hashlib.sha256(path.read_bytes()).hexdigest() != sums[name]:
+                        problems.append(Problem(path, "corrupted"))
+                elif not intact(path):
+                    problems.append(Problem(path, "damaged"))
+        return problems
+
+    def extra(self, keys: set[str]) -> list[Problem]:
+        """Files under ``flows/`` and ``links/`` that are not run files of the runs ``keys``
+        (another study's runs, foreign files), temporaries of a write in progress aside."""
+        return [
+            Problem(p, "extra")
+            for table in ("flows", "links")
+            for p in sorted((self.root / table).glob("*"))
+            if not p.name.startswith(".") and not (p.suffix == ".parquet" and p.stem in keys)
+        ]
 
     def write_error(self, point: RunPoint, message: str) -> None:
         record = {"run": point.key, "point": point.point, "replication": point.replication, "seed": point.seed, "params": point.params, "error": message}

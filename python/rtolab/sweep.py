@@ -122,12 +122,13 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     store.prepare(study, extend)
     dtypes = param_dtypes(study)
     finished = store.finished()
-    damaged = store.damaged(finished & {p.key for p in points})
-    if damaged:
-        err.print(f"re-running {len({p.stem for p in damaged})} finished run(s) whose files are damaged (not whole Parquet files), the first {damaged[0]}", markup=False, highlight=False)
-        for path in damaged:
-            store.discard(path.stem)
-            finished.discard(path.stem)
+    problems = store.verify(finished & {p.key for p in points})
+    if problems:
+        first = problems[0]
+        err.print(f"re-running {len({p.run for p in problems})} finished run(s) whose files are missing, corrupted or damaged, the first {first.path} ({first.kind})", markup=False, highlight=False)
+        for problem in problems:
+            store.discard(problem.run)
+            finished.discard(problem.run)
     todo = [i for i, p in enumerate(points) if p.key not in finished]
     for i in todo:
         if points[i].point in invalid:
