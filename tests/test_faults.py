@@ -1,5 +1,6 @@
 """Faults a user meets that are not bad input: an output directory that cannot be written, two
-sweeps into one store, an unreachable Dask scheduler, SIGTERM and SIGHUP, a damaged run file.
+sweeps into one store, an unreachable Dask scheduler, a worker that dies, SIGTERM and SIGHUP,
+damaged run files, a disk that fills.
 Each ends with one message naming the path, the documented exit code, no traceback, and
 nothing lost or done twice."""
 
@@ -260,3 +261,35 @@ def test_check_finds_every_kind_of_damage_and_repair_restores_the_table(tmp_path
 
 def test_check_refuses_a_directory_that_is_not_a_store(tmp_path: Path) -> None:
     assert_clean_failure(rtolab_cli("check", str(tmp_path)), 2, "is not a sweep directory")
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A 4 MiB tmpfs (root only), unmounted afterwards."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_disk_that_fills_mid_sweep_exits_1_keeps_what_was_written_and_resumes(small_disk: Path, tmp_path: Path) -> None:
+    """A filler leaves room for only a few of the 40 runs (each takes about 30 KB of tmpfs
+    pages, 1.2 MB in all): the sweep stops with exit 1 and a message naming the directory and
+    the cause, leaves no temporary file, and what it wrote loads; once the filler is gone the
+    same sweep finishes the rest."""
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY.replace("replications = 2", "replications = 20"))
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * (4 * 2**20 - 200_000))
+    out = small_disk / "out"
+    proc = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert_clean_failure(proc, 1, str(out), "No space left on device", "resumes")
+    assert not list(out.rglob(".*.tmp-*"))
+    kept = load(out)
+    assert 0 < kept["run"].n_unique() < 40
+    filler.unlink()
+    proc = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert load(out)["run"].n_unique() == 40

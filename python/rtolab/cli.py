@@ -330,14 +330,17 @@ def sweep(
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Exit 2 at once if another sweep is writing to --out, instead of waiting for it.")] = False,
 ) -> None:
     """Run every run of a study in parallel; rerunning skips finished runs. Exits 1 if runs
-    failed (after finishing the others), 2 for a study that cannot run into --out, an --out
-    that cannot be written, or (with --no-wait) an --out another sweep is writing to."""
-    from rtolab.store_lock import OutputError, StoreBusy
+    failed (after finishing the others) or writing failed mid-sweep (a full disk: what was
+    written is kept), 2 for a study that cannot run into --out, an --out that cannot be
+    written, or (with --no-wait) an --out another sweep is writing to."""
+    from rtolab.store_lock import OutputError, StoreBusy, WriteFailed
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
     executor = _executor(workers, dask, dask_timeout)
     try:
         flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
+    except WriteFailed as e:
+        raise _fail(str(e), code=1) from None
     except (_core.SpecError, OutputError, StoreBusy) as e:
         raise _fail(str(e)) from None
     failed = sweep_errors(out_dir)

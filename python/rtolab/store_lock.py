@@ -25,6 +25,11 @@ class OutputError(RuntimeError):
     """The output directory cannot be created or written; the message names it and why."""
 
 
+class WriteFailed(OutputError):
+    """Writing a run's results failed mid-sweep (a full or vanished file system); the runs
+    written before are whole and kept, and the same sweep resumes from them."""
+
+
 def writable_directory(root: Path, keep: bool = True) -> None:
     """Creates ``root`` (and its parents) if needed and checks a file can be created in it;
     without ``keep``, removes again the directories it created, so a check before a run that

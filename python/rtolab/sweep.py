@@ -96,7 +96,8 @@ def sweep(
     start and for an ``out`` that holds a different study; with ``extend``, a study that only
     adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``).
     Raises ``OutputError`` (``rtolab.store_lock``) for an ``out`` that cannot be created or
-    written, before any run. One sweep writes to a directory at a time: while another process
+    written, before any run, and ``WriteFailed`` when writing fails mid-sweep (a full disk:
+    the runs written before are kept). One sweep writes to a directory at a time: while another process
     sweeps into ``out`` this one waits for it, saying so, or with ``wait=False`` raises
     ``StoreBusy``; either way no run is done twice."""
     from rtolab._console import err
@@ -118,8 +119,12 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     from rtolab._console import err
     from rtolab.executors import LocalExecutor, run_all
     from rtolab.store import param_dtypes
+    from rtolab.store_lock import OutputError, WriteFailed
 
-    store.prepare(study, extend)
+    try:
+        store.prepare(study, extend)
+    except OSError as e:
+        raise OutputError(f"{store.root}: cannot write the study's record there: {e.strerror or e}") from None
     dtypes = param_dtypes(study)
     finished = store.finished()
     problems = store.verify(finished & {p.key for p in points})
@@ -146,10 +151,16 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
         task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
         for done, (index, flows, links, error) in enumerate(results, start=1):
             point = points[index]
-            if error is None and flows is not None and links is not None:
-                store.write(point, flows, links, dtypes)
-            else:
-                store.write_error(point, error or "unknown error")
+            try:
+                if error is None and flows is not None and links is not None:
+                    store.write(point, flows, links, dtypes)
+                else:
+                    store.write_error(point, error or "unknown error")
+            except OSError as e:
+                raise WriteFailed(
+                    f"{store.root}: writing a run's results failed: {e.strerror or e}; the {done - 1} run{'s' if done != 2 else ''} "
+                    "written before are kept, and the same sweep resumes from them once there is room"
+                ) from None
             elapsed = bar.tasks[0].elapsed or 0.0
             bar.update(task_id, advance=1, rate=f"{done / elapsed:.1f} runs/s" if elapsed else "")
     return store.load("flows", study, points)
