@@ -64,7 +64,15 @@ def test_unwritable_out_exits_2_before_any_run(tmp_path: Path, where: str) -> No
     (tmp_path / "file-in-the-way").write_text("not a directory")
     out = Path(where) if where.startswith("/") else tmp_path / where
     study = write_study(tmp_path)
-    for args in (["sweep", str(study), "--out", str(out), "--workers", "1"], ["run", "studies/quickstart.toml", "--out", str(out)]):
+    commands = [
+        ["sweep", str(study), "--out", str(out), "--workers", "1"],
+        ["run", "studies/quickstart.toml", "--out", str(out)],
+        ["demo", "--out", str(out)],
+        ["emulate", "studies/quickstart.toml", "--out", str(out)],
+        ["compare", "studies/quickstart.toml", "--out", str(out)],
+        ["reproduce", "spikes", "--quick", "--out", str(out)],
+    ]
+    for args in commands:
         started = time.monotonic()
         proc = rtolab_cli(*args, cwd=Path(__file__).parents[1])
         assert_clean_failure(proc, 2, str(out), "cannot write results there")

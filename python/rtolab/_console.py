@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -30,3 +31,14 @@ def new_table(title: str, **options: Any) -> Table:
     from rich.table import Table
 
     return Table(title=title, **options)
+
+
+def check_out(directory: Path, keep: bool = True) -> None:
+    """Exits 2, before any work, when ``directory`` cannot be created or written (``keep``:
+    leave it created; see ``writable_directory``)."""
+    from rtolab.store_lock import OutputError, writable_directory
+
+    try:
+        writable_directory(directory, keep)
+    except OutputError as e:
+        raise fail(f"--out {e}") from None

@@ -25,9 +25,10 @@ import typer
 from rich.markup import escape
 
 from rtolab import _core
-from rtolab._console import err, fail as _fail, new_table, out
+from rtolab._console import check_out, err, fail as _fail, new_table, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
+from rtolab.cli_output import print_result
 from rtolab.papers import ALL as ALL_PAPERS, PAPERS
 
 if TYPE_CHECKING:
@@ -58,64 +59,6 @@ def _options(
     """rtolab: TCP over wireless and cellular links."""
 
 
-def _fmt(value: object, digits: int = 3) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
-    return escape(str(value))
-
-
-#: At most this many of the scenario's own flows are listed one by one without ``--all``.
-LISTED_FLOWS = 20
-
-FLOW_COLUMNS = [
-    "name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts",
-    "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
-]
-GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
-LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
-# Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
-RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
-CELL_COLUMNS = ["name", "busy_share", "throughput_bps", "blocks_sent", "blocks_lost", "mean_users", "mean_served", "mean_sir_db", "buffer_drops"]
-LEFT = {"name", "kind", "generator", "link", "direction"}
-
-
-def _table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
-    table = new_table(title)
-    for c in columns:
-        table.add_column(c, justify="left" if c in LEFT else "right")
-    for row in df.select(columns).iter_rows():
-        table.add_row(*(_fmt(v) for v in row))
-    return table
-
-
-def _print_result(result: Result, all_flows: bool = False) -> None:
-    """The run's flows and links, readable at any number of flows: generated flows as one
-    summary row per generator, the scenario's own flows one by one (up to LISTED_FLOWS);
-    with ``all_flows`` every flow gets its row."""
-    import polars as pl
-
-    from rtolab.flow_summary import by_generator
-
-    flows = result.flows
-    own = flows.filter(pl.col("generator").is_null())
-    listed = flows if all_flows else own if own.height <= LISTED_FLOWS else own.clear()
-    title = f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})"
-    if listed.height:
-        out.print(_table(title, listed, FLOW_COLUMNS))
-    if listed.height < flows.height:
-        # The scenario's own flows get a summary row only when they are not listed.
-        summarised = flows if listed.height == 0 else flows.filter(pl.col("generator").is_not_null())
-        out.print(_table(f"{title} by generator", by_generator(summarised), GENERATOR_COLUMNS))
-        out.print(f"{summarised.height} of {flows.height} flows summarised by generator; --all lists every flow")
-    links = result.links
-    radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
-    out.print(_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
-    if result.cells.height:
-        out.print(_table("cells", result.cells, CELL_COLUMNS))
-
-
 def _execute(spec: str, seed: Optional[int]) -> Result:
     """Runs `spec` with a progress bar on a terminal; Ctrl-C ends it with exit 130 (SIGTERM
     and SIGHUP likewise: see `main`) and nothing written."""
@@ -136,17 +79,6 @@ def _execute(spec: str, seed: Optional[int]) -> Result:
         if progress is not None:
             progress.close()
 
-
-
-def _check_out(directory: Path, keep: bool = True) -> None:
-    """Exits 2, before any work, when ``directory`` cannot be created or written (``keep``:
-    leave it created; see ``writable_directory``)."""
-    from rtolab.store_lock import OutputError, writable_directory
-
-    try:
-        writable_directory(directory, keep)
-    except OutputError as e:
-        raise _fail(f"--out {e}") from None
 
 
 def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float = 10.0) -> Executor:
@@ -171,9 +103,9 @@ def run(
 ) -> None:
     """Run one scenario: print its flows (generated ones summarised per generator) and links."""
     if out_dir is not None:
-        _check_out(out_dir, keep=False)
+        check_out(out_dir, keep=False)
     result = _execute(str(file), seed)
-    _print_result(result, all_flows)
+    print_result(result, all_flows)
     if out_dir is not None:
         result.save(out_dir)
         out.print(f"results written to {out_dir}/")
@@ -307,8 +239,9 @@ def demo(
     from rtolab import plots
     from rtolab.spec import builtin
 
+    check_out(out_dir, keep=False)
     result = _execute(builtin("quickstart"), None)
-    _print_result(result, all_flows)
+    print_result(result, all_flows)
     result.save(out_dir)
     bulk = result.flows.filter(pl.col("kind") == "flow")["name"][0]
     written = [
@@ -438,7 +371,7 @@ def reproduce(
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     command = " ".join(["rtolab reproduce", name, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
-    _check_out(target)
+    check_out(target)
     try:
         if name == ALL_PAPERS:
             done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)

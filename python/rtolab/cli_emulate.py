@@ -10,7 +10,8 @@ from typing import Annotated, Callable, Optional, TypeVar
 import typer
 
 from rtolab import _core
-from rtolab._console import err, fail, new_table, out
+from rtolab._console import check_out, err, fail, new_table, out
+from rtolab.cli_output import print_result
 
 T = TypeVar("T")
 
@@ -44,13 +45,14 @@ def emulate(
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit in seconds (beyond `duration`, if set).")] = 300.0,
 ) -> None:
     """Run a scenario over the kernel's own TCP in real time (root, /dev/net/tun)."""
-    from rtolab.cli import _print_result
     from rtolab.emulate import emulate as run_emulation
 
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
+    if out_dir is not None:
+        check_out(out_dir, keep=False)
     result = _guarded(lambda: run_emulation(str(file), seed=seed, wall_limit_s=time_limit), "emulation failed")
-    _print_result(result)
+    print_result(result)
     emu = result.meta["emulator"]
     acc = ", ".join(f"{a['direction']} {a['rate_error_pct']:+.3f} %" for a in emu["accuracy"] if a["rate_error_pct"] is not None)
     out.print(
@@ -75,6 +77,7 @@ def compare(
 
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
+    check_out(out_dir, keep=False)
     c = _guarded(lambda: run_compare(str(file), stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
     table = new_table(f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")

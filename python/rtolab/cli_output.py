@@ -1,0 +1,76 @@
+"""How the command line prints a run: the flows (generated ones summarised per generator),
+links and cells tables, readable at any number of flows. Shared by `run`, `demo` and
+`emulate`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+
+from rtolab._console import new_table, out
+
+if TYPE_CHECKING:
+    import polars as pl
+    from rich.table import Table
+
+    from rtolab.result import Result
+
+
+def fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return escape(str(value))
+
+
+#: At most this many of the scenario's own flows are listed one by one without ``--all``.
+LISTED_FLOWS = 20
+
+FLOW_COLUMNS = [
+    "name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts",
+    "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
+]
+GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
+LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
+# Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
+RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
+CELL_COLUMNS = ["name", "busy_share", "throughput_bps", "blocks_sent", "blocks_lost", "mean_users", "mean_served", "mean_sir_db", "buffer_drops"]
+LEFT = {"name", "kind", "generator", "link", "direction"}
+
+
+def result_table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
+    """``columns`` of ``df`` as a rich table, numbers right-aligned."""
+    shown = new_table(title)
+    for c in columns:
+        shown.add_column(c, justify="left" if c in LEFT else "right")
+    for row in df.select(columns).iter_rows():
+        shown.add_row(*(fmt(v) for v in row))
+    return shown
+
+
+def print_result(result: Result, all_flows: bool = False) -> None:
+    """The run's flows and links, readable at any number of flows: generated flows as one
+    summary row per generator, the scenario's own flows one by one (up to LISTED_FLOWS);
+    with ``all_flows`` every flow gets its row."""
+    import polars as pl
+
+    from rtolab.flow_summary import by_generator
+
+    flows = result.flows
+    own = flows.filter(pl.col("generator").is_null())
+    listed = flows if all_flows else own if own.height <= LISTED_FLOWS else own.clear()
+    title = f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})"
+    if listed.height:
+        out.print(result_table(title, listed, FLOW_COLUMNS))
+    if listed.height < flows.height:
+        # The scenario's own flows get a summary row only when they are not listed.
+        summarised = flows if listed.height == 0 else flows.filter(pl.col("generator").is_not_null())
+        out.print(result_table(f"{title} by generator", by_generator(summarised), GENERATOR_COLUMNS))
+        out.print(f"{summarised.height} of {flows.height} flows summarised by generator; --all lists every flow")
+    links = result.links
+    radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
+    out.print(result_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
+    if result.cells.height:
+        out.print(result_table("cells", result.cells, CELL_COLUMNS))
