@@ -3,11 +3,14 @@ flows as one summary row per generator, every flow only with `--all`."""
 
 from __future__ import annotations
 
+import io
+
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+import rtolab
 from conftest import QUICKSTART, rtolab_cli
 from rtolab.flow_summary import SCENARIO_FLOWS, by_generator
 
@@ -83,3 +86,39 @@ def test_demo_prints_summaries_not_every_web_flow(tmp_path: Path) -> None:
     assert "web1.u" not in flows_section(proc.stdout)
     assert len(proc.stdout.splitlines()) < 40
     assert (tmp_path / "demo" / "goodput.png").exists()
+
+
+def test_run_prints_csv_json_and_markdown_that_parse(quickstart: Path) -> None:
+    """`--format csv` is the flows table itself (every flow, full precision: it equals the
+    saved table), `--format json` holds meta and every table, `--format markdown` one
+    table per heading."""
+    import json
+
+    r = rtolab.run(quickstart)
+    csv = rtolab_cli("run", str(quickstart), "--format", "csv")
+    assert csv.returncode == 0, csv.stderr
+    assert pl.read_csv(io.StringIO(csv.stdout)).equals(pl.read_csv(io.StringIO(r.flows.write_csv())))
+    links = rtolab_cli("run", str(quickstart), "--format", "csv", "--table", "links")
+    assert pl.read_csv(io.StringIO(links.stdout)).height == r.links.height
+    doc = json.loads(rtolab_cli("run", str(quickstart), "--format", "json").stdout)
+    assert set(doc) == {"meta", "flows", "links"} and len(doc["flows"]) == r.flows.height and doc["meta"]["seed"] == r.meta["seed"]
+    md = rtolab_cli("run", str(quickstart), "--format", "markdown").stdout
+    assert md.count("## ") == 2 and f"| {' | '.join(r.links.columns)} |" in md
+    bad = rtolab_cli("run", str(quickstart), "--format", "csv", "--table", "cells")
+    assert bad.returncode == 2 and "no cells table" in bad.stderr
+
+
+def test_the_terminal_view_folds_at_80_columns_and_cuts_nothing(quickstart: Path) -> None:
+    """On an 80-column terminal a value or header wraps inside its cell; rich's ellipsis
+    (a cut value) never appears."""
+    from rich.console import Console
+
+    from rtolab.cli_output import FLOW_COLUMNS, LINK_COLUMNS, result_table
+
+    r = rtolab.run(quickstart)
+    console = Console(width=80, record=True)
+    console.print(result_table("flows", r.flows.head(5), FLOW_COLUMNS))
+    console.print(result_table("links", r.links, LINK_COLUMNS))
+    text = console.export_text()
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80

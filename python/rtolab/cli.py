@@ -28,7 +28,7 @@ from rtolab import _core
 from rtolab._console import check_out, err, fail as _fail, new_table, out
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
-from rtolab.cli_output import print_result
+from rtolab.cli_output import Format, TableName, print_result, print_run
 from rtolab.papers import ALL as ALL_PAPERS, PAPERS
 
 if TYPE_CHECKING:
@@ -100,12 +100,17 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
     all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
+    form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv (one table, see --table), json (meta and every table), markdown.")] = Format.table,
+    table: Annotated[TableName, typer.Option("--table", help="With --format csv: which table.")] = TableName.flows,
 ) -> None:
     """Run one scenario: print its flows (generated ones summarised per generator) and links."""
     if out_dir is not None:
         check_out(out_dir, keep=False)
     result = _execute(str(file), seed)
-    print_result(result, all_flows)
+    try:
+        print_run(result, form, all_flows, table)
+    except ValueError as e:
+        raise _fail(str(e)) from None
     if out_dir is not None:
         result.save(out_dir)
         out.print(f"results written to {out_dir}/")

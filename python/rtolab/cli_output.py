@@ -4,6 +4,9 @@ links and cells tables, readable at any number of flows. Shared by `run`, `demo`
 
 from __future__ import annotations
 
+import json
+import sys
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
@@ -44,7 +47,8 @@ def result_table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
     """``columns`` of ``df`` as a rich table, numbers right-aligned."""
     shown = new_table(title)
     for c in columns:
-        shown.add_column(c, justify="left" if c in LEFT else "right")
+        # Fold, never cut: a narrow terminal wraps a value or a header, it does not lose digits.
+        shown.add_column(c, justify="left" if c in LEFT else "right", overflow="fold")
     for row in df.select(columns).iter_rows():
         shown.add_row(*(fmt(v) for v in row))
     return shown
@@ -74,3 +78,54 @@ def print_result(result: Result, all_flows: bool = False) -> None:
     out.print(result_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
     if result.cells.height:
         out.print(result_table("cells", result.cells, CELL_COLUMNS))
+
+
+class Format(StrEnum):
+    """How a command prints a run's tables."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    markdown = "markdown"
+
+
+class TableName(StrEnum):
+    """A run's tables, for ``--table``."""
+
+    flows = "flows"
+    links = "links"
+    cells = "cells"
+
+
+def _tables(result: Result) -> dict[str, pl.DataFrame]:
+    tables = {"flows": result.flows, "links": result.links}
+    if result.cells.height:
+        tables["cells"] = result.cells
+    return tables
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def print_run(result: Result, form: Format, all_flows: bool = False, table: TableName = TableName.flows) -> None:
+    """The run's tables on standard output: ``table`` as the terminal view above; ``csv`` the
+    one table named ``table`` (every column, every flow, full precision); ``json`` an object
+    of the run's ``meta`` and every table as a list of rows; ``markdown`` every table under
+    its name."""
+    if form == Format.table:
+        print_result(result, all_flows)
+        return
+    tables = _tables(result)
+    if form == Format.csv:
+        if table not in tables:
+            raise ValueError(f"--table: got {table.value!r}, but the run has no {table.value} table (cells come with a radio network)")
+        sys.stdout.write(tables[table].write_csv())
+    elif form == Format.json:
+        doc = {"meta": result.meta, **{name: df.to_dicts() for name, df in tables.items()}}
+        sys.stdout.write(json.dumps(doc, default=str) + "\n")
+    else:
+        for name, df in tables.items():
+            lines = [f"## {name}", "", "| " + " | ".join(df.columns) + " |", "|" + " --- |" * df.width]
+            lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in df.iter_rows()]
+            sys.stdout.write("\n".join(lines) + "\n\n")
