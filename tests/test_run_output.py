@@ -122,3 +122,23 @@ def test_the_terminal_view_folds_at_80_columns_and_cuts_nothing(quickstart: Path
     text = console.export_text()
     assert "…" not in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_set_overrides_fields_of_the_scenario_file(quickstart: Path) -> None:
+    """`--set` takes a study's dotted paths and TOML values (else text): halving the radio
+    link's rate halves what the lone bulk flow can carry; a malformed override or a missing
+    path exits 2 naming it."""
+    import io
+
+    def bulk_goodput(*sets: str) -> float:
+        proc = rtolab_cli("run", str(quickstart), "--format", "csv", *(a for s in sets for a in ("--set", s)))
+        assert proc.returncode == 0, proc.stderr
+        flows = pl.read_csv(io.StringIO(proc.stdout))
+        return float(flows.filter(pl.col("name") == "bulk")["goodput_bps"][0])
+
+    full, half = bulk_goodput(), bulk_goodput("links.radio.rate=1Mbps")
+    assert half < 0.6 * full  # 2 Mbit/s → 1 Mbit/s, shared with the same bursts and web users
+    assert bulk_goodput('flows.bulk.tcp.stack="linux"', "flows.bulk.tcp.iw=3") > 0
+    for bad, words in (("radio.rate", "expected KEY=VALUE"), ("links.zzz.rate=1Mbps", "no element named 'zzz'")):
+        proc = rtolab_cli("run", str(quickstart), "--set", bad)
+        assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

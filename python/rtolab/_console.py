@@ -42,3 +42,18 @@ def check_out(directory: Path, keep: bool = True) -> None:
         writable_directory(directory, keep)
     except OutputError as e:
         raise fail(f"--out {e}") from None
+
+
+def scenario_with(file: Path, overrides: list[str] | None) -> str | dict[str, object]:
+    """The scenario a command runs: the file's path as it is, or with ``--set`` its fields
+    changed (``rtolab.study.with_overrides``). Exits 2 for a malformed override or a path the
+    scenario does not have."""
+    if not overrides:
+        return str(file)
+    from rtolab import _core
+    from rtolab.study import with_overrides
+
+    try:
+        return with_overrides(file, overrides)
+    except _core.SpecError as e:
+        raise fail(str(e)) from None

@@ -25,7 +25,7 @@ import typer
 from rich.markup import escape
 
 from rtolab import _core
-from rtolab._console import check_out, err, fail as _fail, new_table, out
+from rtolab._console import check_out, err, fail as _fail, new_table, out, scenario_with
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 from rtolab.cli_output import Format, TableName, print_result, print_run
@@ -59,7 +59,7 @@ def _options(
     """rtolab: TCP over wireless and cellular links."""
 
 
-def _execute(spec: str, seed: Optional[int]) -> Result:
+def _execute(spec: str | dict[str, object], seed: Optional[int]) -> Result:
     """Runs `spec` with a progress bar on a terminal; Ctrl-C ends it with exit 130 (SIGTERM
     and SIGHUP likewise: see `main`) and nothing written."""
     from rtolab._progress import RunProgress
@@ -102,11 +102,12 @@ def run(
     all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
     form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv (one table, see --table), json (meta and every table), markdown.")] = Format.table,
     table: Annotated[TableName, typer.Option("--table", help="With --format csv: which table.")] = TableName.flows,
+    overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid, e.g. links.radio.rate=2Mbps); repeatable.", show_default=False)] = None,
 ) -> None:
     """Run one scenario: print its flows (generated ones summarised per generator) and links."""
     if out_dir is not None:
         check_out(out_dir, keep=False)
-    result = _execute(str(file), seed)
+    result = _execute(scenario_with(file, overrides), seed)
     try:
         print_run(result, form, all_flows, table)
     except ValueError as e:

@@ -10,7 +10,7 @@ from typing import Annotated, Callable, Optional, TypeVar
 import typer
 
 from rtolab import _core
-from rtolab._console import check_out, err, fail, new_table, out
+from rtolab._console import check_out, err, fail, new_table, out, scenario_with
 from rtolab.cli_output import print_result
 
 T = TypeVar("T")
@@ -43,6 +43,7 @@ def emulate(
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit in seconds (beyond `duration`, if set).")] = 300.0,
+    overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid); repeatable.", show_default=False)] = None,
 ) -> None:
     """Run a scenario over the kernel's own TCP in real time (root, /dev/net/tun)."""
     from rtolab.emulate import emulate as run_emulation
@@ -51,7 +52,8 @@ def emulate(
         raise fail(f"{file}: no such scenario file")
     if out_dir is not None:
         check_out(out_dir, keep=False)
-    result = _guarded(lambda: run_emulation(str(file), seed=seed, wall_limit_s=time_limit), "emulation failed")
+    spec = scenario_with(file, overrides)
+    result = _guarded(lambda: run_emulation(spec, seed=seed, wall_limit_s=time_limit), "emulation failed")
     print_result(result)
     emu = result.meta["emulator"]
     acc = ", ".join(f"{a['direction']} {a['rate_error_pct']:+.3f} %" for a in emu["accuracy"] if a["rate_error_pct"] is not None)
@@ -71,6 +73,7 @@ def compare(
     reps: Annotated[int, typer.Option(min=1, help="Runs of each side (seeds 1..N).")] = 1,
     out_dir: Annotated[Path, typer.Option("--out", help="Where compare.csv and the figure go.")] = Path("compare-out"),
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit per kernel run, in seconds.")] = 300.0,
+    overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid); repeatable.", show_default=False)] = None,
 ) -> None:
     """Run a scenario in the simulator and over the kernel; print them side by side."""
     from rtolab.emulate import COMPARED, compare as run_compare, figure
@@ -78,7 +81,8 @@ def compare(
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
     check_out(out_dir, keep=False)
-    c = _guarded(lambda: run_compare(str(file), stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
+    spec = scenario_with(file, overrides)
+    c = _guarded(lambda: run_compare(spec, stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
     table = new_table(f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):

@@ -15,7 +15,7 @@ import itertools
 import json
 import os
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,3 +235,26 @@ class Study:
             "replications": self.replications,
             "seed": self.seed,
         }
+
+
+def with_overrides(path: Path, overrides: Sequence[str]) -> dict[str, Any]:
+    """The scenario in the TOML file ``path`` with each ``KEY=VALUE`` of ``overrides`` set
+    (dotted paths as in a study's grid: ``links.radio.rate=2Mbps``, ``flows.*.tcp.iw=10``).
+    VALUE is read as a TOML value (``10``, ``true``, ``"linux"``, ``["a", "b"]``), else as
+    text. Raises ``SpecError`` naming the override that is malformed or whose path is
+    missing."""
+    spec = _read_toml(path, "", "scenario file")
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise _core.SpecError(f"--set {item!r}: expected KEY=VALUE, e.g. links.radio.rate=2Mbps")
+        try:
+            value: Any = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text.strip()
+        try:
+            set_path(spec, key, value)
+        except _core.SpecError as e:
+            raise _core.SpecError(f"--set {item!r}: {str(e).removeprefix('grid path ')}") from None
+    return spec
