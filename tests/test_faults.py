@@ -1,6 +1,6 @@
 """Faults a user meets that are not bad input: an output directory that cannot be written, two
 sweeps into one store, an unreachable Dask scheduler, a worker that dies, SIGTERM and SIGHUP,
-damaged run files, a disk that fills.
+damaged run files, a disk that fills; and a failed grid value corrected in place.
 Each ends with one message naming the path, the documented exit code, no traceback, and
 nothing lost or done twice."""
 
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import rtolab
 from conftest import rtolab_cli
 from rtolab.executors import LocalExecutor
 from rtolab.store import StoreDamaged
@@ -301,3 +302,24 @@ def test_a_disk_that_fills_mid_sweep_exits_1_keeps_what_was_written_and_resumes(
     proc = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
     assert proc.returncode == 0, proc.stderr
     assert load(out)["run"].n_unique() == 40
+
+
+def test_a_grid_value_whose_runs_all_failed_can_be_corrected_in_place(tmp_path: Path) -> None:
+    """A typo ("1 sec") fails its runs; the corrected study replaces that value without
+    --extend, reuses the runs that finished, runs the corrected ones and forgets the failed
+    ones; the sweep's summary says what it ran and reused. Dropping a value that has finished
+    runs is still refused."""
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY.replace('"links.l.rate" = ["1Mbps", "2Mbps"]', '"links.l.delay" = ["50ms", "1 sec"]'))
+    out = tmp_path / "out"
+    first = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert first.returncode == 1 and "2 runs finished" in first.stdout and "2 failed" in first.stdout, first.stderr
+    study.write_text(STUDY.replace('"links.l.rate" = ["1Mbps", "2Mbps"]', '"links.l.delay" = ["50ms", "1s"]'))
+    second = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert second.returncode == 0, second.stderr
+    assert 'replaces grid.links.l.delay = "1 sec"' in second.stderr
+    assert "4 runs finished" in second.stdout and "(2 run now, 2 reused); 0 failed" in second.stdout
+    assert rtolab.errors(out).height == 0 and load(out)["links.l.delay"].unique().sort().to_list() == ["1s", "50ms"]
+    study.write_text(STUDY.replace('"links.l.rate" = ["1Mbps", "2Mbps"]', '"links.l.delay" = ["1s", "2s"]'))
+    third = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert_clean_failure(third, 2, 'no longer has "50ms"')

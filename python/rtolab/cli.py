@@ -276,6 +276,7 @@ def sweep(
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
     executor = _executor(workers, dask, dask_timeout)
+    before = _run_files(out_dir)
     try:
         flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
     except WriteFailed as e:
@@ -283,12 +284,20 @@ def sweep(
     except (_core.SpecError, OutputError, StoreBusy) as e:
         raise _fail(str(e)) from None
     failed = sweep_errors(out_dir)
-    finished = flows["run"].n_unique() if flows.height else 0
-    out.print(f"{finished} run{'' if finished == 1 else 's'} finished in {out_dir}/; {failed.height} failed")
+    finished = set(flows["run"].unique().to_list()) if flows.height else set()
+    after = _run_files(out_dir)
+    reused = sum(1 for key in finished if key in before and before[key] == after.get(key))
+    out.print(f"{len(finished)} run{'' if len(finished) == 1 else 's'} finished in {out_dir}/ ({len(finished) - reused} run now, {reused} reused); {failed.height} failed")
     if failed.height:
         for row in failed.head(5).iter_rows(named=True):
             err.print(f"  run {row['run']} (point {row['point']}, replication {row['replication']}): {row['error']}", highlight=False, markup=False)
         raise _fail(f"{failed.height} run{'s' if failed.height != 1 else ''} failed (rtolab.errors({str(out_dir)!r}) lists them); rerunning the sweep retries only those", code=1)
+
+
+def _run_files(directory: Path) -> dict[str, int]:
+    """Each finished run's key → its flows file's modification time (ns), to tell a run
+    reused by a sweep from one it ran (or ran again)."""
+    return {p.stem: p.stat().st_mtime_ns for p in (directory / "flows").glob("*.parquet")} if (directory / "flows").is_dir() else {}
 
 
 @app.command()

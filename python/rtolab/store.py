@@ -139,11 +139,13 @@ class Store:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
-    def prepare(self, study: Study, extend: bool = False) -> None:
+    def prepare(self, study: Study, extend: bool = False) -> str | None:
         """Makes the directory ready for ``study``; refuses (``SpecError``, nothing written)
         a directory that holds another study, unless ``extend`` and ``study`` only adds grid
-        points to it (see ``rtolab.manifest``)."""
-        manifest.check(self.root, study, extend)
+        points to it, or ``study`` corrects grid values or cases none of whose runs finished
+        (see ``rtolab.manifest``): then the failed runs' records go, and the return value
+        says what was replaced."""
+        replaced = manifest.check(self.root, study, extend, self.finished() if (self.root / "flows").is_dir() else set())
         for sub in ("flows", "links", "errors"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
             for stale in (self.root / sub).glob(".*.tmp-*"):
@@ -155,6 +157,12 @@ class Store:
         text = json.dumps(study.to_dict(), indent=2, sort_keys=True, default=str)
         _atomic_write(self.root / manifest.STUDY_FILE, (text + "\n").encode())
         _atomic_write(self.root / manifest.MANIFEST_FILE, (record + "\n").encode())
+        if replaced is not None:
+            keys = {p.key for p in study.points()}
+            for path in (self.root / "errors").glob("*.json"):
+                if path.stem not in keys:
+                    path.unlink(missing_ok=True)
+        return replaced
 
     def _conform(self, study: Study) -> None:
         """Rewrites the run files of ``study`` whose point, parameter types or column order

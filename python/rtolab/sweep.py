@@ -122,9 +122,11 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     from rtolab.store_lock import OutputError, WriteFailed
 
     try:
-        store.prepare(study, extend)
+        replaced = store.prepare(study, extend)
     except OSError as e:
         raise OutputError(f"{store.root}: cannot write the study's record there: {e.strerror or e}") from None
+    if replaced is not None:
+        err.print(f"{study.name}: {replaced}", markup=False, highlight=False)
     dtypes = param_dtypes(study)
     finished = store.finished()
     problems = store.verify(finished & {p.key for p in points})
