@@ -393,10 +393,11 @@ impl TcpSpec {
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             sack_after_timeout: self.sack_after_timeout.unwrap_or(p.sack_after_timeout),
             max_burst: self.max_burst.or(p.max_burst),
-            ns2_dupack_action: p.ns2_dupack_action,
-            linux_timer: p.linux_timer,
-            linux_flight: p.linux_flight,
-            handshake_ack: p.handshake_ack,
+            fast_retransmit: p.fast_retransmit,
+            flight_size: p.flight_size,
+            rtt_sampling: p.rtt_sampling,
+            timer_restart: p.timer_restart,
+            handshake_end: p.handshake_end,
             rack: sack && self.rack.unwrap_or(p.rack),
             tlp: sack && self.tlp.unwrap_or(p.tlp),
             icmp_rto: (self.icmp_rto == Some(true)).then(|| IcmpRtoConfig {
@@ -404,7 +405,7 @@ impl TcpSpec {
                 extension: self.icmp_rto_extension.unwrap_or(IcmpRtoConfig::default().extension),
                 backoff_premature: self.icmp_rto_backoff.unwrap_or(true),
             }),
-            wheel: p.linux_timer.then(Wheel::default),
+            wheel: p.timer_wheel.then(Wheel::default),
         };
         let receiver = ReceiverConfig {
             mss,
@@ -417,7 +418,7 @@ impl TcpSpec {
             delack_timeout: self.delack_timeout.map(|d| d.sim()).unwrap_or(p.delack_timeout),
             window: window.map(|w| w as u64 * mss as u64).unwrap_or(u64::MAX / 4),
             linux_acks: p.linux_acks && self.ack_every.is_none() && self.delack_timeout.is_none(),
-            wheel: p.linux_timer.then(Wheel::default),
+            wheel: p.timer_wheel.then(Wheel::default),
         };
         ResolvedTcp { sender, receiver }
     }

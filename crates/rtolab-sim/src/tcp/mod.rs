@@ -1,13 +1,15 @@
 //! TCP: sans-IO sender and receiver, and the sender's parts: congestion control (`cc/`),
 //! loss recovery (`recovery/`), spurious-timeout detection (`spurious/`), the RTO (`rto.rs`,
 //! `rto_linux.rs`, `rto_ns2.rs`), the ICMP-feedback adaptive timer (`icmp_rto.rs`), the SACK
-//! scoreboard, and the named stacks (`profile.rs`).
+//! scoreboard, the policies on which stacks differ (`policy.rs`) and the named stacks
+//! (`profile.rs`).
 
 pub mod cc;
 pub mod icmp_rto;
 pub mod icmp_signal;
 pub mod initial_window;
 pub(crate) mod jiffies;
+pub mod policy;
 pub mod profile;
 pub mod quickack;
 pub mod rack;
@@ -28,5 +30,6 @@ pub use rto::{RtoConfig, RtoEstimator, RtoFloor, SynFallback};
 pub use rto_linux::Round;
 pub use rto_ns2::Ns2Clock;
 pub use segment::Segment;
-pub use sender::{DupAckRule, Phase, SenderConfig, SenderNote, SenderStats, SharedSenderConfig, TcpSender};
+pub use policy::DupAckRule;
+pub use sender::{Phase, SenderConfig, SenderNote, SenderStats, SharedSenderConfig, TcpSender};
 pub use state::LossState;

@@ -35,7 +35,7 @@
 
 use super::recovery::RecoveryKind;
 use super::rto::RtoConfig;
-use super::sender::DupAckRule;
+use super::policy::{DupAckRule, FastRetransmit, FlightSize, HandshakeEnd, RttSampling, TimerRestart};
 use super::spurious::{DetectorName, Detectors, Response};
 use super::cc::CcKind;
 use super::initial_window::{InitialWindow, IwRule};
@@ -99,20 +99,24 @@ pub struct Profile {
     pub cwnd_validation: bool,
     pub sack_after_timeout: bool,
     pub max_burst: Option<u32>,
-    /// ns-2's fast-retransmit rules (`SenderConfig::ns2_dupack_action`).
-    pub ns2_dupack_action: bool,
+    /// When duplicate ACKs start fast retransmit (`policy::FastRetransmit`).
+    pub fast_retransmit: FastRetransmit,
     /// RACK loss detection (RFC 8985 6).
     pub rack: bool,
     /// Tail loss probes (RFC 8985 7).
     pub tlp: bool,
     /// Linux's ACK policy at the receiver (`quickack.rs`).
     pub linux_acks: bool,
-    /// Linux's timer rules (`SenderConfig::linux_timer`).
-    pub linux_timer: bool,
-    /// Linux's in-flight accounting (`SenderConfig::linux_flight`).
-    pub linux_flight: bool,
-    /// A pure ACK completes the handshake (`SenderConfig::handshake_ack`).
-    pub handshake_ack: bool,
+    /// Where RTT samples come from (`policy::RttSampling`).
+    pub rtt_sampling: RttSampling,
+    /// When the retransmission timer restarts besides RFC 6298 (`policy::TimerRestart`).
+    pub timer_restart: TimerRestart,
+    /// The kernel's timer wheel runs the sender's and receiver's timers (`jiffies::Wheel`).
+    pub timer_wheel: bool,
+    /// What counts as in flight (`policy::FlightSize`).
+    pub flight_size: FlightSize,
+    /// How the handshake ends (`policy::HandshakeEnd`).
+    pub handshake_end: HandshakeEnd,
     /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
     pub ns2_window: bool,
     /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
@@ -151,13 +155,15 @@ impl Stack {
             cwnd_validation: false,
             sack_after_timeout: false,
             max_burst: None,
-            ns2_dupack_action: false,
+            fast_retransmit: FastRetransmit::Rfc6582,
             rack: false,
             tlp: false,
             linux_acks: false,
-            linux_timer: false,
-            linux_flight: false,
-            handshake_ack: false,
+            rtt_sampling: RttSampling::TimedSegment,
+            timer_restart: TimerRestart::Rfc6298,
+            timer_wheel: false,
+            flight_size: FlightSize::Outstanding,
+            handshake_end: HandshakeEnd::FirstData,
             ns2_window: false,
             default_window: None,
             default_mss: 1448,
@@ -184,9 +190,11 @@ impl Stack {
                 rack: true,
                 tlp: true,
                 linux_acks: true,
-                linux_timer: true,
-                linux_flight: true,
-                handshake_ack: true,
+                rtt_sampling: RttSampling::EveryAck,
+                timer_restart: TimerRestart::AlsoOnHeadRetransmit,
+                timer_wheel: true,
+                flight_size: FlightSize::PacketsInFlight,
+                handshake_end: HandshakeEnd::PureAck,
                 rto: RtoPreset::Linux,
                 detect: all,
                 response: Response::Undo,
@@ -222,7 +230,7 @@ impl Stack {
                 max_sack_blocks: 3,
                 rto: RtoPreset::Ns2,
                 ns2_window: true,
-                ns2_dupack_action: true,
+                fast_retransmit: FastRetransmit::NthDuplicate,
                 default_window: Some(20),
                 default_mss: 1000,
                 ..base

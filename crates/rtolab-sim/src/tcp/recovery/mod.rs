@@ -36,8 +36,11 @@ pub enum Transmit {
     Window,
     /// RFC 6675 SetPipe() and NextSeg().
     Rfc6675Pipe,
-    /// ns-2 Sack1's `pipe_` counter (`ns2_sack1.rs`).
-    Ns2Pipe,
+    /// The algorithm counts what is in flight itself (`LossRecovery::may_send`, told of
+    /// each send by `on_recovery_send`); each send fills the next hole below the highest SACK
+    /// block, else sends new data within rwnd (ns-2.35 Sack1's `pipe_` and `send_much`,
+    /// `ns2_sack1.rs`).
+    CountedPipe,
 }
 
 /// What a partial ACK (new data acknowledged below the recovery point) does.
@@ -99,8 +102,15 @@ pub trait LossRecovery {
     /// as it is (its fraction included).
     fn exit_cwnd(&self, w: Window) -> Option<u64>;
     fn transmit(&self) -> Transmit;
-    fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
-        None
+    /// Under `Transmit::CountedPipe`: whether one more segment may go with this cwnd (bytes);
+    /// the other modes are paced by the sender and never ask.
+    fn may_send(&self, _cwnd: u64, _mss: u64) -> bool {
+        true
+    }
+    /// Leaving recovery resets RFC 6582's `recover` to 0, so the next fast retransmit is
+    /// not held back by the old recovery point (ns-2 Sack1 `recover_ = 0`).
+    fn forgets_recovery_point(&self) -> bool {
+        false
     }
     /// Recovery ended (the point was acknowledged, or a timeout).
     fn on_exit(&mut self) {}
@@ -121,7 +131,8 @@ pub trait LossRecovery {
     fn reduce(&mut self, _w: Window, _r: Reduction) -> Option<u64> {
         None
     }
-    /// Whether `reduce` is used (the sender computes the pipe only then).
+    /// Whether `reduce` is used (the sender computes the pipe only then), and whether the
+    /// first reduced window sends the fast retransmit (else the sender sends it on entry).
     fn reduces_by_delivery(&self) -> bool {
         false
     }
@@ -209,8 +220,11 @@ impl LossRecovery for AnyRecovery {
     fn transmit(&self) -> Transmit {
         dispatch!(self, r => r.transmit())
     }
-    fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
-        dispatch!(self, r => r.as_ns2_sack1())
+    fn may_send(&self, cwnd: u64, mss: u64) -> bool {
+        dispatch!(self, r => r.may_send(cwnd, mss))
+    }
+    fn forgets_recovery_point(&self) -> bool {
+        dispatch!(self, r => r.forgets_recovery_point())
     }
     fn on_exit(&mut self) {
         dispatch!(self, r => r.on_exit())
@@ -228,7 +242,7 @@ impl LossRecovery for AnyRecovery {
         dispatch!(self, x => x.reduce(w, r))
     }
     fn reduces_by_delivery(&self) -> bool {
-        matches!(self, AnyRecovery::Prr(_) | AnyRecovery::RateHalving(_))
+        dispatch!(self, r => r.reduces_by_delivery())
     }
     fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
         dispatch!(self, r => r.sent_in_recovery(bytes, mss))

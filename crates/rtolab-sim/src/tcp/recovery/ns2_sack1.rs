@@ -19,13 +19,6 @@ pub struct Ns2Sack1 {
     pipe: i64,
 }
 
-impl Ns2Sack1 {
-    /// Whether `send_much` may send one more packet with `cwnd_packets` = int(cwnd_).
-    pub fn may_send(&self, cwnd_packets: u64) -> bool {
-        self.pipe < cwnd_packets as i64
-    }
-}
-
 impl LossRecovery for Ns2Sack1 {
     fn enter(&mut self, w: Window, dupthresh: u64) -> Entry {
         self.pipe = (w.flight / w.mss) as i64 - dupthresh as i64;
@@ -48,10 +41,15 @@ impl LossRecovery for Ns2Sack1 {
         None
     }
     fn transmit(&self) -> super::Transmit {
-        super::Transmit::Ns2Pipe
+        super::Transmit::CountedPipe
     }
-    fn as_ns2_sack1(&self) -> Option<&Ns2Sack1> {
-        Some(self)
+    /// `send_much`: one more packet while `pipe_` < int(cwnd_).
+    fn may_send(&self, cwnd: u64, mss: u64) -> bool {
+        self.pipe < (cwnd / mss) as i64
+    }
+    /// `recover_ = 0` on leaving fast recovery.
+    fn forgets_recovery_point(&self) -> bool {
+        true
     }
 }
 
@@ -67,14 +65,14 @@ mod tests {
         let mut r = Ns2Sack1::default();
         let w = Window { cwnd: 6000, ssthresh: 3000, mss: 1000, flight: 6000 };
         assert_eq!(r.enter(w, 3), Entry::HalveWindow);
-        assert!(!r.may_send(3));
+        assert!(!r.may_send(3000, 1000));
         r.on_recovery_ack();
-        assert!(r.may_send(3)); // pipe 2
+        assert!(r.may_send(3000, 1000)); // pipe 2
         r.on_recovery_send();
-        assert!(!r.may_send(3)); // pipe 3
+        assert!(!r.may_send(3000, 1000)); // pipe 3
         r.on_recovery_ack();
         r.on_partial_ack(w, 1000); // a partial ACK counts twice: pipe 1
         r.on_recovery_send();
-        assert!(r.may_send(3)); // pipe 2
+        assert!(r.may_send(3000, 1000)); // pipe 2
     }
 }

@@ -41,6 +41,9 @@ impl LossRecovery for Prr {
     fn transmit(&self) -> Transmit {
         Sack.transmit()
     }
+    fn reduces_by_delivery(&self) -> bool {
+        true
+    }
     fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
         self.out += bytes.div_ceil(mss);
     }

@@ -55,6 +55,9 @@ impl LossRecovery for RateHalving {
     fn transmit(&self) -> Transmit {
         Sack.transmit()
     }
+    fn reduces_by_delivery(&self) -> bool {
+        true
+    }
     /// `tcp_cwnd_down`.
     fn reduce(&mut self, w: Window, r: Reduction) -> Option<u64> {
         if r.delivered == 0 && !r.una_advanced && !r.dsack {

@@ -5,6 +5,7 @@
 use super::rtt::DeliveredSpan;
 use super::{DupAckRule, Phase, SenderNote, TcpSender};
 use crate::tcp::cc::{AckSample, CongestionControl};
+use crate::tcp::policy::DupAckFacts;
 use crate::tcp::recovery::{LossRecovery, Window};
 use crate::tcp::segment::Segment;
 use crate::tcp::spurious::{AcceptableAck, Detector, DsackBlock, DuplicateAck};
@@ -37,28 +38,29 @@ impl TcpSender {
         let ack = seg.ack.min(self.snd_max);
         let flight_before = self.flight();
         let state_before = self.state;
-        // ns-2 Sack1 reads no SACK blocks after a timeout until an ACK of new data
-        // (`timeout_`).
-        let ns2_after_timeout = self.cfg.ns2_dupack_action && self.state.is_loss() && ack <= self.snd_una;
+        // Under `FastRetransmit::NthDuplicate` no SACK block is read after a timeout until an
+        // ACK of new data.
+        let sack_ignored = !self.cfg.fast_retransmit.reads_sack_after_timeout() && self.state.is_loss() && ack <= self.snd_una;
         let una_before = self.snd_una;
-        let news = if self.cfg.sack && !ns2_after_timeout { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
+        let news = if self.cfg.sack && !sack_ignored { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
         }
-        let linux_sample = if self.cfg.linux_timer { self.linux_rtt_sample(now, ack, seg, news.first_delivered) } else { None };
-        if let Some(s) = linux_sample {
+        let every_ack = self.cfg.rtt_sampling.from_send_times();
+        let send_time_sample = if every_ack { self.send_time_rtt_sample(now, ack, seg, news.first_delivered) } else { None };
+        if let Some(s) = send_time_sample {
             self.take_rtt_sample(now, s.estimator, s.congestion, ack.max(self.snd_una));
             self.xmit_timer_due |= s.rearms_timer;
         }
         let mut acked = 0;
-        let mut rtt = linux_sample.map(|s| s.congestion);
+        let mut rtt = send_time_sample.map(|s| s.congestion);
         let mut delivered = news.newly_sacked;
         if ack > self.snd_una {
             acked = ack - self.snd_una;
             // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
             delivered += acked - self.scoreboard.sacked_bytes_below(ack, &self.geometry).min(acked);
-            let sample = self.on_new_ack(now, ack, seg, news, linux_sample.map(|s| s.estimator), out);
-            if !self.cfg.linux_timer {
+            let sample = self.on_new_ack(now, ack, seg, news, send_time_sample.map(|s| s.estimator), out);
+            if !every_ack {
                 rtt = sample;
             }
         } else if self.is_duplicate(ack, seg, news) {
@@ -73,7 +75,7 @@ impl TcpSender {
         let dubious = state_before != LossState::Open || self.state != LossState::Open || news.newly_sacked > 0 || (ack == una_before && self.snd_max > ack);
         let (mut newly_lost, recheck_armed) =
             if self.cfg.rack && self.phase == Phase::Established && dubious && self.rack.take_advanced() { self.rack_detect(now, out) } else { (false, false) };
-        if self.cfg.rack && self.cfg.linux_flight && self.phase == Phase::Established && dubious && self.still_lost_starts_recovery() {
+        if self.cfg.rack && self.cfg.flight_size.marked_loss_starts_recovery() && self.phase == Phase::Established && dubious && self.still_lost_starts_recovery() {
             self.enter_recovery(now, out);
             newly_lost = false;
         }
@@ -168,8 +170,8 @@ impl TcpSender {
         }
     }
 
-    /// A cumulative ACK: `measured` is Linux's sample, already taken; other stacks take
-    /// theirs here.
+    /// A cumulative ACK: `measured` is the sample from send times, already taken under
+    /// `RttSampling::EveryAck`; under `TimedSegment` the sample is taken here.
     fn on_new_ack(
         &mut self,
         now: SimTime,
@@ -180,7 +182,7 @@ impl TcpSender {
         out: &mut Vec<Segment>,
     ) -> Option<SimDuration> {
         let acked = ack - self.snd_una;
-        let sample = if self.cfg.linux_timer {
+        let sample = if self.cfg.rtt_sampling.from_send_times() {
             measured
         } else {
             let sample = self.rtt_sample(now, ack, seg);
@@ -200,9 +202,8 @@ impl TcpSender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack, &self.geometry);
-        if self.cfg.ns2_dupack_action && !self.state.is_recovery() {
-            // ns-2 Sack1 `ClearScoreBoard()` on every new ACK outside fast recovery: a later
-            // duplicate counts if its SACK blocks are new to this cleared board.
+        if self.cfg.fast_retransmit.clears_scoreboard_on_new_ack() && !self.state.is_recovery() {
+            // A later duplicate counts if its SACK blocks are new to this cleared board.
             self.scoreboard.clear();
         }
         self.dupacks = 0;
@@ -281,8 +282,8 @@ impl TcpSender {
         self.recovery.on_exit();
         self.state = LossState::Open;
         self.cc.on_recovery_exit(now);
-        if self.cfg.ns2_dupack_action && self.recovery.as_ns2_sack1().is_some() {
-            self.recover = 0; // ns-2 Sack1: `recover_ = 0` on leaving fast recovery
+        if self.recovery.forgets_recovery_point() {
+            self.recover = 0;
         }
     }
 
@@ -307,22 +308,23 @@ impl TcpSender {
             }
             LossState::Open | LossState::Disorder => {
                 self.state = LossState::Disorder;
-                let (trigger, allowed) = if self.cfg.ns2_dupack_action {
-                    (self.dupacks == self.cfg.dupthresh, self.snd_una >= self.recover + self.geometry.mss)
-                } else {
-                    // RFC 6675 IsLost(SND.UNA) also triggers; RFC 6582 3.2 step 1: no new
-                    // recovery for duplicates of data sent before `recover`.
-                    let lost = self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
-                    // With RACK, losses are marked by time alone (`rack_detect`).
-                    let trigger = !self.cfg.rack && (self.dupacks >= self.cfg.dupthresh || lost);
-                    // No fast retransmit while go-back-N is still resending.
-                    (trigger, self.snd_una >= self.recover && self.snd_nxt == self.snd_max)
+                let facts = DupAckFacts {
+                    dupacks: self.dupacks,
+                    dupthresh: self.cfg.dupthresh,
+                    rack: self.cfg.rack,
+                    snd_una: self.snd_una,
+                    snd_nxt: self.snd_nxt,
+                    snd_max: self.snd_max,
+                    recover: self.recover,
+                    mss: self.geometry.mss,
                 };
-                if trigger && allowed {
+                // RFC 6675 IsLost(SND.UNA), for the rules that read it.
+                let head_lost = || self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
+                if self.cfg.fast_retransmit.starts_recovery(facts, head_lost) {
                     self.enter_recovery(now, out);
-                } else if self.cfg.limited_transmit && !self.cfg.linux_flight && self.dupacks < self.cfg.dupthresh {
-                    // (Linux's in-flight accounting is its limited transmit: the SACKed
-                    // segment leaves the flight and `send_allowed` fills the room.)
+                } else if self.cfg.limited_transmit && self.cfg.flight_size.needs_limited_transmit() && self.dupacks < self.cfg.dupthresh {
+                    // (Under `FlightSize::PacketsInFlight` the SACKed segment leaves the
+                    // flight and `send_allowed` fills the room: no limited transmit.)
                     self.limited_transmit(now, out);
                 }
             }

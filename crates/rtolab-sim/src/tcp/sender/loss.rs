@@ -44,9 +44,9 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         self.state = LossState::Recovery { point: self.snd_max };
         self.recover = self.snd_max;
-        // Linux `tcp_enter_recovery` keeps `TCPCB_SACKED_RETRANS`: a segment resent earlier
-        // and not yet delivered stays in flight and is not resent again.
-        if !self.cfg.linux_flight {
+        // Under `FlightSize::PacketsInFlight` a segment resent earlier and not yet delivered
+        // stays in flight and is not resent again.
+        if !self.cfg.flight_size.keeps_retransmitted_on_entry() {
             self.scoreboard.clear_retransmitted();
         }
         match self.recovery.enter(self.window_facts(), self.cfg.dupthresh as u64) {
@@ -58,9 +58,8 @@ impl TcpSender {
         if !self.recovery.reduces_by_delivery() {
             self.retransmit(now, self.snd_una, out);
         }
-        if self.cfg.ns2_dupack_action {
-            // ns-2 `dupack_action` → `reset_rtx_timer(1, 0)`: the timer restarts from the
-            // fast retransmit and the timed segment is abandoned (`rtt_active_ = 0`).
+        if self.cfg.fast_retransmit.restarts_timer() {
+            // The timer restarts from the fast retransmit and the timed segment is abandoned.
             self.rtt_probe = None;
             self.arm_rto(now);
         }

@@ -23,25 +23,17 @@ mod transmit;
 use super::cc::{AnyCc, CongestionControl, ControllerKind, WindowArith, WindowCore};
 use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpRtoState, IcmpSignal, TimerChange};
 use super::jiffies::Wheel;
+use super::policy::{DupAckRule, FastRetransmit, FlightSize, HandshakeEnd, RttSampling, TimerRestart};
 use super::rack::Rack;
 use super::recovery::{AnyRecovery, RecoveryKind};
 use super::rto::{RtoConfig, RtoEstimator};
-use super::rto_linux::Round;
+use super::Round;
 use super::scoreboard::{Geometry, Scoreboard};
 use super::segment::{ts_now, Segment, FLAG_ACK, FLAG_SYN};
 use super::spurious::{Detectors, Episode, Response};
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
 use std::sync::Arc;
-
-/// Which ACKs count as duplicates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DupAckRule {
-    /// RFC 5681 (2): same ACK number, no data, outstanding data (every such ACK counts).
-    Rfc5681,
-    /// RFC 6675 (2) with SACK: additionally, the ACK must SACK data not SACKed before.
-    Rfc6675,
-}
 
 /// Everything that makes one stack's sender differ from another's.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +62,7 @@ pub struct SenderConfig {
     pub recovery: RecoveryKind,
     /// The receiver sends SACK blocks: the scoreboard is kept.
     pub sack: bool,
+    /// Which ACKs count as duplicates (`policy::DupAckRule`).
     pub dupack_rule: DupAckRule,
     pub limited_transmit: bool,
     pub dupthresh: u32,
@@ -90,22 +83,16 @@ pub struct SenderConfig {
     pub rack: bool,
     /// Tail loss probes (RFC 8985 7); needs `sack`.
     pub tlp: bool,
-    /// ns-2's `dupack_action` rules instead of RFC 6582's: fast retransmit on exactly the
-    /// `numdupacks_`-th counted duplicate (no SACK-based IsLost trigger), allowed only when
-    /// `highest_ack_ > recover_` in packet numbers (one segment past the recovery point),
-    /// and Sack1 clears `recover_` when recovery ends.
-    pub ns2_dupack_action: bool,
-    /// Linux's timer rules: a retransmission of the head segment in recovery re-arms the
-    /// RTO (`tcp_xmit_retransmit_queue`), unless RACK's re-check is pending.
-    pub linux_timer: bool,
-    /// Linux `tcp_packets_in_flight` outside recovery too: SACKed and lost-marked segments
-    /// leave the flight and retransmitted ones join it, so SACKs open the window before
-    /// recovery starts (RFC 6675's pipe, which applies only in recovery, otherwise).
-    pub linux_flight: bool,
-    /// The handshake ends with a pure ACK before the first data segment, as real stacks
-    /// send it (Linux `tcp_rcv_synsent_state_process`); otherwise the first data segment
-    /// completes it. It is a packet of its own on the link (queue slot, `drop_packets`).
-    pub handshake_ack: bool,
+    /// When duplicate ACKs start fast retransmit (`policy::FastRetransmit`).
+    pub fast_retransmit: FastRetransmit,
+    /// What counts as in flight (`policy::FlightSize`).
+    pub flight_size: FlightSize,
+    /// Where RTT samples come from (`policy::RttSampling`).
+    pub rtt_sampling: RttSampling,
+    /// When the retransmission timer restarts besides RFC 6298 (`policy::TimerRestart`).
+    pub timer_restart: TimerRestart,
+    /// How the handshake ends (`policy::HandshakeEnd`).
+    pub handshake_end: HandshakeEnd,
     /// Paper 001's adaptive timeout driven by ICMP DROP / DEFER (`icmp_rto.rs`).
     pub icmp_rto: Option<IcmpRtoConfig>,
     /// The kernel's timer wheel runs the retransmission, probe and re-check timers, so each
@@ -416,7 +403,7 @@ impl TcpSender {
             self.rto.clear_backoff();
         }
         self.timer = None;
-        if self.cfg.handshake_ack {
+        if self.cfg.handshake_end.sends_pure_ack() {
             let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };
             out.push(Segment { flags: FLAG_ACK, ts_val, ..Default::default() });
         }
@@ -505,9 +492,9 @@ impl TcpSender {
         self.geometry.mss.min(self.geometry.data_end.saturating_sub(seq))
     }
 
-    /// Per-segment send times are kept (RACK, Linux's RTT samples).
+    /// Per-segment send times are kept (RACK, RTT samples from send times).
     fn tracks_sends(&self) -> bool {
-        self.cfg.rack || self.cfg.linux_timer
+        self.cfg.rack || self.cfg.rtt_sampling.from_send_times()
     }
 
     fn flight(&self) -> u64 {

@@ -56,7 +56,7 @@ pub(super) struct RttSample {
 impl TcpSender {
     /// Linux `tcp_ack_update_rtt` for an ACK up to `ack` whose SACK blocks newly delivered
     /// `sacked` (never-retransmitted segments only); called before SND.UNA moves.
-    pub(super) fn linux_rtt_sample(&self, now: SimTime, ack: u64, seg: &Segment, sacked: DeliveredSpan) -> Option<RttSample> {
+    pub(super) fn send_time_rtt_sample(&self, now: SimTime, ack: u64, seg: &Segment, sacked: DeliveredSpan) -> Option<RttSample> {
         let mss = self.geometry.mss;
         let mut acked = DeliveredSpan::default();
         let mut retransmission_acked = false;

@@ -18,7 +18,7 @@ impl TcpSender {
         if self.state.is_recovery() {
             match self.recovery.transmit() {
                 Transmit::Rfc6675Pipe => return self.sack_transmit(now, out),
-                Transmit::Ns2Pipe => return self.ns2_transmit(now, out),
+                Transmit::CountedPipe => return self.counted_transmit(now, out),
                 Transmit::Window => {}
             }
         }
@@ -29,10 +29,11 @@ impl TcpSender {
         let mut burst = 0;
         let mut cwnd_stopped = false;
         // Bytes below SND.NXT out of the flight: SACKed ones after a timeout (counted once,
-        // then grown by the segments skipped), or Linux's SACKed and lost ones.
+        // then grown by the segments skipped), or, under `FlightSize::PacketsInFlight`, the
+        // SACKed and lost ones.
         let mut sacked = if skip_sacked {
             self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry)
-        } else if self.cfg.linux_flight && !in_recovery && self.scoreboard.sacked_segments() > 0 {
+        } else if self.cfg.flight_size.excludes_sacked() && !in_recovery && self.scoreboard.sacked_segments() > 0 {
             // (A resent segment counts twice in the pipe: the flight may then be fuller than
             // what is outstanding, which Linux allows and rtolab does not model below zero.)
             self.flight().saturating_sub(self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry).0)
@@ -100,13 +101,14 @@ impl TcpSender {
         self.note_window_use(cwnd_stopped);
     }
 
-    /// ns-2 Sack1's `send_much` in recovery (`recovery/ns2_sack1.rs`): while `pipe_` <
-    /// int(cwnd_), the next hole below the highest SACK block, else new data within rwnd.
-    fn ns2_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+    /// `Transmit::CountedPipe`: while the recovery algorithm's own count allows
+    /// (`LossRecovery::may_send`), the next hole below the highest SACK block, else new data
+    /// within rwnd; each send is counted (`on_recovery_send`).
+    fn counted_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let mss = self.geometry.mss;
         let mut cwnd_stopped = false;
         loop {
-            if !self.recovery.as_ns2_sack1().is_some_and(|r| r.may_send(self.cc.cwnd() / mss)) {
+            if !self.recovery.may_send(self.cc.cwnd(), mss) {
                 cwnd_stopped = true;
                 break;
             }
@@ -175,7 +177,7 @@ impl TcpSender {
             self.scoreboard.mark_retransmitted(seq, &self.geometry);
         }
         self.transmit(now, seq, out);
-        if self.cfg.linux_timer && seq == self.snd_una && self.timer_kind != TimerKind::Reorder {
+        if self.cfg.timer_restart.on_head_retransmit() && seq == self.snd_una && self.timer_kind != TimerKind::Reorder {
             self.arm_rto(now);
         }
     }
