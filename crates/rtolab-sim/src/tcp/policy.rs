@@ -191,3 +191,58 @@ impl HandshakeEnd {
         self == HandshakeEnd::PureAck
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(dupacks: u32) -> DupAckFacts {
+        DupAckFacts { dupacks, dupthresh: 3, rack: false, snd_una: 10_000, snd_nxt: 20_000, snd_max: 20_000, recover: 9_000, mss: 1000 }
+    }
+
+    /// RFC 6582 with DupThresh 3: the third duplicate and every later one, or IsLost(SND.UNA)
+    /// earlier; never while `recover` is above SND.UNA or go-back-N resends, nor with RACK.
+    /// ns-2: the third duplicate only, and only one segment past `recover_`
+    /// (SND.UNA 10000 ≥ 9000 + 1000).
+    #[test]
+    fn fast_retransmit_rules_by_hand() {
+        let rfc = FastRetransmit::Rfc6582;
+        let nth = FastRetransmit::NthDuplicate;
+        assert!(!rfc.starts_recovery(facts(2), || false));
+        assert!(rfc.starts_recovery(facts(2), || true));
+        assert!(rfc.starts_recovery(facts(3), || false) && rfc.starts_recovery(facts(4), || false));
+        assert!(!rfc.starts_recovery(DupAckFacts { recover: 10_001, ..facts(3) }, || true));
+        assert!(!rfc.starts_recovery(DupAckFacts { snd_nxt: 15_000, ..facts(3) }, || true));
+        assert!(!rfc.starts_recovery(DupAckFacts { rack: true, ..facts(3) }, || true));
+        assert!(!nth.starts_recovery(facts(2), || true));
+        assert!(nth.starts_recovery(facts(3), || false) && !nth.starts_recovery(facts(4), || false));
+        assert!(!nth.starts_recovery(DupAckFacts { recover: 9_001, ..facts(3) }, || false));
+        assert!(nth.starts_recovery(DupAckFacts { snd_nxt: 15_000, ..facts(3) }, || false));
+    }
+
+    /// Issue 25: the sender asks policies, never which stack it runs. No identifier in the
+    /// shipped code of `tcp/sender/` (comments and `tests.rs` aside) names a stack.
+    #[test]
+    fn the_sender_names_no_stack() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tcp/sender");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name == "tests.rs" || !name.ends_with(".rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let shipped = text.split("#[cfg(test)]").next().unwrap_or("");
+            for line in shipped.lines().map(|l| l.split("//").next().unwrap_or("")) {
+                for word in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                    let w = word.to_ascii_lowercase();
+                    if ["linux", "ns2", "ns3", "freebsd"].iter().any(|s| w.contains(s)) {
+                        found.push(format!("{name}: {word}"));
+                    }
+                }
+            }
+        }
+        assert_eq!(found, Vec::<String>::new(), "stack names in the sender; ask a policy (tcp/policy.rs) instead");
+    }
+}
