@@ -10,7 +10,7 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum QueueSpec {
-    /// First in, first out; arrivals beyond the limit are dropped.
+    /// First in, first out; arrivals beyond the limit are dropped (`kind = "droptail"`).
     Droptail(DroptailSpec),
     /// Random Early Detection with ns-2's parameter names and semantics.
     Red(RedSpec),
@@ -26,6 +26,7 @@ impl Default for QueueSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DroptailSpec {
+    /// Most packets ("50p") or bytes ("64kB") the queue holds; arrivals beyond it are dropped.
     pub limit: Limit,
 }
 
@@ -48,6 +49,7 @@ pub struct RedSpec {
     pub maxthresh: f64,
     /// Drop probability at `maxthresh`; give this or `linterm` (= 1/max_p), not both.
     pub max_p: Option<f64>,
+    /// ns-2's `linterm_`, 1/max_p (default 10, max_p = 0.1, when neither is given).
     pub linterm: Option<f64>,
     /// Average packet size used for idle-time decay and byte mode (ns-2 `mean_pktsize_`).
     #[serde(default = "red_mean_pktsize")]

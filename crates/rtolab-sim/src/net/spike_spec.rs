@@ -37,9 +37,14 @@ pub enum SpikeHold {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpikeSpec {
+    /// The spike-free time from the end of one spike to the start of the next, e.g.
+    /// "uniform(10s, 30s)"; give this or `at`.
     pub interval: Option<DurationRv>,
+    /// Fixed start times of the spikes, instead of `interval`.
     pub at: Option<Vec<Duration>>,
+    /// How long each spike lasts, e.g. "uniform(1s, 2s)".
     pub length: DurationRv,
+    /// Which directions a spike stops: "forward", "reverse" or "both" (default "both").
     #[serde(default)]
     pub direction: SpikeDirection,
     /// When random spikes begin to be drawn (default 0 s).

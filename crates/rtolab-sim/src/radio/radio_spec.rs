@@ -121,12 +121,15 @@ pub struct McsSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HopSpec {
+    /// The hop's rate (bit/s).
     pub rate: Rate,
+    /// The hop's one-way propagation delay.
     pub delay: Duration,
     /// Random extra delay per packet, without reordering (paper 004's uplink: a dedicated
     /// channel with delay jitter). None by default.
     #[serde(default)]
     pub jitter: Option<DurationRv>,
+    /// The hop's DropTail limit, packets or bytes (default 100 packets).
     #[serde(default = "default_hop_queue")]
     pub queue: Limit,
 }

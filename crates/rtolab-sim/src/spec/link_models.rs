@@ -27,11 +27,17 @@ pub enum LossSpec {
 pub struct GilbertElliottSpec {
     /// Must be "gilbert-elliott".
     pub kind: LossModelKind,
+    /// Time-based form: how long the channel stays good, e.g. "exp(8s)".
     pub good: Option<DurationRv>,
+    /// Time-based form: how long the channel stays bad, e.g. "exp(1s)".
     pub bad: Option<DurationRv>,
+    /// Time-based form: bit error rate in the good state (default 0).
     pub ber_good: Option<f64>,
+    /// Time-based form: bit error rate in the bad state (default 0).
     pub ber_bad: Option<f64>,
+    /// Packet-based form: the long-run share of packets lost.
     pub mean_loss: Option<Probability>,
+    /// Packet-based form: the mean number of consecutive losses, in packets (≥ 1).
     pub mean_burst: Option<f64>,
 }
 

@@ -34,14 +34,21 @@ pub struct Scenario {
     /// Duplex links, addressed by name in routes.
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// TCP connections, each over a route of links (default none).
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Traffic generators that create flows as the run goes: bursts and web users (default
+    /// none).
     #[serde(default)]
     pub generators: Vec<GeneratorSpec>,
     /// An HSDPA radio access network that routes can end in (paper 000).
     pub radio: Option<RadioSpec>,
+    /// What to record beyond the flows and links tables: time series and captures (default
+    /// nothing more).
     #[serde(default)]
     pub output: OutputSpec,
+    /// Budgets that stop a runaway run with an error (default 10⁹ events, 10⁶ s without a
+    /// `duration`).
     #[serde(default)]
     pub limits: LimitsSpec,
 }
@@ -77,13 +84,17 @@ fn default_name() -> String {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// The name routes use for the link; unique among links.
     pub name: String,
+    /// Transmission rate of each direction, e.g. "2Mbps" (bit/s).
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Duration,
     /// Random extra delay per packet ("exp(5ms)", "uniform(0ms, 20ms)"), added to `delay`
     /// without reordering: no packet arrives before the one sent ahead of it.
     pub jitter: Option<DurationRv>,
+    /// The queue in front of each direction's transmitter (default DropTail, 50 packets, as
+    /// ns-2).
     #[serde(default)]
     pub queue: QueueSpec,
     /// Loss applied to each transmission: a Bernoulli probability, or a Gilbert–Elliott
@@ -96,7 +107,10 @@ pub struct LinkSpec {
     /// after transmission, like ns-2's list error model. For tests and what-if studies.
     #[serde(default)]
     pub drop_packets: Vec<u64>,
+    /// Delay spikes: periods when the link stops serving, holding packets (default none).
     pub spikes: Option<SpikeSpec>,
+    /// Settings of the reverse (ACK) direction that differ from the forward one (default:
+    /// the same as forward).
     pub reverse: Option<DirectionOverride>,
 }
 
@@ -104,12 +118,20 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirectionOverride {
+    /// The reverse direction's rate (bit/s; default the link's `rate`).
     pub rate: Option<Rate>,
+    /// The reverse direction's one-way delay (default the link's `delay`).
     pub delay: Option<Duration>,
+    /// The reverse direction's random extra delay (default the link's `jitter`).
     pub jitter: Option<DurationRv>,
+    /// The reverse direction's queue (default the link's `queue`).
     pub queue: Option<QueueSpec>,
+    /// The reverse direction's loss (default the link's `loss`).
     pub loss: Option<LossSpec>,
+    /// The reverse direction's deterministic losses (default none).
     pub drop_packets: Option<Vec<u64>>,
+    /// The reverse direction's ARQ: "off", or a table like the link's `arq` (default the
+    /// link's `arq`).
     pub arq: Option<ArqOverride>,
 }
 
@@ -117,6 +139,7 @@ pub struct DirectionOverride {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
+    /// The flow's name in the results; unique among flows.
     pub name: String,
     /// Links crossed by data, in order; ACKs return over the same links reversed.
     pub route: Vec<String>,
@@ -125,10 +148,15 @@ pub struct FlowSpec {
     /// channel. Default false (a route into the radio ends at a mobile receiver).
     #[serde(default)]
     pub uplink: bool,
+    /// Bytes to transfer, e.g. "180kB", or "inf" for a bulk flow that runs to the end
+    /// (default "inf").
     #[serde(default = "infinite")]
     pub size: FlowSize,
+    /// When the connection opens (default 0 s).
     #[serde(default)]
     pub start: Option<Duration>,
+    /// The flow's TCP: a stack profile and any field that overrides it (default the `rfc`
+    /// profile).
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -141,7 +169,9 @@ fn infinite() -> FlowSize {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum GeneratorSpec {
+    /// `kind = "burst"`: flows that start together and share a number of bytes.
     Burst(BurstSpec),
+    /// `kind = "web"`: users that fetch files and think in between.
     Web(WebSpec),
 }
 
@@ -149,18 +179,24 @@ pub enum GeneratorSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BurstSpec {
+    /// The generator's name, and the prefix of its flows' names (default "burst<index>").
     pub name: Option<String>,
+    /// How many flows start together.
     pub flows: u32,
+    /// Bytes the flows share equally, e.g. "180kB".
     pub total: Bytes,
+    /// When the burst starts (default 0 s).
     pub start: Option<Duration>,
     /// Random offset added to each flow's start (drawn per flow from the generator's stream).
     pub jitter: Option<DurationRv>,
+    /// Links crossed by data, in order; ACKs return over the same links reversed.
     pub route: Vec<String>,
     /// The mobile user sends: the route names the radio network first, data leaves over the
     /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
     /// channel. Default false (a route into the radio ends at a mobile receiver).
     #[serde(default)]
     pub uplink: bool,
+    /// The flows' TCP (default the `rfc` profile).
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -170,18 +206,25 @@ pub struct BurstSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSpec {
+    /// The generator's name, and the prefix of its flows' names (default "web<index>").
     pub name: Option<String>,
+    /// How many users fetch files independently.
     pub users: u32,
     /// The file size; with `datagrams`, the size of each datagram of a packet call.
     pub size: SizeRv,
+    /// The time between the end of one file and the request of the next (reading time),
+    /// e.g. "exp(1.5s)".
     pub think: DurationRv,
+    /// When the users start (default 0 s).
     pub start: Option<Duration>,
+    /// Links crossed by data, in order; ACKs return over the same links reversed.
     pub route: Vec<String>,
     /// The mobile user sends: the route names the radio network first, data leaves over the
     /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
     /// channel. Default false (a route into the radio ends at a mobile receiver).
     #[serde(default)]
     pub uplink: bool,
+    /// The users' TCP (default the `rfc` profile).
     #[serde(default)]
     pub tcp: TcpSpec,
     /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number

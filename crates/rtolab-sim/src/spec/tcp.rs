@@ -152,6 +152,8 @@ pub struct TcpSpec {
     pub response: Option<ResponseSpec>,
     /// Maximum segment size: payload bytes per segment (default 1448; ns-2: 1000; ns-3: 536).
     pub mss: Option<u32>,
+    /// Initial congestion window: segments (10), or "rfc3390" / "rfc6928" (the RFC's byte
+    /// rule in whole segments); default per stack profile (`rfc`: "rfc6928").
     pub iw: Option<InitialWindow>,
     /// Initial window in segments after a retransmitted SYN (RFC 5681 3.1: 1).
     pub iw_after_syn_loss: Option<u32>,
@@ -168,7 +170,10 @@ pub struct TcpSpec {
     pub dupack: Option<DupAckSpec>,
     /// Delayed ACKs (RFC 5681, 4.2): ACK every `ack_every` full segments or after the timeout.
     pub delayed_ack: Option<bool>,
+    /// With delayed ACKs: full-sized segments per ACK (default 2, RFC 5681 4.2).
     pub ack_every: Option<u32>,
+    /// With delayed ACKs: the longest an ACK waits (default per stack profile; `rfc`:
+    /// 200 ms).
     pub delack_timeout: Option<Duration>,
     /// Grow cwnd only while it limits the sender (RFC 7661, Linux).
     pub cwnd_validation: Option<bool>,
@@ -185,12 +190,18 @@ pub struct TcpSpec {
     pub handshake: Option<bool>,
     /// RTO preset of the timer alone; the fields below override it one by one.
     pub rto: Option<RtoPreset>,
+    /// The RTO's floor (default per `rto` preset: RFC 6298 (2.4) 1 s; linux and ns2 200 ms;
+    /// freebsd 30 ms).
     pub min_rto: Option<Duration>,
+    /// The RTO's ceiling, back-off included (default per `rto` preset: 60 s, RFC 6298 (2.5)'s
+    /// "at least 60 seconds"; linux 120 s; freebsd 64 s).
     pub max_rto: Option<Duration>,
     /// The back-off multiplier stops doubling at this value whatever the timeout (ns-1 and
     /// ns-2 with `rfc2988_` false: 64); unset, it doubles while the timeout is below
     /// `max_rto` (RFC 6298 (5.5)).
     pub max_backoff: Option<u32>,
+    /// The RTO before the first RTT sample, the SYN's included (default per `rto` preset:
+    /// 1 s, RFC 6298 (2.1); ns2 3 s).
     pub initial_rto: Option<Duration>,
     /// Clock granularity G of RFC 6298 (2.2)/(2.3).
     pub granularity: Option<Duration>,
@@ -198,6 +209,7 @@ pub struct TcpSpec {
     pub k: Option<u32>,
     /// Gains of RFC 6298 (2.3): alpha = 1/8, beta = 1/4.
     pub alpha: Option<f64>,
+    /// RTTVAR's gain of RFC 6298 (2.3) (default 1/4).
     pub beta: Option<f64>,
     /// Where the minimum applies: to the whole RTO ("rto", RFC 6298 (2.4)) or to the
     /// variance term ("variance", Linux).

@@ -53,13 +53,14 @@ impl JsonSchema for DurationRv {
                     "additionalProperties": false,
                     "required": ["markov"],
                     "properties": { "markov": {
+                        "description": "the mean of the exponential in each state, and the probabilities of leaving state 0 (p01) and state 1 (p10) after each draw",
                         "type": "object",
                         "additionalProperties": false,
                         "required": ["means", "p01", "p10"],
                         "properties": {
-                            "means": { "type": "array", "minItems": 2, "maxItems": 2, "items": { "type": ["string", "number"] } },
-                            "p01": { "type": "number", "minimum": 0.0, "maximum": 1.0 },
-                            "p10": { "type": "number", "minimum": 0.0, "maximum": 1.0 }
+                            "means": { "description": "the exponential's mean in state 0 and in state 1 (durations)", "type": "array", "minItems": 2, "maxItems": 2, "items": { "type": ["string", "number"] } },
+                            "p01": { "description": "probability of going from state 0 to state 1 after a draw", "type": "number", "minimum": 0.0, "maximum": 1.0 },
+                            "p10": { "description": "probability of going from state 1 to state 0 after a draw", "type": "number", "minimum": 0.0, "maximum": 1.0 }
                         }
                     } }
                 }
