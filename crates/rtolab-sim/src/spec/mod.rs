@@ -47,8 +47,8 @@ pub struct Scenario {
     /// nothing more).
     #[serde(default)]
     pub output: OutputSpec,
-    /// Budgets that stop a runaway run with an error (default 10⁹ events, 10⁶ s without a
-    /// `duration`).
+    /// Budgets that stop a runaway run with an error (default 2·10¹⁰ events, and one day of
+    /// simulated time without a `duration`).
     #[serde(default)]
     pub limits: LimitsSpec,
 }
