@@ -155,8 +155,8 @@ pub struct FlowSpec {
     /// When the connection opens (default 0 s).
     #[serde(default)]
     pub start: Option<Duration>,
-    /// The flow's TCP: a stack profile and any field that overrides it (default the `rfc`
-    /// profile).
+    /// The flow's TCP: a stack profile and any field that overrides it (default rtolab's own
+    /// settings, no `stack`).
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -196,7 +196,7 @@ pub struct BurstSpec {
     /// channel. Default false (a route into the radio ends at a mobile receiver).
     #[serde(default)]
     pub uplink: bool,
-    /// The flows' TCP (default the `rfc` profile).
+    /// The flows' TCP (default rtolab's own settings, no `stack`).
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -224,7 +224,7 @@ pub struct WebSpec {
     /// channel. Default false (a route into the radio ends at a mobile receiver).
     #[serde(default)]
     pub uplink: bool,
-    /// The users' TCP (default the `rfc` profile).
+    /// The users' TCP (default rtolab's own settings, no `stack`).
     #[serde(default)]
     pub tcp: TcpSpec,
     /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number

@@ -153,7 +153,7 @@ pub struct TcpSpec {
     /// Maximum segment size: payload bytes per segment (default 1448; ns-2: 1000; ns-3: 536).
     pub mss: Option<u32>,
     /// Initial congestion window: segments (10), or "rfc3390" / "rfc6928" (the RFC's byte
-    /// rule in whole segments); default per stack profile (`rfc`: "rfc6928").
+    /// rule in whole segments); default "rfc6928", and each `stack` sets its own.
     pub iw: Option<InitialWindow>,
     /// Initial window in segments after a retransmitted SYN (RFC 5681 3.1: 1).
     pub iw_after_syn_loss: Option<u32>,
@@ -172,8 +172,8 @@ pub struct TcpSpec {
     pub delayed_ack: Option<bool>,
     /// With delayed ACKs: full-sized segments per ACK (default 2, RFC 5681 4.2).
     pub ack_every: Option<u32>,
-    /// With delayed ACKs: the longest an ACK waits (default per stack profile; `rfc`:
-    /// 200 ms).
+    /// With delayed ACKs: the longest an ACK waits (default 200 ms, and each `stack` sets its
+    /// own).
     pub delack_timeout: Option<Duration>,
     /// Grow cwnd only while it limits the sender (RFC 7661, Linux).
     pub cwnd_validation: Option<bool>,
