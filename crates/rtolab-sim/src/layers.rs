@@ -11,11 +11,13 @@
 //!   `tcp::rto::RtoPreset`, …).
 //! - `spec`: the scenario, as users write it; it names the components' settings.
 //! - `build`: a scenario's network parts, for the simulator and the emulator.
+//! - `fabric`: the network of a run (links, spikes, radio network, routes, packet store and
+//!   their events), driven by the simulator and the emulator, calling back to their hosts.
 //! - `world`: the simulation. `bench`: the benchmark scenarios.
 
 /// Every top-level module of the crate, lowest layer first.
-pub const ORDER: [&str; 17] = [
-    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "net", "radio", "pcap", "spec", "build", "world", "bench",
+pub const ORDER: [&str; 18] = [
+    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench",
 ];
 
 #[cfg(test)]

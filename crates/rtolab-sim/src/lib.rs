@@ -2,14 +2,16 @@
 //!
 //! Layers, lowest first (`layers::ORDER`, held by its test): values and helpers, `engine`,
 //! `results`, the components (`tcp`, `net`, `radio`, `pcap`), `spec` (what users write, naming
-//! the components' settings), `build` (a scenario's network parts), `world` (the simulation
-//! built from a scenario and driven by `engine`). See DESIGN.md for the rules every part
+//! the components' settings), `build` (a scenario's network parts), `fabric` (the network
+//! that carries packets between hosts: simulator and emulator both drive it), `world` (the
+//! simulation built from a scenario and driven by `engine`). See DESIGN.md for the rules every part
 //! follows.
 
 pub mod bench;
 pub mod build;
 pub mod control;
 pub mod engine;
+pub mod fabric;
 pub mod ids;
 pub mod intervals;
 pub mod layers;

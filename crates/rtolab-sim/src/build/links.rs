@@ -140,7 +140,7 @@ pub fn spike_processes(scenario: &Scenario, seed: u64) -> Vec<SpikeProcess> {
 /// `2L + 1` away from them, for L scenario links): last on the way to a mobile receiver and
 /// first on the way back; with `uplink` (the mobile sends, the radio named first) first on
 /// the way out and last on the way back. The mobile user's own uplink is the caller's to
-/// add (`FlowRuntime::reach_mobile`).
+/// add (`fabric::FlowRoute::reach_mobile`).
 pub fn route_dirs(scenario: &Scenario, route: &[String], uplink: bool) -> (Vec<DirId>, Vec<DirId>) {
     let index = |name: &String| scenario.links.iter().position(|l| &l.name == name).expect("validated route") as u32;
     let radio = scenario.reaches_radio(route, uplink);

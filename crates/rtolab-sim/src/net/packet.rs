@@ -84,14 +84,24 @@ impl Packet {
     }
 }
 
-#[derive(Debug, Default)]
-pub struct PacketArena {
-    slots: Vec<Packet>,
+/// The store of packets in flight, of any kind `P` (the simulator's `Packet`; the emulator
+/// stores the kernel's datagrams here).
+///
+/// Invariant: a slot is either live or listed once in `free`.
+#[derive(Debug)]
+pub struct PacketArena<P = Packet> {
+    slots: Vec<P>,
     free: Vec<PacketId>,
 }
 
-impl PacketArena {
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
+impl<P> Default for PacketArena<P> {
+    fn default() -> Self {
+        PacketArena { slots: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<P> PacketArena<P> {
+    pub fn alloc(&mut self, p: P) -> PacketId {
         match self.free.pop() {
             Some(id) => {
                 self.slots[id.index()] = p;
@@ -99,6 +109,21 @@ impl PacketArena {
             }
             None => {
                 self.slots.push(p);
+                PacketId((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    /// `alloc`, overwriting a freed slot's packet in place with `reuse` (so that what it owns,
+    /// a buffer say, is reused), or storing `new()` when no slot is free.
+    pub fn alloc_with(&mut self, reuse: impl FnOnce(&mut P), new: impl FnOnce() -> P) -> PacketId {
+        match self.free.pop() {
+            Some(id) => {
+                reuse(&mut self.slots[id.index()]);
+                id
+            }
+            None => {
+                self.slots.push(new());
                 PacketId((self.slots.len() - 1) as u32)
             }
         }
@@ -117,12 +142,12 @@ impl PacketArena {
     }
 
     #[inline]
-    pub fn get(&self, id: PacketId) -> &Packet {
+    pub fn get(&self, id: PacketId) -> &P {
         &self.slots[id.index()]
     }
 
     #[inline]
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+    pub fn get_mut(&mut self, id: PacketId) -> &mut P {
         &mut self.slots[id.index()]
     }
 
@@ -133,7 +158,7 @@ impl PacketArena {
 
     /// Calls `f` on every live packet, in slot order (for end-of-run checks: it allocates a
     /// bitmap of the slots).
-    pub fn for_each_live(&self, mut f: impl FnMut(&Packet)) {
+    pub fn for_each_live(&self, mut f: impl FnMut(&P)) {
         let mut free = vec![false; self.slots.len()];
         for id in &self.free {
             free[id.index()] = true;

@@ -2,19 +2,20 @@
 
 use super::configs::SenderConfigs;
 use super::flow::FlowRuntime;
-use super::ledger::Ledger;
 use super::plan::plan;
 use super::traffic::WebGenerator;
-use super::Simulation;
-use crate::engine::{Event, EventQueue};
+use super::{Simulation, World};
 use crate::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
-use crate::net::{FlowId, PacketArena};
 use crate::build::radio;
+use crate::engine::Event;
+use crate::fabric::{Fabric, FlowRoute};
+use crate::net::FlowId;
 use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 
 impl Simulation {
-    /// Builds the world for `scenario` under `seed`. The scenario must be validated.
+    /// Builds the network and the world for `scenario` under `seed`. The scenario must be
+    /// validated.
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         let series = &scenario.output.series;
         let record = LinkRecording { queue: series.contains(&SeriesMetric::Queue), channel: series.contains(&SeriesMetric::Channel) };
@@ -35,11 +36,13 @@ impl Simulation {
         // them through a wider element (say, a tuple with each flow's UE) and then into
         // `Vec<FlowRuntime>` held two copies of every flow at once (the run's peak RSS).
         let mut ues_of_flows: Vec<(Option<u32>, bool)> = Vec::with_capacity(planned.len());
-        let mut flows: Vec<FlowRuntime> = planned
+        let mut routes: Vec<FlowRoute> = Vec::with_capacity(planned.len());
+        let flows: Vec<FlowRuntime> = planned
             .into_iter()
             .map(|f| {
                 let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
-                let flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, fwd, rev, f.tcp, seed, &mut configs);
+                routes.push(FlowRoute::new(fwd, rev));
+                let flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, f.tcp, seed, &mut configs);
                 ues_of_flows.push((mobile(f.route, f.uplink), f.uplink));
                 flow
             })
@@ -56,30 +59,27 @@ impl Simulation {
         }
         let radio = radio::build(scenario, ues as usize, &mut links, seed, record);
         if let Some(radio) = &radio {
-            for (flow, &(ue, uplink)) in flows.iter_mut().zip(&ues_of_flows) {
+            for (route, &(ue, uplink)) in routes.iter_mut().zip(&ues_of_flows) {
                 if let Some(ue) = ue {
-                    flow.reach_mobile(ue, radio.uplink(ue), uplink);
+                    route.reach_mobile(ue, radio.uplink(ue), uplink);
                 }
             }
         }
-        let n_dirs = links.len();
         let spikes = spike_processes(scenario, seed);
         let captures = captures(scenario, &links);
+        let mut net = Fabric::new(links, spikes, radio, captures);
+        for (i, route) in routes.into_iter().enumerate() {
+            net.set_route(FlowId(i as u32), route);
+        }
 
-        let mut sim = Simulation {
+        let world = World {
             scenario_name: scenario.name.clone(),
             seed,
-            events: EventQueue::default(),
-            links,
             reported_links: reported_links(scenario),
-            radio,
             flows,
-            packets: PacketArena::default(),
-            spikes,
             web_users,
             web_specs,
             configs,
-            captures,
             stop_at: scenario.duration.map(|d| SimTime::ZERO + d.sim()),
             max_events: scenario.limits.max_events,
             max_time: SimTime::ZERO + scenario.limits.max_time.sim(),
@@ -88,31 +88,29 @@ impl Simulation {
             series: Default::default(),
             completed: 0,
             data_packets: 0,
-            ledger: Ledger::new(n_dirs),
             segments: Vec::new(),
-            arrivals: Vec::new(),
             error: None,
         };
+        let mut sim = Simulation { net, world };
         sim.schedule_initial_events();
         sim
     }
 
+    /// The stop, the flows' starts, the spikes, the web users' first wake-ups, in this order
+    /// (which fixes the order of events at the same instant).
     fn schedule_initial_events(&mut self) {
-        if let Some(t) = self.stop_at {
-            self.events.schedule(t, Event::Stop);
+        let (net, world) = (&mut self.net, &mut self.world);
+        if let Some(t) = world.stop_at {
+            net.events.schedule(t, Event::Stop);
         }
-        for (i, f) in self.flows.iter().enumerate() {
-            self.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
+        for (i, f) in world.flows.iter().enumerate() {
+            net.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
         }
-        for i in 0..self.spikes.len() {
-            if let Some(t) = self.spikes[i].first_start() {
-                self.events.schedule(t, Event::SpikeStart(i as u32));
-            }
-        }
-        for u in 0..self.web_users.len() {
-            let start = self.web_specs[self.web_users[u].spec as usize].start;
-            let think = self.web_users[u].draw_think();
-            self.events.schedule(start + think, Event::UserWake(u as u32));
+        net.schedule_spikes();
+        for u in 0..world.web_users.len() {
+            let start = world.web_specs[world.web_users[u].spec as usize].start;
+            let think = world.web_users[u].draw_think();
+            net.events.schedule(start + think, Event::UserWake(u as u32));
         }
     }
 }

@@ -2,11 +2,8 @@
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
 use super::configs::SenderConfigs;
-use super::ledger::FlowCount;
-use super::route::Route;
+use crate::fabric::ledger::FlowCount;
 use crate::intervals::IntervalSet;
-use crate::build::links::add_uplink;
-use crate::net::{DirId, Way};
 use crate::results::FlowKind;
 use crate::rng::stream;
 use crate::spec::TcpSpec;
@@ -271,34 +268,27 @@ impl Origin {
     }
 }
 
+/// The flow's route is the network's (`fabric::FlowRoute`, held by the fabric).
+///
 /// Layout: `repr(C, align(64))`, in declaration order, cache line by cache line. With
 /// thousands of flows a flow's state is out of cache whenever one of its packets arrives, so
 /// the lines a packet touches are the cost that grows (offsets checked by a test below):
-/// - line 0: the routes (every hop of every packet, and every send);
-/// - line 1: the radio fields, the ledger's counts and the oracle's counters (every packet
-///   reaching an endpoint, and every send);
-/// - lines 2–3: the oracle's set of arrived data and the delivery check (every data packet);
-/// - line 4: the timers (every packet whose endpoint re-arms its timer);
+/// - line 0: the timers' generations, the ledger's counts and the oracle's counters (every
+///   packet reaching an endpoint, and every send);
+/// - lines 1–2: the oracle's set of arrived data and the delivery check (every data packet);
+/// - line 3: the timers' deadlines (every packet whose endpoint re-arms its timer);
 /// - then the receiver and the sender, each starting on a line of its own (`align(64)`),
 ///   hot fields first; last, what only the report and the series read.
 #[repr(C, align(64))]
 pub struct FlowRuntime {
-    pub forward: Route,
-    pub reverse: Route,
-    /// The mobile user at one end of a route into the radio network.
-    pub ue: Option<u32>,
-    /// The way whose packets finish their route at a base station and cross the shared
-    /// channel to `ue`: data (`Forward`) when the mobile receives, ACKs (`Reverse`) when it
-    /// sends.
-    pub radio_way: Way,
     pub started: bool,
-    /// The flow's line of the packet ledger (`ledger.rs`).
+    /// Per side (sender, receiver): generation and time of the pending timer event.
+    pub timer_generation: [u32; 2],
+    /// The flow's line of the packet ledger (`fabric::ledger`).
     pub ledger: FlowCount,
     pub oracle: SpuriousOracle,
     pub check: DeliveryCheck,
-    /// Per side (sender, receiver): generation and time of the pending timer event.
     pub timer_at: [Option<SimTime>; 2],
-    pub timer_generation: [u32; 2],
     pub receiver: TcpReceiver,
     pub sender: TcpSender,
     pub size: Option<u64>,
@@ -310,14 +300,6 @@ pub struct FlowRuntime {
 }
 
 impl FlowRuntime {
-    /// The flow has mobile user `ue` of the radio network at one end: what the user sends
-    /// (ACKs when it receives, data when `sends`) leaves over its own `uplink` before the
-    /// rest of the route, and what it receives crosses the shared channel last.
-    pub fn reach_mobile(&mut self, ue: u32, uplink: DirId, sends: bool) {
-        self.ue = Some(ue);
-        self.radio_way = add_uplink(&mut self.forward, &mut self.reverse, uplink, sends);
-    }
-
     /// A flow with `tcp` resolved for its size; a stack with ns-2's coarse clock gets the
     /// clock's phase from the flow's own random stream (ns-2 draws `boot_time_` uniformly
     /// in one tick). A stack on the kernel's timer wheel gets the jiffies clock's reading at
@@ -331,8 +313,6 @@ impl FlowRuntime {
         origin: Origin,
         start: SimTime,
         size: Option<u64>,
-        forward: Vec<DirId>,
-        reverse: Vec<DirId>,
         tcp: &TcpSpec,
         seed: u64,
         configs: &mut SenderConfigs,
@@ -353,10 +333,6 @@ impl FlowRuntime {
             origin,
             start,
             size,
-            forward: forward.into(),
-            reverse: reverse.into(),
-            ue: None,
-            radio_way: Way::Forward,
             sender: TcpSender::new(configs.share(resolved.sender)),
             receiver: TcpReceiver::new(resolved.receiver),
             timer_generation: [0; 2],
@@ -437,14 +413,13 @@ mod tests {
         use std::mem::offset_of;
         let line = |offset: usize, size: usize| (offset / 64, (offset + size - 1) / 64);
         assert_eq!(std::mem::align_of::<FlowRuntime>(), 64);
-        assert_eq!(line(offset_of!(FlowRuntime, forward), 64), (0, 0));
         let oracle = offset_of!(FlowRuntime, oracle);
-        assert_eq!(line(offset_of!(FlowRuntime, ue), oracle + offset_of!(SpuriousOracle, arrived) - offset_of!(FlowRuntime, ue)), (1, 1));
-        assert_eq!(line(oracle + offset_of!(SpuriousOracle, arrived), 64), (2, 2));
+        assert_eq!(line(0, oracle + offset_of!(SpuriousOracle, arrived)), (0, 0));
+        assert_eq!(line(oracle + offset_of!(SpuriousOracle, arrived), 64), (1, 1));
         let check = offset_of!(FlowRuntime, check);
-        assert_eq!((line(oracle + offset_of!(SpuriousOracle, log), 8).0, line(check, std::mem::size_of::<DeliveryCheck>())), (3, (3, 3)));
-        let timers = offset_of!(FlowRuntime, timer_at);
-        assert_eq!(line(timers, offset_of!(FlowRuntime, timer_generation) + 8 - timers), (4, 4));
+        assert_eq!((line(oracle + offset_of!(SpuriousOracle, log), 8).0, line(check, std::mem::size_of::<DeliveryCheck>())), (2, (2, 2)));
+        assert_eq!(line(offset_of!(FlowRuntime, timer_generation), 8), (0, 0));
+        assert_eq!(line(offset_of!(FlowRuntime, timer_at), std::mem::size_of::<[Option<SimTime>; 2]>()), (3, 3));
         assert_eq!(offset_of!(FlowRuntime, receiver) % 64, 0);
         assert_eq!(offset_of!(FlowRuntime, sender) % 64, 0);
     }

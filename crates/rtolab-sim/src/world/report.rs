@@ -5,8 +5,10 @@ use crate::results::{FlowRow, RunMeta, RunResult};
 use crate::time::SimTime;
 
 impl Simulation {
-    pub(super) fn report(mut self, end: SimTime) -> RunResult {
-        let flows = self
+    pub(super) fn report(self, end: SimTime) -> RunResult {
+        let Simulation { net, world: mut w } = self;
+        let (mut links_dirs, mut radio, captures, events, packets) = net.into_parts();
+        let flows = w
             .flows
             .iter()
             .enumerate()
@@ -54,31 +56,31 @@ impl Simulation {
             })
             .collect();
 
-        let n_flows = self.flows.len() as u32;
-        let mut entities: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
-        let mut links = Vec::with_capacity(self.links.len());
-        for (d, l) in self.links.iter_mut().enumerate().take(self.reported_links) {
+        let n_flows = w.flows.len() as u32;
+        let mut entities: Vec<String> = w.flows.iter().map(|f| f.name.clone()).collect();
+        let mut links = Vec::with_capacity(links_dirs.len());
+        for (d, l) in links_dirs.iter_mut().enumerate().take(w.reported_links) {
             l.finish(end);
             entities.push(l.cfg.name());
-            l.take_series(n_flows + d as u32, &mut self.series);
+            l.take_series(n_flows + d as u32, &mut w.series);
             links.push(l.report(end));
         }
-        if let Some(radio) = &mut self.radio {
+        if let Some(radio) = &mut radio {
             let first = entities.len() as u32;
             entities.extend(radio.series_entities());
-            radio.take_series(first, &mut self.series);
+            radio.take_series(first, &mut w.series);
         }
-        self.series.entities = entities;
+        w.series.entities = entities;
         let meta = RunMeta {
-            scenario: self.scenario_name.clone(),
-            seed: self.seed,
+            scenario: w.scenario_name.clone(),
+            seed: w.seed,
             sim_time_s: end.as_secs_f64(),
-            events: self.events.processed(),
-            data_packets: self.data_packets,
-            peak_live_packets: self.packets.capacity() as u64,
+            events: events.processed(),
+            data_packets: w.data_packets,
+            peak_live_packets: packets.capacity() as u64,
         };
-        let pcaps = self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect();
-        let cells = self.radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
-        RunResult { flows, links, cells, series: self.series, meta, pcaps }
+        let pcaps = captures.into_iter().flatten().map(|c| c.into_bytes()).collect();
+        let cells = radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
+        RunResult { flows, links, cells, series: w.series, meta, pcaps }
     }
 }

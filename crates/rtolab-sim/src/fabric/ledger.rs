@@ -13,9 +13,12 @@
 //! - per flow: data packets sent = arrived at the receiver + dropped + data packets of the
 //!   flow still live in the arena.
 //!
-//! Counting costs a few u64 increments per packet and hop; the check runs once.
+//! Counting costs a few u64 increments per packet and hop; the check runs once. The fabric
+//! keeps the network's counts (`Ledger`); a host that checks its flows keeps each flow's
+//! `FlowCount` beside the flow and passes them to `Ledger::check`.
 
-use crate::net::{LinkDir, Packet, PacketArena};
+use super::Carried;
+use crate::net::{LinkDir, PacketArena};
 
 /// Fates of the packets through one link direction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -35,6 +38,32 @@ pub struct FlowCount {
     dropped: u64,
 }
 
+impl FlowCount {
+    /// Packet `p` of the flow was allocated.
+    #[inline]
+    pub fn allocated<P: Carried>(&mut self, p: &P) {
+        if p.is_data() {
+            self.sent += 1;
+        }
+    }
+
+    /// Packet `p` of the flow reached its endpoint.
+    #[inline]
+    pub fn delivered<P: Carried>(&mut self, p: &P) {
+        if p.is_data() {
+            self.arrived += 1;
+        }
+    }
+
+    /// Packet `p` of the flow was dropped.
+    #[inline]
+    pub fn dropped<P: Carried>(&mut self, p: &P) {
+        if p.is_data() {
+            self.dropped += 1;
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Ledger {
     allocated: u64,
@@ -50,32 +79,22 @@ impl Ledger {
         Ledger { dirs: vec![DirCount::default(); dirs], ..Default::default() }
     }
 
-    /// A packet was allocated (by an endpoint or, for a control message, an element);
-    /// `flow` is the count of the packet's flow.
+    /// A packet was allocated (by an endpoint or, for a control message, an element).
     #[inline]
-    pub fn allocated(&mut self, p: &Packet, flow: &mut FlowCount) {
+    pub fn allocated(&mut self) {
         self.allocated += 1;
-        if p.is_data() {
-            flow.sent += 1;
-        }
     }
 
     /// A packet was handed to its endpoint and freed.
     #[inline]
-    pub fn delivered(&mut self, p: &Packet, flow: &mut FlowCount) {
+    pub fn delivered(&mut self) {
         self.delivered += 1;
-        if p.is_data() {
-            flow.arrived += 1;
-        }
     }
 
     /// A packet was dropped and freed.
     #[inline]
-    pub fn dropped(&mut self, p: &Packet, flow: &mut FlowCount) {
+    pub fn dropped(&mut self) {
         self.dropped += 1;
-        if p.is_data() {
-            flow.dropped += 1;
-        }
     }
 
     /// Link direction `dir` was offered a packet.
@@ -117,11 +136,11 @@ impl Ledger {
     /// Checks every conservation law at the end of the run; `Err((scope, message))` names
     /// the first one broken (`scope` is a flow's name or `"(network)"`). `radio_inside` is
     /// what the radio network holds (0 without one); `flows[i]` is flow i's count.
-    pub fn check(
+    pub fn check<P: Carried>(
         &self,
         links: &[LinkDir],
         radio_inside: usize,
-        arena: &PacketArena,
+        arena: &PacketArena<P>,
         flows: &[FlowCount],
         flow_name: impl Fn(usize) -> String,
     ) -> Result<(), (String, String)> {
@@ -158,7 +177,7 @@ impl Ledger {
         let mut in_flight = vec![0u64; flows.len()];
         arena.for_each_live(|p| {
             if p.is_data() {
-                in_flight[p.flow.index()] += 1;
+                in_flight[p.flow().index()] += 1;
             }
         });
         for (i, &n) in in_flight.iter().enumerate() {
@@ -177,14 +196,14 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{FlowId, IcmpSignal};
+    use crate::net::{FlowId, IcmpSignal, Packet};
     use crate::time::SimTime;
 
     fn control_packet() -> Packet {
         Packet::control(FlowId(0), 0, IcmpSignal::Drop, SimTime::ZERO)
     }
 
-    fn check(l: &Ledger, arena: &PacketArena) -> Result<(), String> {
+    fn check(l: &Ledger, arena: &PacketArena<Packet>) -> Result<(), String> {
         l.check(&[], 0, arena, &[], |i| format!("f{i}")).map_err(|(_, m)| m)
     }
 
@@ -193,9 +212,11 @@ mod tests {
         let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
         let p = control_packet();
         let mut flow = FlowCount::default();
-        l.allocated(&p, &mut flow);
+        l.allocated();
+        flow.allocated(&p);
         let id = arena.alloc(p.clone());
-        l.delivered(&p, &mut flow);
+        l.delivered();
+        flow.delivered(&p);
         arena.free(id);
         assert_eq!(check(&l, &arena), Ok(()));
     }
@@ -205,10 +226,13 @@ mod tests {
         let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
         let p = control_packet();
         let mut flow = FlowCount::default();
-        l.allocated(&p, &mut flow);
+        l.allocated();
+        flow.allocated(&p);
         let id = arena.alloc(p.clone());
-        l.delivered(&p, &mut flow);
-        l.dropped(&p, &mut flow);
+        l.delivered();
+        flow.delivered(&p);
+        l.dropped();
+        flow.dropped(&p);
         arena.free(id);
         assert_eq!(check(&l, &arena), Err("packet conservation: 1 allocated != 1 delivered + 1 dropped + 0 live".into()));
     }
@@ -217,7 +241,8 @@ mod tests {
     fn live_packet_no_link_holds_is_reported() {
         let (mut l, mut arena) = (Ledger::new(0), PacketArena::default());
         let p = control_packet();
-        l.allocated(&p, &mut FlowCount::default());
+        l.allocated();
+        FlowCount::default().allocated(&p);
         arena.alloc(p);
         assert_eq!(check(&l, &arena), Err("packet conservation: the links hold 0 packets but 1 are live".into()));
     }
