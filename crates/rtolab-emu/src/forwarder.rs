@@ -1,9 +1,10 @@
 //! The real-time forwarder: packets the kernel routes into one namespace's TUN device cross
-//! the scenario's link directions — the simulator's own `LinkDir` and `SpikeProcess`, driven
-//! by the simulator's event queue — and are written into the other namespace's TUN device
-//! when the last direction releases them. A route into the radio network ends at a base
-//! station instead: the simulator's `RadioNetwork` holds the packet until a TTI of the user's
-//! cell hands it over.
+//! the scenario's network — the simulator's own fabric (`rtolab_sim::fabric`: its link
+//! directions, spike processes, radio network and routes, driven by the same event queue and
+//! dispatch as in the simulator) — and are written into the other namespace's TUN device
+//! when they leave it. The forwarder's `Edge` is the fabric's host: the TUN devices and the
+//! connections' trackers. A route into the radio network ends at a base station: the radio
+//! network holds the packet until a TTI of the user's cell hands it over.
 //!
 //! Time is the monotonic clock since the start (`Clock`). Events run at their own (virtual)
 //! time as soon as the clock reaches it, so queueing, serialisation and propagation follow
@@ -14,8 +15,9 @@ use crate::conn::ConnTrack;
 use crate::error::{EmuError, EmuResult};
 use crate::shared::{connection_of_port, Shared};
 use crate::wire::{self, TcpView};
-use rtolab_sim::engine::{Event, EventQueue};
-use rtolab_sim::net::{DirId, LinkDir, Offer, PacketId, SpikeProcess, Way};
+use rtolab_sim::engine::Event;
+use rtolab_sim::fabric::{Carried, Exit, Fabric, FlowRoute, Host, Parts};
+use rtolab_sim::net::{DirId, FlowId, IcmpSignal, LinkDir, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
 use rtolab_sim::radio::RadioNetwork;
 use rtolab_sim::results::{SeriesMetric, SeriesTable};
@@ -26,15 +28,48 @@ use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// A packet between ingress and egress.
-struct Slot {
+/// A kernel's datagram between ingress and egress: what the fabric carries in the emulator.
+///
+/// Invariant: `view` is the parse of `data`; `conn` is the connection (the fabric's flow)
+/// whose route it follows.
+pub struct Datagram {
     data: Vec<u8>,
-    conn: u32,
+    conn: FlowId,
     way: Way,
     hop: u16,
     /// When it entered the forwarder (its "send" time for the oracle and one-way delay).
     entered: SimTime,
     view: TcpView,
+}
+
+impl Carried for Datagram {
+    #[inline]
+    fn flow(&self) -> FlowId {
+        self.conn
+    }
+    #[inline]
+    fn way(&self) -> Way {
+        self.way
+    }
+    #[inline]
+    fn hop(&self) -> u16 {
+        self.hop
+    }
+    #[inline]
+    fn set_hop(&mut self, hop: u16) {
+        self.hop = hop;
+    }
+    #[inline]
+    fn wire_bytes(&self) -> u32 {
+        self.data.len() as u32
+    }
+    #[inline]
+    fn is_data(&self) -> bool {
+        self.way == Way::Forward && self.view.len > 0
+    }
+    fn record(&self, capture: &mut Capture, now: SimTime) {
+        capture.record_ip(now, &self.data);
+    }
 }
 
 /// How faithfully the forwarder kept time, per link direction and overall.
@@ -53,33 +88,24 @@ pub struct Accuracy {
     pub realtime: bool,
 }
 
-/// The link directions of one route and, when it reaches the radio network, its mobile
-/// user: `(ue, way)`, where packets of `way` finish at a base station and cross the shared
-/// channel to the user.
-pub struct Route {
-    pub forward: Vec<DirId>,
-    pub reverse: Vec<DirId>,
-    pub mobile: Option<(u32, Way)>,
+pub struct Forwarder {
+    net: Fabric<Datagram>,
+    edge: Edge,
 }
 
-pub struct Forwarder {
+/// The fabric's host in the emulator: the TUN devices at the ends of every route and what
+/// the forwarder learns of each connection there.
+pub struct Edge {
     /// TUN devices: 0 in the sender's namespace, 1 in the receiver's.
     tuns: [File; 2],
-    links: Vec<LinkDir>,
-    spikes: Vec<SpikeProcess>,
-    events: EventQueue,
-    /// Per route id.
-    routes: Vec<Route>,
-    radio: Option<RadioNetwork>,
-    slots: Vec<Slot>,
-    free: Vec<u32>,
+    /// Per route id (a connection's `ConnMeta::route`); a connection's route is given to the
+    /// fabric at its first packet.
+    routes: Vec<FlowRoute>,
     pub conns: Vec<Option<ConnTrack>>,
-    captures: Vec<Option<Capture>>,
     shared: Arc<Shared>,
     pub accuracy: Accuracy,
     record_delay: bool,
     pub series: SeriesTable,
-    arrivals: Vec<PacketId>,
     /// Control messages the links' elements sent; the kernel has no use for them.
     pub control_messages: u64,
 }
@@ -103,31 +129,19 @@ impl Forwarder {
         tuns: [File; 2],
         links: Vec<LinkDir>,
         spikes: Vec<SpikeProcess>,
-        routes: Vec<Route>,
+        routes: Vec<FlowRoute>,
         radio: Option<RadioNetwork>,
         captures: Vec<Option<Capture>>,
         shared: Arc<Shared>,
         record_delay: bool,
     ) -> Self {
         let n = links.len();
-        let mut events = EventQueue::default();
-        let mut spikes = spikes;
-        for (i, s) in spikes.iter_mut().enumerate() {
-            if let Some(t) = s.first_start() {
-                events.schedule(t, Event::SpikeStart(i as u32));
-            }
-        }
-        Forwarder {
+        let mut net = Fabric::new(links, spikes, radio, captures);
+        net.schedule_spikes();
+        let edge = Edge {
             tuns,
-            links,
-            spikes,
-            events,
             routes,
-            radio,
-            slots: Vec::new(),
-            free: Vec::new(),
             conns: Vec::new(),
-            captures,
             shared,
             accuracy: Accuracy {
                 paced_bytes: vec![0; n],
@@ -138,26 +152,26 @@ impl Forwarder {
             },
             record_delay,
             series: SeriesTable::default(),
-            arrivals: Vec::new(),
             control_messages: 0,
-        }
+        };
+        Forwarder { net, edge }
     }
 
     /// Forwards until `shared.stop` is set.
     pub fn run(mut self) -> EmuResult<ForwarderReport> {
         // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
-        self.accuracy.realtime = request_realtime();
+        self.edge.accuracy.realtime = request_realtime();
         let mut buf = vec![0u8; 1 << 16];
-        while !self.shared.stop.load(Ordering::Relaxed) {
+        while !self.edge.shared.stop.load(Ordering::Relaxed) {
             self.run_due();
             for side in 0..2 {
                 loop {
-                    match self.tuns[side].read(&mut buf) {
+                    match self.edge.tuns[side].read(&mut buf) {
                         Ok(n) => {
-                            let now = self.shared.clock.now();
+                            let now = self.edge.shared.clock.now();
                             self.run_due_until(now);
-                            self.ingress(side, now, &buf[..n]);
+                            self.edge.ingress(&mut self.net, side, now, &buf[..n]);
                         }
                         Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                         Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -166,13 +180,13 @@ impl Forwarder {
                 }
             }
             self.run_due();
-            let now = self.shared.clock.now();
-            let wait = self.events.peek_time().map(|t| t.0.saturating_sub(now.0)).unwrap_or(u64::MAX).min(20_000_000);
+            let now = self.edge.shared.clock.now();
+            let wait = self.net.events.peek_time().map(|t| t.0.saturating_sub(now.0)).unwrap_or(u64::MAX).min(20_000_000);
             if wait > 0 {
                 let timeout = nix::sys::time::TimeSpec::from_duration(std::time::Duration::from_nanos(wait));
                 let mut fds = [
-                    nix::poll::PollFd::new(self.tuns[0].as_fd(), nix::poll::PollFlags::POLLIN),
-                    nix::poll::PollFd::new(self.tuns[1].as_fd(), nix::poll::PollFlags::POLLIN),
+                    nix::poll::PollFd::new(self.edge.tuns[0].as_fd(), nix::poll::PollFlags::POLLIN),
+                    nix::poll::PollFd::new(self.edge.tuns[1].as_fd(), nix::poll::PollFlags::POLLIN),
                 ];
                 match nix::poll::ppoll(&mut fds, Some(timeout), None) {
                     Ok(_) | Err(nix::errno::Errno::EINTR) => {}
@@ -184,107 +198,111 @@ impl Forwarder {
     }
 
     fn run_due(&mut self) {
-        let now = self.shared.clock.now();
+        let now = self.edge.shared.clock.now();
         self.run_due_until(now);
     }
 
     fn run_due_until(&mut self, now: SimTime) {
-        while self.events.peek_time().is_some_and(|t| t <= now) {
-            let Some((t, event)) = self.events.pop() else {
+        while self.net.events.peek_time().is_some_and(|t| t <= now) {
+            let Some((t, event)) = self.net.events.pop() else {
                 break;
             };
-            self.dispatch(t, event);
+            self.net.dispatch(t, event, &mut self.edge);
         }
     }
 
-    fn dispatch(&mut self, t: SimTime, event: Event) {
-        match event {
-            Event::TxDone(d) => {
-                if let Some(lost) = self.links[d.index()].on_tx_done(t, &mut self.events) {
-                    self.drop_slot(lost.0);
-                }
-                self.take_notices(d);
-            }
-            Event::Arrive(d) => {
-                let mut arrivals = std::mem::take(&mut self.arrivals);
-                self.links[d.index()].on_arrival(t, &mut self.events, &mut arrivals);
-                for id in arrivals.drain(..) {
-                    self.advance(t, d, id.0);
-                }
-                self.arrivals = arrivals;
-            }
-            Event::ArqFeedback(d) => {
-                self.links[d.index()].on_feedback(t, &mut self.events);
-                self.take_notices(d);
-            }
-            Event::SpikeStart(i) => self.spikes[i as usize].begin(i, t, &mut self.links, &mut self.events),
-            Event::SpikeEnd(i) => {
-                let mut arrivals = std::mem::take(&mut self.arrivals);
-                for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
-                    self.links[d].release(t, &mut self.events, &mut arrivals);
-                    for id in arrivals.drain(..) {
-                        self.advance(t, DirId(d as u32), id.0);
+    fn finish(self) -> ForwarderReport {
+        let Forwarder { net, edge } = self;
+        let end = edge.shared.clock.now();
+        let Parts { mut links, radio, captures, events, packets } = net.into_parts();
+        for l in &mut links {
+            l.finish(end.max(events.now()));
+        }
+        ForwarderReport {
+            links,
+            conns: edge.conns,
+            accuracy: edge.accuracy,
+            series: edge.series,
+            pcaps: captures.into_iter().flatten().map(|c| c.into_bytes()).collect(),
+            radio,
+            events: events.processed(),
+            peak_slots: packets.capacity() as u64,
+        }
+    }
+}
+
+impl Host<Datagram> for Edge {
+    /// A packet leaves the network at virtual time `t`, from the last direction of its route
+    /// (or the radio network): into the TUN device of the side it was going to.
+    fn arrived(&mut self, net: &mut Fabric<Datagram>, t: SimTime, id: PacketId, exit: Exit) {
+        let d = net.packet(id);
+        let side = if d.way == Way::Forward { 1 } else { 0 };
+        // A write to a TUN device is taken by the kernel at once; an error (device gone at
+        // the end of the run) loses only this packet.
+        self.tuns[side].write_all(&d.data).ok();
+        let real = self.shared.clock.now();
+        let (k, way, entered, view, len) = (d.conn, d.way, d.entered, d.view, d.data.len() as u64);
+        net.release(id);
+        let dir = match exit {
+            Exit::Link(dir) => Some(dir.index()),
+            Exit::Radio => None,
+        };
+        self.note_release(net.links(), dir, t, real, len);
+        if let Some(track) = self.conns.get_mut(k.index()).and_then(|c| c.as_mut()) {
+            match way {
+                Way::Forward => {
+                    track.arrived(real, entered, &view);
+                    if self.record_delay && view.len > 0 {
+                        self.series.push(real.as_secs_f64(), k.0, SeriesMetric::Delay, real.since(entered).as_secs_f64());
                     }
                 }
-                self.arrivals = arrivals;
-                if let Some(next) = self.spikes[i as usize].next_start(t) {
-                    self.events.schedule(next, Event::SpikeStart(i));
-                }
+                Way::Reverse => track.acked(real, &view),
             }
-            Event::Tti(c) => {
-                let mut handed = std::mem::take(&mut self.arrivals);
-                if let Some(radio) = &mut self.radio {
-                    radio.on_tti(t, c as usize, &mut self.events, &mut handed);
-                }
-                for id in handed.drain(..) {
-                    self.egress(t, None, id.0);
-                }
-                self.arrivals = handed;
-            }
-            // Flows, timers and web users live in the kernel and the applications.
-            Event::FlowStart(_) | Event::Timer { .. } | Event::UserWake(_) | Event::Stop => {}
         }
     }
 
-    /// Acts on what direction `dir` noted: control messages are counted (kernel TCP has no
-    /// use for paper 001's ICMP DROP / DEFER), drops of a flushed ARQ buffer recorded.
-    fn take_notices(&mut self, dir: DirId) {
-        if !self.links[dir.index()].has_notices() {
-            return;
+    fn dropped(&mut self, d: &Datagram) {
+        if d.way == Way::Forward {
+            if let Some(track) = self.conns.get_mut(d.conn.index()).and_then(|c| c.as_mut()) {
+                track.dropped(d.entered, &d.view);
+            }
         }
-        let mut notices = self.links[dir.index()].take_notices();
-        self.control_messages += notices.signals.len() as u64;
-        for id in notices.dropped.drain(..) {
-            self.drop_slot(id.0);
-        }
-        self.links[dir.index()].return_notices(notices);
     }
 
-    /// Connection `k`'s tracker, made at its first packet (`now`); a connection of a mobile
-    /// user starts a new transfer from a new place, as in the simulator, and what the user's
-    /// base-station buffer still held is dropped.
-    fn track(&mut self, k: u32, now: SimTime) -> Option<&mut ConnTrack> {
+    /// Control messages are counted: kernel TCP has no use for paper 001's ICMP DROP / DEFER.
+    fn signals(&mut self, _net: &mut Fabric<Datagram>, _now: SimTime, _dir: DirId, signals: &[(PacketId, IcmpSignal)]) {
+        self.control_messages += signals.len() as u64;
+    }
+
+    /// The emulator schedules no endpoint events: its flows, timers and web users live in
+    /// the kernel and the applications.
+    fn on_event(&mut self, _net: &mut Fabric<Datagram>, _now: SimTime, _event: Event) {}
+}
+
+impl Edge {
+    /// Connection `k`'s tracker, made at its first packet (`now`), when the fabric gets its
+    /// route; a connection of a mobile user starts a new transfer from a new place, as in the
+    /// simulator, and what the user's base-station buffer still held is dropped.
+    fn track(&mut self, net: &mut Fabric<Datagram>, k: u32, now: SimTime) -> Option<&mut ConnTrack> {
         let i = k as usize;
         if self.conns.len() <= i {
             self.conns.resize_with(i + 1, || None);
         }
         if self.conns[i].is_none() {
             let meta = self.shared.connection(k)?;
-            let mobile = self.routes.get(meta.route as usize).and_then(|r| r.mobile);
+            let route = self.routes.get(meta.route as usize).cloned().unwrap_or_default();
+            let ue = route.ue;
+            net.set_route(FlowId(k), route);
             self.conns[i] = Some(ConnTrack::new(meta));
-            if let (Some((ue, _)), Some(radio)) = (mobile, &mut self.radio) {
-                let mut flushed = Vec::new();
-                radio.relocate(now, ue, &mut flushed);
-                for id in flushed {
-                    self.drop_slot(id.0);
-                }
+            if let Some(ue) = ue {
+                net.relocate(now, ue, self);
             }
         }
         self.conns[i].as_mut()
     }
 
     /// A packet the kernel of one side sent: into the first direction of its route.
-    fn ingress(&mut self, side: usize, now: SimTime, bytes: &[u8]) {
+    fn ingress(&mut self, net: &mut Fabric<Datagram>, side: usize, now: SimTime, bytes: &[u8]) {
         let Some(view) = wire::parse(bytes) else {
             self.accuracy.foreign_packets += 1;
             return;
@@ -295,123 +313,35 @@ impl Forwarder {
             self.accuracy.foreign_packets += 1;
             return;
         };
-        let Some(track) = self.track(k, now) else {
+        let Some(track) = self.track(net, k, now) else {
             self.accuracy.foreign_packets += 1;
             return;
         };
         if way == Way::Forward {
             track.sent(now, &view);
         }
-        let route = track.meta.route as usize;
-        let first = match way {
-            Way::Forward => self.routes[route].forward[0],
-            Way::Reverse => self.routes[route].reverse[0],
-        };
-        let id = self.alloc(Slot { data: Vec::new(), conn: k, way, hop: 0, entered: now, view }, bytes);
-        self.offer(now, first, id);
-    }
-
-    fn alloc(&mut self, mut slot: Slot, bytes: &[u8]) -> u32 {
-        match self.free.pop() {
-            Some(id) => {
-                let old = &mut self.slots[id as usize];
-                slot.data = std::mem::take(&mut old.data);
-                slot.data.clear();
-                slot.data.extend_from_slice(bytes);
-                *old = slot;
-                id
-            }
-            None => {
-                slot.data = bytes.to_vec();
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-
-    fn offer(&mut self, now: SimTime, dir: DirId, id: u32) {
-        let slot = &self.slots[id as usize];
-        if let Some(c) = &mut self.captures[dir.index()] {
-            c.record_ip(now, &slot.data);
-        }
-        let len = slot.data.len() as u32;
-        if self.links[dir.index()].offer(now, PacketId(id), len, &mut self.events) == Offer::Dropped {
-            self.drop_slot(id);
-        }
-        self.take_notices(dir);
-    }
-
-    fn drop_slot(&mut self, id: u32) {
-        let (k, way, entered, view) = {
-            let s = &self.slots[id as usize];
-            (s.conn, s.way, s.entered, s.view)
-        };
-        if way == Way::Forward {
-            if let Some(track) = self.conns.get_mut(k as usize).and_then(|c| c.as_mut()) {
-                track.dropped(entered, &view);
-            }
-        }
-        self.free.push(id);
-    }
-
-    /// A packet left direction `dir` at virtual time `t`: on to the next hop, to its mobile
-    /// user's base station, or out.
-    fn advance(&mut self, t: SimTime, dir: DirId, id: u32) {
-        let slot = &mut self.slots[id as usize];
-        let route = &self.routes[self.conns[slot.conn as usize].as_ref().map(|c| c.meta.route).unwrap_or(0) as usize];
-        let hops = if slot.way == Way::Forward { &route.forward } else { &route.reverse };
-        let next = slot.hop as usize + 1;
-        if next < hops.len() {
-            slot.hop = next as u16;
-            let d = hops[next];
-            self.offer(t, d, id);
-            return;
-        }
-        if let (Some((ue, _)), Some(radio)) = (route.mobile.filter(|&(_, way)| way == slot.way), &mut self.radio) {
-            let len = slot.data.len() as u32;
-            if radio.offer(t, ue, PacketId(id), len, &mut self.events) == Offer::Dropped {
-                self.drop_slot(id);
-            }
-            return;
-        }
-        self.egress(t, Some(dir.index()), id);
-    }
-
-    /// A packet leaves the network at virtual time `t`, from direction `dir` (or the radio
-    /// network): into the TUN device of the side it was going to.
-    fn egress(&mut self, t: SimTime, dir: Option<usize>, id: u32) {
-        let slot = &self.slots[id as usize];
-        let side = if slot.way == Way::Forward { 1 } else { 0 };
-        // A write to a TUN device is taken by the kernel at once; an error (device gone at
-        // the end of the run) loses only this packet.
-        self.tuns[side].write_all(&slot.data).ok();
-        let real = self.shared.clock.now();
-        let (k, way, entered, view, len) = (slot.conn, slot.way, slot.entered, slot.view, slot.data.len() as u64);
-        self.note_release(dir, t, real, len);
-        if let Some(track) = self.conns.get_mut(k as usize).and_then(|c| c.as_mut()) {
-            match way {
-                Way::Forward => {
-                    track.arrived(real, entered, &view);
-                    if self.record_delay && view.len > 0 {
-                        self.series.push(real.as_secs_f64(), k, SeriesMetric::Delay, real.since(entered).as_secs_f64());
-                    }
-                }
-                Way::Reverse => track.acked(real, &view),
-            }
-        }
-        self.free.push(id);
+        let conn = FlowId(k);
+        let id = net.alloc_with(
+            |d| {
+                d.data.clear();
+                d.data.extend_from_slice(bytes);
+                (d.conn, d.way, d.hop, d.entered, d.view) = (conn, way, 0, now, view);
+            },
+            || Datagram { data: bytes.to_vec(), conn, way, hop: 0, entered: now, view },
+        );
+        net.enter(now, id, self);
     }
 
     /// Lateness of this release, and, for releases back to back on a link direction's
     /// transmitter (their scheduled gap is exactly one transmission time), the real spacing
     /// the receiver saw. A release by the radio network (`dir` None) counts for lateness only.
-    fn note_release(&mut self, dir: Option<usize>, scheduled: SimTime, real: SimTime, bytes: u64) {
+    fn note_release(&mut self, links: &[LinkDir], dir: Option<usize>, scheduled: SimTime, real: SimTime, bytes: u64) {
         let acc = &mut self.accuracy;
         acc.lateness_ns.push(real.0.saturating_sub(scheduled.0));
         let Some(dir) = dir else {
             return;
         };
-        let rate = self.links[dir].cfg.rate_bps.max(1) as u128;
+        let rate = links[dir].cfg.rate_bps.max(1) as u128;
         let tx = SimDuration((bytes as u128 * 8 * 1_000_000_000 / rate) as u64);
         if let Some((prev_scheduled, prev_real)) = acc.last_release[dir] {
             let gap = scheduled.since(prev_scheduled);
@@ -422,23 +352,6 @@ impl Forwarder {
             }
         }
         acc.last_release[dir] = Some((scheduled, real));
-    }
-
-    fn finish(mut self) -> ForwarderReport {
-        let end = self.shared.clock.now();
-        for l in &mut self.links {
-            l.finish(end.max(self.events.now()));
-        }
-        ForwarderReport {
-            links: self.links,
-            conns: self.conns,
-            accuracy: self.accuracy,
-            series: self.series,
-            pcaps: self.captures.into_iter().flatten().map(|c| c.into_bytes()).collect(),
-            radio: self.radio,
-            events: self.events.processed(),
-            peak_slots: self.slots.len() as u64,
-        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! rtolab-emu: kernel TCP over rtolab's own link code, in real time.
 //!
 //! Two network namespaces (sender side, receiver side) are joined by TUN devices to a
-//! forwarder that runs the scenario's link directions with the simulator's `LinkDir`,
-//! `SpikeProcess` and event queue. Real sockets carry the scenario's flows, planned exactly as
+//! forwarder that runs the scenario's network with the simulator's own fabric
+//! (`rtolab_sim::fabric`: links, spikes, radio network, routes, event queue and dispatch). Real sockets carry the scenario's flows, planned exactly as
 //! the simulator plans them (`world::plan`). The result has the simulator's tables, so a
 //! kernel run and a simulated run compare column by column.
 

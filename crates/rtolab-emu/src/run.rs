@@ -5,14 +5,15 @@
 
 use crate::apps::{self, SendPlan};
 use crate::error::{EmuError, EmuResult};
-use crate::forwarder::{Forwarder, Route};
+use crate::forwarder::Forwarder;
 use crate::kernel::{self, NsSettings};
 use crate::netns::{self, ip, Namespace};
 use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
 use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
-use rtolab_sim::build::links::{add_uplink, captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
+use rtolab_sim::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
 use rtolab_sim::build::radio;
+use rtolab_sim::fabric::FlowRoute;
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::plan::plan;
 use rtolab_sim::world::Origin;
@@ -162,16 +163,13 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let caps = captures(scenario, &links);
     let mut next_ue = 0u32;
     let mut route_of = |path: &[String], uplink: bool| {
-        let (mut forward, mut reverse) = route_dirs(scenario, path, uplink);
-        let mobile = match &radio {
-            Some(radio) if scenario.reaches_radio(path, uplink) => {
-                let ue = next_ue;
-                next_ue += 1;
-                Some((ue, add_uplink(&mut forward, &mut reverse, radio.uplink(ue), uplink)))
-            }
-            _ => None,
-        };
-        Route { forward, reverse, mobile }
+        let (forward, reverse) = route_dirs(scenario, path, uplink);
+        let mut route = FlowRoute::new(forward, reverse);
+        if let Some(radio) = radio.as_ref().filter(|_| scenario.reaches_radio(path, uplink)) {
+            route.reach_mobile(next_ue, radio.uplink(next_ue), uplink);
+            next_ue += 1;
+        }
+        route
     };
     let mut routes = Vec::new();
     let shared = Arc::new(Shared::new(Clock::start()));

@@ -115,6 +115,17 @@ pub trait Host<P: Carried> {
     fn after_arrivals(&self, _net: &Fabric<P>, _dir: DirId) {}
 }
 
+/// What a report reads of the network when the run is over (`Fabric::into_parts`).
+pub struct Parts<P> {
+    pub links: Vec<LinkDir>,
+    pub radio: Option<RadioNetwork>,
+    pub captures: Vec<Option<Capture>>,
+    /// The queue, for the count of events processed and the last event's time.
+    pub events: EventQueue,
+    /// The store, for its high-water mark of live packets.
+    pub packets: PacketArena<P>,
+}
+
 /// The network of one run. See the module's documentation for the invariants.
 pub struct Fabric<P: Carried = Packet> {
     /// The run's event queue: the network's events and the host's own.
@@ -207,9 +218,9 @@ impl<P: Carried> Fabric<P> {
         &self.ledger
     }
 
-    /// Takes the parts a report reads: links, radio network and captures.
-    pub fn into_parts(self) -> (Vec<LinkDir>, Option<RadioNetwork>, Vec<Option<Capture>>, EventQueue, PacketArena<P>) {
-        (self.links, self.radio, self.captures, self.events, self.packets)
+    /// Takes the parts a report reads at the end of a run.
+    pub fn into_parts(self) -> Parts<P> {
+        Parts { links: self.links, radio: self.radio, captures: self.captures, events: self.events, packets: self.packets }
     }
 
     /// Stores a packet that is about to enter the network; `Fabric::enter` sends it.

@@ -1,13 +1,14 @@
 //! Builds the result tables at the end of a run.
 
 use super::Simulation;
+use crate::fabric::Parts;
 use crate::results::{FlowRow, RunMeta, RunResult};
 use crate::time::SimTime;
 
 impl Simulation {
     pub(super) fn report(self, end: SimTime) -> RunResult {
         let Simulation { net, world: mut w } = self;
-        let (mut links_dirs, mut radio, captures, events, packets) = net.into_parts();
+        let Parts { links: mut links_dirs, mut radio, captures, events, packets } = net.into_parts();
         let flows = w
             .flows
             .iter()
