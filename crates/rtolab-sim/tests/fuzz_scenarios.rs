@@ -1,6 +1,6 @@
 //! Property tests (issue 13 §6): random small scenarios run to their end without a panic,
 //! keep the byte-stream invariant and packet conservation (both checked inside every run, see
-//! `world/ledger.rs` and `DeliveryCheck`), and the scenario and quantity parsers answer any
+//! `fabric/ledger.rs` and `DeliveryCheck`), and the scenario and quantity parsers answer any
 //! text with an error that names a field or a line, never a panic.
 //!
 //! `cargo test` runs a fixed-seed slice (`DEFAULT_CASES` scenarios, more parser cases; the same on
