@@ -153,6 +153,22 @@ SLOW_STUDY = (
 )
 
 
+def start_slow_sweep(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
+    """`rtolab sweep` of ``SLOW_STUDY`` on 2 workers in its own session, returned (with the
+    study file and the output directory) once its first run is written."""
+    study = tmp_path / "study.toml"
+    study.write_text(SLOW_STUDY)
+    out = tmp_path / "sw"
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--workers", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((out / "flows").glob("*.parquet")):
+        time.sleep(0.02)
+    return proc, study, out
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does(tmp_path: Path, signum: int) -> None:
     """Exit 128 + the signal's number (143, 129), at once, nothing written, no traceback."""
@@ -173,13 +189,7 @@ def test_sigterm_and_sighup_stop_a_sweep_and_keep_what_finished(tmp_path: Path, 
     """Sent to the sweep process alone (as `kill` or a batch system does): it exits 128 + the
     signal's number at once, its workers go with it, the finished runs stay, and the next
     sweep runs only the rest."""
-    study = tmp_path / "study.toml"
-    study.write_text(SLOW_STUDY)
-    out = tmp_path / "sw"
-    proc = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list((out / "flows").glob("*.parquet")):
-        time.sleep(0.02)
+    proc, study, out = start_slow_sweep(tmp_path)
     proc.send_signal(signum)
     sent = time.monotonic()
     _, stderr = proc.communicate(timeout=30)
@@ -222,13 +232,7 @@ def test_a_worker_killed_mid_sweep_has_its_runs_redone(tmp_path: Path) -> None:
     """kill -9 of one worker process (as the out-of-memory killer does): the sweep says so,
     runs that worker's runs again on fresh workers, and ends with every run done (exit 0) and
     the same table a sweep without the fault gives."""
-    study = tmp_path / "study.toml"
-    study.write_text(SLOW_STUDY)
-    out = tmp_path / "sw"
-    proc = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list((out / "flows").glob("*.parquet")):
-        time.sleep(0.02)
+    proc, study, out = start_slow_sweep(tmp_path)
     workers = subprocess.run(["pgrep", "-g", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True).stdout.split()
     assert workers, "the sweep's workers must be running"
     os.kill(int(workers[0]), signal.SIGKILL)

@@ -120,18 +120,23 @@ def run_all(
             yield from take()
     except BaseException:
         with interrupts_ignored():
-            for future in pending:
-                future.cancel()
-            _restart(executor)
+            # An executor that can stop its workers cancels what they held itself: cancelling
+            # here first races Python 3.11's pool, whose manager thread then sets an error on
+            # a cancelled future and prints InvalidStateError.
+            if not _restart(executor):
+                for future in pending:
+                    future.cancel()
         raise
 
 
-def _restart(executor: Executor) -> None:
+def _restart(executor: Executor) -> bool:
     """Stops ``executor``'s workers when it can (``terminate_workers``), so that the next call
-    starts fresh ones: after its pool broke, or when the caller stops early."""
+    starts fresh ones: after its pool broke, or when the caller stops early. Whether it could."""
     terminate = getattr(executor, "terminate_workers", None)
     if callable(terminate):
         terminate()
+        return True
+    return False
 
 
 @contextlib.contextmanager
@@ -185,6 +190,12 @@ class LocalExecutor(Executor):
             return _call_now(fn, args, kwargs)
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupts)
+        if len(self._pool._processes or {}) < self.workers:
+            # This call may start a worker: it is born ignoring Ctrl-C (an ignored signal stays
+            # ignored across exec), so a Ctrl-C while it starts up cannot print a traceback
+            # from it before its initializer runs.
+            with interrupts_ignored():
+                return self._pool.submit(fn, *args, **kwargs)
         return self._pool.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
