@@ -141,11 +141,13 @@ def test_a_mobile_user_downloads_and_uploads_through_the_radio_network() -> None
     assert ours() == []
 
 
-def _start_long_run(tmp_path: Path) -> subprocess.Popen[str]:
+def _start_long_run(tmp_path: Path, command: str = "emulate") -> subprocess.Popen[str]:
+    """`rtolab emulate` (or `compare`, whose kernel side is the same) of a 60 s bulk flow,
+    returned once its namespaces exist."""
     path = tmp_path / "long.toml"
     path.write_text('duration = "60s"\n[[links]]\nname = "l"\nrate = "1Mbps"\ndelay = "50ms"\n[[flows]]\nname = "f"\nroute = ["l"]\n')
     exe = Path(sys.executable).with_name("rtolab")
-    proc = subprocess.Popen([str(exe), "emulate", str(path), "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([str(exe), command, str(path), "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     while not any(f"-{proc.pid}-" in n for n in ours()):
         if time.monotonic() > deadline or proc.poll() is not None:
@@ -156,12 +158,15 @@ def _start_long_run(tmp_path: Path) -> subprocess.Popen[str]:
     return proc
 
 
-def test_ctrl_c_stops_the_run_and_removes_its_namespaces(tmp_path: Path) -> None:
-    proc = _start_long_run(tmp_path)
+@pytest.mark.parametrize("command", ["emulate", "compare"])
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_ctrl_c_sigterm_and_sighup_stop_the_run_and_remove_its_namespaces(tmp_path: Path, signum: int, code: int, command: str) -> None:
+    proc = _start_long_run(tmp_path, command)
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=10)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == code, stderr
+    assert "Traceback" not in stderr
     assert time.monotonic() - sent < 2.0
     assert not any(f"-{proc.pid}-" in n for n in ours())
     assert not (tmp_path / "out").exists()
