@@ -327,3 +327,43 @@ def test_a_grid_value_whose_runs_all_failed_can_be_corrected_in_place(tmp_path: 
     study.write_text(STUDY.replace('"links.l.rate" = ["1Mbps", "2Mbps"]', '"links.l.delay" = ["1s", "2s"]'))
     third = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
     assert_clean_failure(third, 2, 'no longer has "50ms"')
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_dask_scheduler_lost_mid_sweep_exits_2_and_the_sweep_resumes(tmp_path: Path) -> None:
+    """A scheduler and one worker started here; the scheduler is killed once a run is
+    written: the sweep exits 2 naming the address, no traceback (the client's reconnection
+    logging included), the runs written stay, and the same sweep resumes on local workers."""
+    dask = Path(sys.executable).with_name("dask")
+    if not dask.exists():
+        pytest.skip("dask's command line is not installed")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    scheduler = subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([str(dask), "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        study = tmp_path / "study.toml"
+        study.write_text(SLOW_STUDY)
+        out = tmp_path / "sw"
+        proc = subprocess.Popen([str(Path(sys.executable).with_name("rtolab")), "sweep", str(study), "--out", str(out), "--dask", address, "--dask-timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not ((out / "flows").is_dir() and list((out / "flows").glob("*.parquet"))):
+            time.sleep(0.05)
+        scheduler.kill()
+        scheduler.wait()
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 2, stderr
+        assert address in stderr and "gave up the runs it held" in stderr and "Traceback" not in stderr
+        kept = load(out)["run"].n_unique()
+        assert kept >= 1
+    finally:
+        for p in (scheduler, worker):
+            p.kill()
+            p.wait()
+    assert sweep(study, out, executor=LocalExecutor(2)).height == 12

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import logging
 import os
 import signal
 import sys
@@ -81,6 +82,12 @@ def _execute(spec: str | dict[str, object], seed: Optional[int]) -> Result:
 
 
 
+def _lost(e: Exception, dask: Optional[str], out_dir: Path) -> str:
+    """The message for an executor lost mid-sweep: what was written stays, and how to go on."""
+    where = f"--dask {dask}: " if dask else ""
+    return f"{where}{e}; the runs written to {out_dir} are kept, and the same command resumes from them once it is back"
+
+
 def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float = 10.0) -> Executor:
     """A Dask client when given a scheduler address, else local worker processes. Exits 2
     when the scheduler does not answer within ``dask_timeout_s``."""
@@ -89,9 +96,15 @@ def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float
     if not dask:
         return LocalExecutor(workers)
     try:
-        return DaskExecutor(dask, timeout_s=dask_timeout_s)
+        executor = DaskExecutor(dask, timeout_s=dask_timeout_s)
     except ExecutorUnavailable as e:
         raise _fail(f"--dask {e}") from None
+    # The client logs its reconnection attempts (with tracebacks) when a scheduler goes away;
+    # the command says what happened itself. Dask sets its loggers' levels as it starts, so
+    # this comes after.
+    for name in ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return executor
 
 
 @app.command()
@@ -272,6 +285,7 @@ def sweep(
     failed (after finishing the others) or writing failed mid-sweep (a full disk: what was
     written is kept), 2 for a study that cannot run into --out, an --out that cannot be
     written, or (with --no-wait) an --out another sweep is writing to."""
+    from rtolab.executors import ExecutorLost
     from rtolab.store_lock import OutputError, StoreBusy, WriteFailed
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
@@ -279,6 +293,8 @@ def sweep(
     before = _run_files(out_dir)
     try:
         flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
+    except ExecutorLost as e:
+        raise _fail(_lost(e, dask, out_dir)) from None
     except WriteFailed as e:
         raise _fail(str(e), code=1) from None
     except (_core.SpecError, OutputError, StoreBusy) as e:
@@ -375,6 +391,7 @@ def reproduce(
 ) -> None:
     """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
+    from rtolab.executors import ExecutorLost
     from rtolab.reproduce import all_findings, reproduce as run_one, reproduce_all, write_docs
     from rtolab.store_lock import StoreBusy
     from rtolab.scorecard import tally
@@ -394,6 +411,8 @@ def reproduce(
             done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True)}
     except (_core.SpecError, StoreBusy) as e:
         raise _fail(str(e)) from None
+    except ExecutorLost as e:
+        raise _fail(_lost(e, dask, target)) from None
     failed = 0
     for paper, r in done.items():
         out.print(f"{PAPERS[paper].paper} {paper}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")

@@ -18,14 +18,14 @@ import queue
 import signal
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["DaskExecutor", "Executor", "ExecutorUnavailable", "LocalExecutor", "interrupts_ignored", "run_all"]
+__all__ = ["DaskExecutor", "Executor", "ExecutorLost", "ExecutorUnavailable", "LocalExecutor", "interrupts_ignored", "run_all"]
 
 
 def run_all(
@@ -76,6 +76,10 @@ def run_all(
         item, starts = calls.pop(future)
         try:
             result = future.result()
+        except CancelledError:
+            # run_all cancels only on its way out; a call cancelled under it was given up by
+            # the executor itself.
+            raise ExecutorLost("the executor gave up the runs it held (its scheduler or cluster is gone)") from None
         except BrokenProcessPool:
             if lost is None:
                 raise
@@ -220,6 +224,11 @@ class LocalExecutor(Executor):
 
 class ExecutorUnavailable(RuntimeError):
     """The executor asked for cannot be reached (a Dask scheduler that does not answer)."""
+
+
+class ExecutorLost(RuntimeError):
+    """The executor gave up calls it held (a Dask client whose scheduler went away cancels
+    every future)."""
 
 
 def DaskExecutor(cluster: Any, timeout_s: float = 10.0) -> Executor:  # noqa: N802 - used like the class it stands for
