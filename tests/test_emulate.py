@@ -158,20 +158,6 @@ def _start_long_run(tmp_path: Path, command: str = "emulate") -> subprocess.Pope
     return proc
 
 
-@pytest.mark.parametrize("command", ["emulate", "compare"])
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_ctrl_c_sigterm_and_sighup_stop_the_run_and_remove_its_namespaces(tmp_path: Path, signum: int, code: int, command: str) -> None:
-    proc = _start_long_run(tmp_path, command)
-    sent = time.monotonic()
-    proc.send_signal(signum)
-    _, stderr = proc.communicate(timeout=10)
-    assert proc.returncode == code, stderr
-    assert "Traceback" not in stderr
-    assert time.monotonic() - sent < 2.0
-    assert not any(f"-{proc.pid}-" in n for n in ours())
-    assert not (tmp_path / "out").exists()
-
-
 def test_a_killed_run_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
     proc = _start_long_run(tmp_path)
     proc.send_signal(signal.SIGKILL)

@@ -17,6 +17,7 @@ import pytest
 
 import rtolab
 from conftest import rtolab_cli
+from test_emulate import _missing, _start_long_run, ours
 from rtolab.executors import LocalExecutor
 from rtolab.store import StoreDamaged
 from rtolab.store_lock import LOCK_FILE, OutputError, StoreBusy, exclusive, writable_directory
@@ -203,18 +204,24 @@ def test_sigterm_and_sighup_stop_a_sweep_and_keep_what_finished(tmp_path: Path, 
     assert sweep(study, out, executor=LocalExecutor(2)).height == 12
 
 
-@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+@pytest.mark.parametrize("damage", ["overwritten", "truncated", "scrambled inside"])
 def test_a_damaged_run_file_is_named_and_the_next_sweep_redoes_only_that_run(tmp_path: Path, damage: str) -> None:
-    """One flows file overwritten with junk, or cut short: loading names the file and the
-    repair (or leaves it out with a warning when asked); `rtolab report` exits 2 with the
-    same message; the same sweep again says it re-runs one run and gives back the table the
-    undamaged store had."""
+    """One flows file overwritten with junk, cut short, or scrambled inside (PAR1 at both ends
+    still): loading names the file and the repair (or leaves it out with a warning when
+    asked); `rtolab report` exits 2 with the same message; the same sweep again says it
+    re-runs one run and gives back the table the undamaged store had."""
     study = write_study(tmp_path)
     out = tmp_path / "out"
     whole = sweep(study, out, executor=LocalExecutor(1))
     victim = sorted((out / "flows").glob("*.parquet"))[1]
     data = victim.read_bytes()
-    victim.write_bytes(b"not a parquet file" * 10 if damage == "overwritten" else data[: len(data) // 2])
+    middle = len(data) // 2
+    damaged = {
+        "overwritten": b"not a parquet file" * 10,
+        "truncated": data[:middle],
+        "scrambled inside": data[: middle - 100] + b"\xab" * 200 + data[middle + 100 :],  # whole in shape: only the checksum shows it
+    }
+    victim.write_bytes(damaged[damage])
     with pytest.raises(StoreDamaged, match=f"1 run file of {out} is damaged.*{victim.name}.*rtolab sweep STUDY --out"):
         load(out)
     with pytest.warns(UserWarning, match=victim.name):
@@ -367,3 +374,20 @@ def test_a_dask_scheduler_lost_mid_sweep_exits_2_and_the_sweep_resumes(tmp_path:
             p.kill()
             p.wait()
     assert sweep(study, out, executor=LocalExecutor(2)).height == 12
+
+
+@pytest.mark.parametrize("command", ["emulate", "compare"])
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_ctrl_c_sigterm_and_sighup_stop_emulate_and_compare_and_remove_their_namespaces(tmp_path: Path, signum: int, code: int, command: str) -> None:
+    """The kernel side of `emulate` and `compare` (root and TUN; skipped elsewhere)."""
+    if _missing() is not None:
+        pytest.skip(_missing() or "")
+    proc = _start_long_run(tmp_path, command)
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=10)
+    assert proc.returncode == code, stderr
+    assert "Traceback" not in stderr
+    assert time.monotonic() - sent < 2.0
+    assert not any(f"-{proc.pid}-" in n for n in ours())
+    assert not (tmp_path / "out").exists()

@@ -284,25 +284,47 @@ class Store:
         and the repair, or with ``skip_damaged`` is left out with a warning."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
+        files = self._files(table, study, points)
+        files = self._without(files, [f for f in files if not intact(f)], "not whole Parquet files", skip_damaged)
+        return self._scan(table, files)
+
+    def _files(self, table: str, study: Study | None, points: Sequence[RunPoint] | None) -> list[Path]:
         files = sorted((self.root / table).glob("*.parquet"))
         runs = self._runs(study, points)
-        if runs is not None:
-            files = [f for f in files if f.stem in runs]
-        bad = [f for f in files if not intact(f)]
-        if bad:
-            what = f"{len(bad)} run file{'s' if len(bad) != 1 else ''} of {self.root} {'are' if len(bad) != 1 else 'is'} damaged (not whole Parquet files), the first {bad[0]}"
-            if not skip_damaged:
-                raise StoreDamaged(f"{what}; running the same sweep again (rtolab sweep STUDY --out {self.root}) redoes just those runs, or load with skip_damaged=True to read the rest")
-            warnings.warn(f"{what}; left out", stacklevel=3)
-            files = [f for f in files if f not in bad]
+        return files if runs is None else [f for f in files if f.stem in runs]
+
+    def _without(self, files: list[Path], bad: list[Path], why: str, skip_damaged: bool) -> list[Path]:
+        """``files`` without the damaged ``bad`` ones, which raise ``StoreDamaged`` naming
+        the first and the repair, or with ``skip_damaged`` are left out with a warning."""
+        if not bad:
+            return files
+        what = f"{len(bad)} run file{'s' if len(bad) != 1 else ''} of {self.root} {'are' if len(bad) != 1 else 'is'} damaged ({why}), the first {bad[0]}"
+        if not skip_damaged:
+            raise StoreDamaged(f"{what}; running the same sweep again (rtolab sweep STUDY --out {self.root}) redoes just those runs, or load with skip_damaged=True to read the rest")
+        warnings.warn(f"{what}; left out", stacklevel=4)
+        return [f for f in files if f not in bad]
+
+    @staticmethod
+    def _scan(table: str, files: list[Path]) -> pl.LazyFrame:
         if not files:
             return pl.LazyFrame()
         order = ["point", "replication", "flow"] if table == "flows" else ["point", "replication", "link", "direction"]
         return pl.scan_parquet(files).sort(order, maintain_order=True)
 
     def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.DataFrame:
-        """``scan``, collected."""
-        return self.scan(table, study, points, skip_damaged).collect()
+        """``scan``, collected. A file whose bytes are damaged inside (Parquet cannot decode
+        it) is found by its checksum and named, or left out with ``skip_damaged``, like a file
+        that is not whole."""
+        try:
+            return self.scan(table, study, points, skip_damaged).collect()
+        except pl.exceptions.PolarsError:
+            files = self._files(table, study, points)
+            sums = self.checksums()
+            corrupted = [f for f in files if not intact(f) or (f"{table}/{f.name}" in sums and hashlib.sha256(f.read_bytes()).hexdigest() != sums[f"{table}/{f.name}"])]
+            if not corrupted:
+                raise
+            files = self._without(files, corrupted, "their bytes differ from their checksums", skip_damaged)
+            return self._scan(table, files).collect()
 
     def errors(self, study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
         """The failed runs of ``study`` (default: the stored one) with their error message, in

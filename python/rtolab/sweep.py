@@ -180,13 +180,14 @@ def load(directory: str | os.PathLike[str], table: str = "flows", lazy: bool = F
     """Reads a finished or partial sweep: one row per flow (or link direction) per run, with
     the run key, grid point, replication, seed, spec hash and every parameter (named by its
     dotted path) as columns. With ``lazy``, a ``LazyFrame`` over the run files: filters and
-    column selections are pushed into the Parquet scan. A damaged run file (overwritten or
-    cut short) raises ``rtolab.store.StoreDamaged`` naming it and how to repair it; with
-    ``skip_damaged`` it is left out with a warning."""
+    column selections are pushed into the Parquet scan. A damaged run file (overwritten, cut
+    short, or with bytes Parquet cannot decode: found by its checksum) raises
+    ``rtolab.store.StoreDamaged`` naming it and how to repair it; with ``skip_damaged`` it is
+    left out with a warning (a lazy scan checks only that files are whole)."""
     from rtolab.store import Store
 
-    scan = Store(Path(directory)).scan(table, skip_damaged=skip_damaged)
-    return scan if lazy else scan.collect()
+    store = Store(Path(directory))
+    return store.scan(table, skip_damaged=skip_damaged) if lazy else store.load(table, skip_damaged=skip_damaged)
 
 
 def errors(directory: str | os.PathLike[str]) -> pl.DataFrame:
