@@ -99,10 +99,10 @@ def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float
         executor = DaskExecutor(dask, timeout_s=dask_timeout_s)
     except ExecutorUnavailable as e:
         raise _fail(f"--dask {e}") from None
-    # The client logs its reconnection attempts (with tracebacks) when a scheduler goes away;
-    # the command says what happened itself. Dask sets its loggers' levels as it starts, so
-    # this comes after.
-    for name in ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]:
+    # The client and its network library log reconnection attempts and reset connections
+    # (with tracebacks) when a scheduler goes away; the command says what happened itself.
+    # Dask sets its loggers' levels as it starts, so this comes after.
+    for name in ["distributed", "tornado", *(n for n in logging.root.manager.loggerDict if n.startswith(("distributed.", "tornado.")))]:
         logging.getLogger(name).setLevel(logging.CRITICAL)
     return executor
 
