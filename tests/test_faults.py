@@ -391,3 +391,17 @@ def test_ctrl_c_sigterm_and_sighup_stop_emulate_and_compare_and_remove_their_nam
     assert time.monotonic() - sent < 2.0
     assert not any(f"-{proc.pid}-" in n for n in ours())
     assert not (tmp_path / "out").exists()
+
+
+def test_a_read_only_out_exits_2_before_any_run(tmp_path: Path) -> None:
+    """An --out on a read-only file system (root can write anywhere else): exit 2 naming the
+    path and the cause, before any run."""
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mount)], capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        proc = rtolab_cli("sweep", str(write_study(tmp_path)), "--out", str(mount / "out"), "--workers", "1")
+        assert_clean_failure(proc, 2, str(mount / "out"), "Read-only file system")
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)

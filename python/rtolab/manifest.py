@@ -4,8 +4,10 @@ A directory holds one study: ``study.json`` is the study as last run, ``manifest
 name and fingerprint (``Study.fingerprint``) and the fingerprints it grew from. A study with
 the same fingerprint (at most the replication count differs) resumes the directory. With
 ``extend``, a study that only adds grid values or cases to the stored one also does: every
-run of the stored study is a run of the new one, so nothing finished is lost or mixed. Any
-other study is refused before anything is written.
+run of the stored study is a run of the new one, so nothing finished is lost or mixed. A
+study that drops only grid values or cases none of whose runs finished (a typo that failed
+them all) corrects the stored one in place, adding values if it likes, and says what it
+replaced. Any other study is refused before anything is written.
 """
 
 from __future__ import annotations

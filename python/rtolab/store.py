@@ -62,13 +62,14 @@ class Problem:
 
 
 class StoreDamaged(RuntimeError):
-    """Run files of a store are not whole Parquet files (overwritten, truncated)."""
+    """Run files of a store are damaged: not whole Parquet files (overwritten, cut short),
+    or not decodable with bytes that differ from their checksums."""
 
 
 def intact(path: Path) -> bool:
     """Whether ``path`` is shaped like a whole Parquet file: ``PAR1`` at both ends. A file
-    overwritten or cut short fails; a byte changed inside a data page does not (the files
-    carry no checksum of their own yet)."""
+    overwritten or cut short fails; a byte changed inside a data page does not (the checksum
+    in ``checksums.jsonl`` finds that: ``Store.verify``)."""
     try:
         with path.open("rb") as f:
             if f.read(4) != b"PAR1":
