@@ -236,24 +236,22 @@ class Store:
                 continue
         return out
 
-    def verify(self, keys: set[str], thorough: bool = True) -> list[Problem]:
-        """The problems of the finished runs ``keys``: a missing links file, a file whose bytes
-        differ from its checksum (``thorough``; otherwise only its shape is checked), a file
-        without a checksum that is not a whole Parquet file. In file order."""
-        sums = self.checksums() if thorough else {}
-        problems = []
-        for key in sorted(keys):
-            for table in ("flows", "links"):
-                path = self.root / table / f"{key}.parquet"
-                name = f"{table}/{key}.parquet"
-                if not path.exists():
-                    problems.append(Problem(path, "missing"))
-                elif name in sums:
-                    if hashlib.sha256(path.read_bytes()).hexdigest() != sums[name]:
-                        problems.append(Problem(path, "corrupted"))
-                elif not intact(path):
-                    problems.append(Problem(path, "damaged"))
-        return problems
+    def verify(self, keys: set[str]) -> list[Problem]:
+        """The problems of the finished runs ``keys`` (``problem``), in file order."""
+        sums = self.checksums()
+        found = (self.problem(self.root / table / f"{key}.parquet", sums) for key in sorted(keys) for table in ("flows", "links"))
+        return [p for p in found if p is not None]
+
+    def problem(self, path: Path, sums: dict[str, str]) -> Problem | None:
+        """What is wrong with the run file ``path`` given the store's ``checksums``: missing,
+        bytes that differ from its checksum, or, without a checksum, not a whole Parquet
+        file; None when nothing is."""
+        if not path.exists():
+            return Problem(path, "missing")
+        name = f"{path.parent.name}/{path.name}"
+        if name in sums:
+            return Problem(path, "corrupted") if hashlib.sha256(path.read_bytes()).hexdigest() != sums[name] else None
+        return None if intact(path) else Problem(path, "damaged")
 
     def extra(self, keys: set[str]) -> list[Problem]:
         """Files under ``flows/`` and ``links/`` that are not run files of the runs ``keys``
@@ -321,7 +319,7 @@ class Store:
         except pl.exceptions.PolarsError:
             files = self._files(table, study, points)
             sums = self.checksums()
-            corrupted = [f for f in files if not intact(f) or (f"{table}/{f.name}" in sums and hashlib.sha256(f.read_bytes()).hexdigest() != sums[f"{table}/{f.name}"])]
+            corrupted = [f for f in files if self.problem(f, sums) is not None]
             if not corrupted:
                 raise
             files = self._without(files, corrupted, "their bytes differ from their checksums", skip_damaged)
