@@ -79,7 +79,9 @@ validate: build
 	command -v tshark >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark)
 	command -v ns >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2)
 	$(PY) -m pip install --quiet "ns3==3.44.post0"
-	$(PY) -m pytest tests/test_pcap.py -v
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	$(PY) -m pip install --quiet playwright
+	$(PY) -m pytest tests/test_pcap.py tests/test_report.py -v
 	python3 validate/ns2/run_ns2.py --selftest
 	$(PY) validate/ns2_compare.py --out docs/validation.md
 	$(PY) validate/kernel_compare.py --out docs/validation.md

@@ -20,7 +20,7 @@ import sys
 import threading
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional, cast
 
 import typer
 from rich.markup import escape
@@ -31,6 +31,7 @@ from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 from rtolab.cli_output import Format, TableName, print_result, print_run
 from rtolab.papers import ALL as ALL_PAPERS, PAPERS
+from rtolab.report_groups import GROUPINGS, GroupBy
 
 if TYPE_CHECKING:
     import polars as pl
@@ -355,12 +356,20 @@ def check(
         raise _fail(f"{len(problems)} damaged run file{'s' if len(problems) != 1 else ''} in {directory}; rtolab check {directory} --repair runs them again", code=1)
 
 
+#: ``rtolab report --by``'s choices.
+ReportGrouping = StrEnum("ReportGrouping", {g: g for g in GROUPINGS})  # type: ignore[misc]
+
+
 @app.command()
 def report(
     directory: Annotated[Path, typer.Argument(help="A sweep's result directory.")],
     html_page: Annotated[bool, typer.Option("--html", help="Also write report/index.html with the figures embedded.")] = False,
+    by: Annotated[ReportGrouping, typer.Option("--by", help="Group flows by generator (a standalone flow is its own group), by flow name, by kind, or not at all.")] = ReportGrouping("generator"),
+    warm_up: Annotated[float, typer.Option("--warm-up", min=0.0, help="Leave out flows that start before this many seconds.")] = 0.0,
 ) -> None:
-    """Figures and tables of a finished sweep."""
+    """Figures and tables of a finished sweep: per grid point and group, means over
+    replications with 90 % intervals, distributions over flows, timeouts and what became
+    of them."""
     from rtolab import report as report_mod
 
     if not (directory / "study.json").exists():
@@ -368,7 +377,7 @@ def report(
     from rtolab.store import StoreDamaged
 
     try:
-        written = report_mod.write(directory, html_page=html_page)
+        written = report_mod.write(directory, html_page=html_page, by=cast("GroupBy", by.value), warm_up_s=warm_up)
     except StoreDamaged as e:
         raise _fail(str(e)) from None
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")

@@ -56,14 +56,23 @@ def queues(result: Result, path: Path) -> Path:
 
 
 def goodput(result: Result, path: Path) -> Path:
-    """Goodput of every flow, with its spurious and genuine timeouts."""
-    flows = result.flows.filter(pl.col("goodput_bps").is_not_null())
-    fig = Figure(figsize=(9, max(3.0, 0.22 * flows.height + 1)))
+    """Goodput of the run's flows, one row per standalone flow or generator (a box over a
+    generator's flows: median, quartiles, 5–95 %), with its timeouts (spurious ones by the
+    oracle) beside it; as tall as the rows, whatever the number of flows."""
+    flows = result.flows.filter(pl.col("goodput_bps").is_not_null()).with_columns(pl.coalesce(pl.col("generator"), pl.col("name")).alias("group"))
+    groups = flows.group_by("group", maintain_order=True).agg(
+        pl.col("goodput_bps"), pl.len().alias("n"), pl.col("timeouts").sum(), pl.col("spurious_timeouts").sum()
+    )
+    fig = Figure(figsize=(9, min(11.0, 1.6 + 0.45 * max(groups.height, 1))))
     ax = fig.subplots()
-    ax.barh(flows["name"], flows["goodput_bps"] / 1e3)
-    for i, (t, s) in enumerate(zip(flows["timeouts"], flows["spurious_timeouts"])):
-        if t:
-            ax.annotate(f" {t} RTO ({s} spurious)", (0, i), va="center", fontsize=7)
+    if groups.height:
+        ax.boxplot([[v / 1e3 for v in g] for g in groups["goodput_bps"]], orientation="horizontal", whis=(5, 95), showfliers=False)
+        labels = [f"{name} ({n} flow{'s' if n != 1 else ''})" for name, n in zip(groups["group"], groups["n"])]
+        ax.set_yticks(range(1, groups.height + 1), labels, fontsize=8)
+        for i, (t, s) in enumerate(zip(groups["timeouts"], groups["spurious_timeouts"]), start=1):
+            if t:
+                ax.annotate(f" {t} RTO ({s} spurious)", (1.0, i), xycoords=("axes fraction", "data"), va="center", fontsize=7)
+    ax.set_xlim(left=0)
     ax.set_xlabel("goodput (kbit/s)")
     ax.invert_yaxis()
     fig.tight_layout()

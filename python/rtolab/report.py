@@ -1,7 +1,11 @@
-"""``rtolab report``: figures and tables for a finished (or partial) sweep.
+"""``rtolab report``: figures and tables of a finished (or partial) sweep.
 
-For each headline metric it draws one box plot per grid point (median, quartiles, whiskers
-at min–max, as the papers' figures) and tabulates the mean with its Student-t interval. With
+Flows are grouped by grid point and by generator (or by flow, kind, or not at all); each
+summary is a mean over *replications* with its Student-t interval, the level stated
+(``report_data``). For goodput and completion time: a box plot and CDFs over flows, and a
+table; for TCP's events (timeouts, spurious ones, detected, undone, retransmissions) the
+mean per flow. Unbounded flows have no completion time; transfers unfinished at the end
+count in goodput at their goodput so far and are counted in the events table. With
 ``html=True`` the figures are embedded in one page that opens from disk with no server.
 """
 
@@ -9,104 +13,115 @@ from __future__ import annotations
 
 import base64
 import html
-import io
-import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-from matplotlib.figure import Figure
 
-from rtolab import stats
+from rtolab import report_figures as figures
+from rtolab.report_data import DISTRIBUTIONS, Flows, events, load, summary
+from rtolab.report_groups import GroupBy
 from rtolab.store import Store
 
-METRICS = {
-    "goodput_bps": "goodput (bit/s)",
-    "elapsed_s": "transfer time (s)",
-    "timeouts": "timeouts per flow",
-    "spurious_timeouts": "spurious timeouts per flow",
-    "retransmits": "retransmitted segments per flow",
-}
+LEVEL = 0.9
 
 
 @dataclass(frozen=True)
 class Section:
-    metric: str
+    """One part of the report: its file stem, its title, a sentence on how to read it, its
+    figures (PNG) and its table."""
+
+    name: str
     title: str
-    png: bytes
+    note: str
+    figures: list[bytes]
     table: pl.DataFrame
 
 
-def _parameters(directory: Path) -> list[str]:
-    study = json.loads((directory / "study.json").read_text())
-    names = list(dict.fromkeys(k for c in study.get("cases", []) for k in c))
-    return names + [k for k in study.get("grid", {}) if k not in names]
+def _percent(level: float) -> str:
+    return f"{level * 100:g} %"
 
 
-def _label(row: dict[str, object], params: list[str]) -> str:
-    return "\n".join(f"{p.rsplit('.', 1)[-1]}={row[p]}" for p in params) or "all"
-
-
-def sections(directory: Path) -> list[Section]:
-    flows = Store(directory).load("flows")
-    if flows.is_empty():
-        return []
-    params = _parameters(directory)
-    flows = flows.with_columns((pl.col("end_s") - pl.col("start_s")).alias("elapsed_s"))
+def sections(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0, level: float = LEVEL) -> tuple[Flows, list[Section]]:
+    """The report's sections for the sweep in ``directory``."""
+    flows = load(directory, by, warm_up_s)
+    if flows.table.is_empty():
+        return flows, []
+    pct = _percent(level)
     out = []
-    for metric, title in METRICS.items():
-        table = stats.summarize(flows, metric, params)
-        groups = flows.group_by(params, maintain_order=True) if params else [((), flows)]
-        data, labels = [], []
-        for keys, group in groups:
-            values = group[metric].drop_nulls().to_numpy()
-            data.append(values)
-            labels.append(_label(dict(zip(params, keys)), params))
-        fig = Figure(figsize=(max(6.0, 0.9 * len(data) + 2), 4.2))
-        ax = fig.subplots()
-        ax.boxplot(data, whis=(0, 100), showmeans=True)
-        ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=7)
-        ax.set_ylabel(title)
-        ax.set_title(f"{title}: median, quartiles, min–max; ▲ mean")
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100)
-        out.append(Section(metric, title, buf.getvalue(), table))
-    return out
+    for metric, (title, unit) in DISTRIBUTIONS.items():
+        table = summary(flows, metric, level)
+        if table.is_empty():
+            continue
+        drawn = [f for f in (figures.boxes(flows, metric, title, unit), figures.cdf(flows, metric, title, unit)) if f is not None]
+        note = f"Mean over replications of each run's mean over its flows [{unit}], with its {pct} Student-t interval; flow median over all flows."
+        out.append(Section(metric, title, note, drawn, table))
+    table = events(flows, level)
+    drawn = [f for f in (figures.events(table, flows),) if f is not None]
+    note = f"Mean count per flow over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious (oracle)' is the simulator's verdict, 'detected spurious' the sender's."
+    out.append(Section("events", "TCP events per flow", note, drawn, table))
+    return flows, out
+
+
+def _cell(v: object) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))
 
 
 def _html_table(df: pl.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-
-    def cell(v: object) -> str:
-        return f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))
-
-    rows = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in df.iter_rows())
+    head = "".join(f"<th>{html.escape(c.rsplit('.', 1)[-1])}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in r) + "</tr>" for r in df.iter_rows())
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def write(directory: str | Path, html_page: bool = False) -> list[Path]:
-    """Writes ``report/<metric>.png`` and ``report/<metric>.csv`` (and ``report/index.html``)
-    under the sweep directory; returns the files written."""
+STYLE = (
+    "body{font-family:sans-serif;max-width:1100px;margin:auto;padding:0 1em}"
+    "table{border-collapse:collapse;font-size:12px;margin:0.5em 0 1.5em}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%;display:block}"
+    "p.note{color:#444;font-size:13px}"
+)
+
+
+def _page(directory: Path, flows: Flows, parts: list[Section], by: GroupBy, level: float) -> str:
+    errors = Store(directory).errors()
+    runs = flows.table["run"].n_unique() if not flows.table.is_empty() else 0
+    cut = f" Flows that started before {flows.warm_up_s:g} s are left out ({flows.left_out})." if flows.warm_up_s else ""
+    body = [
+        f"<h1>{html.escape(flows.study)}</h1>",
+        f"<p>{runs} runs, {errors.height} failed; {flows.table.height} flows grouped by {by} and grid point; "
+        f"intervals at {_percent(level)} over replications.{cut}</p>",
+    ]
+    for s in parts:
+        body += [f'<h2 id="{s.name}">{html.escape(s.title)}</h2>', f'<p class="note">{html.escape(s.note)}</p>']
+        body += [f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">' for png in s.figures]
+        body.append(_html_table(s.table))
+    if errors.height:
+        body += ['<h2 id="failed">Failed runs</h2>', _html_table(errors)]
+    title = html.escape(f"rtolab report: {flows.study}")
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>"
+
+
+def write(directory: str | Path, html_page: bool = False, by: GroupBy = "generator", warm_up_s: float = 0.0, level: float = LEVEL) -> list[Path]:
+    """Writes ``report/<section>.csv`` and its figures ``report/<section>[-N].png`` (and
+    ``report/index.html``) under the sweep directory, in place of an earlier report's; returns
+    the files written."""
     d = Path(directory)
+    flows, parts = sections(d, by, warm_up_s, level)
     target = d / "report"
     target.mkdir(exist_ok=True)
+    for stale in [*target.glob("*.png"), *target.glob("*.csv"), target / "index.html"]:
+        stale.unlink(missing_ok=True)
     written = []
-    parts = sections(d)
     for s in parts:
-        (target / f"{s.metric}.png").write_bytes(s.png)
-        s.table.write_csv(target / f"{s.metric}.csv")
-        written += [target / f"{s.metric}.png", target / f"{s.metric}.csv"]
+        s.table.write_csv(target / f"{s.name}.csv")
+        written.append(target / f"{s.name}.csv")
+        for i, png in enumerate(s.figures):
+            path = target / (f"{s.name}.png" if i == 0 else f"{s.name}-{i + 1}.png")
+            path.write_bytes(png)
+            written.append(path)
     if html_page:
-        errors = Store(d).errors()
-        body = [f"<h1>rtolab report: {html.escape(d.name)}</h1>", f"<p>{Store(d).load('flows')['run'].n_unique() if parts else 0} runs; {errors.height} failed.</p>"]
-        for s in parts:
-            img = base64.b64encode(s.png).decode()
-            body += [f"<h2>{html.escape(s.title)}</h2>", f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{img}">', _html_table(s.table)]
-        if errors.height:
-            body += ["<h2>Failed runs</h2>", _html_table(errors)]
-        style = "body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}"
-        page = f"<!doctype html><html><head><meta charset='utf-8'><title>rtolab report</title><style>{style}</style></head><body>{''.join(body)}</body></html>"
-        (target / "index.html").write_text(page, encoding="utf-8")
+        (target / "index.html").write_text(_page(d, flows, parts, by, level), encoding="utf-8")
         written.append(target / "index.html")
     return written
