@@ -107,6 +107,8 @@ def test_fields_the_kernel_cannot_honour_exit_2(tmp_path: Path) -> None:
     spec["flows"][0]["tcp"] = {"stack": "ns2-sack1"}
     with pytest.raises(SpecError, match=r"flows\[0\]\.tcp\.stack"):
         emulate(spec)
+    with pytest.raises(SpecError, match=r"output\.events: the event log is the simulator's"):
+        emulate({**scenario(), "output": {"events": ["timeout"]}})
     absent = next(cc for cc in ("bic", "westwood") if cc not in Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split())
     path = tmp_path / "bad.toml"
     path.write_text(

@@ -15,7 +15,7 @@ from conftest import rtolab_cli
 from rtolab import result_schema
 
 #: Fills every table: a Gilbert–Elliott link, a radio network, flows of every kind, every
-#: series metric.
+#: series metric, every kind of event.
 EVERY_TABLE: dict[str, Any] = {
     "duration": "4s",
     "seed": 3,
@@ -30,11 +30,11 @@ EVERY_TABLE: dict[str, Any] = {
     "flows": [{"name": "bulk", "route": ["radio"]}, {"name": "short", "route": ["hsdpa"], "size": "30kB"}],
     "generators": [{"kind": "web", "users": 2, "size": "20kB", "think": "exp(0.5s)", "route": ["radio"]}],
     "radio": {"cells": 1},
-    "output": {"series": [m.name for m in result_schema.series_metrics()]},
+    "output": {"series": [m.name for m in result_schema.series_metrics()], "events": ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]},
 }
 
 #: The dtypes a result column may have (Enum only for the series' labels).
-PLAIN_DTYPES = {pl.UInt64, pl.Float64, pl.String}
+PLAIN_DTYPES = {pl.UInt64, pl.Float64, pl.String, pl.Boolean}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def printed() -> dict[str, Any]:
 
 
 def frames(r: rtolab.Result) -> dict[str, pl.DataFrame]:
-    return {"flows": r.flows, "links": r.links, "cells": r.cells, "series": r.series}
+    return {"flows": r.flows, "links": r.links, "cells": r.cells, "series": r.series, "events": r.events}
 
 
 def test_schema_results_lists_every_column_run_returns_with_its_dtype(result: rtolab.Result, printed: dict[str, Any]) -> None:

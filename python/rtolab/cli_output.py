@@ -95,12 +95,15 @@ class TableName(StrEnum):
     flows = "flows"
     links = "links"
     cells = "cells"
+    events = "events"
 
 
 def _tables(result: Result) -> dict[str, pl.DataFrame]:
     tables = {"flows": result.flows, "links": result.links}
     if result.cells.height:
         tables["cells"] = result.cells
+    if result.events.height:
+        tables["events"] = result.events
     return tables
 
 
@@ -119,7 +122,7 @@ def print_run(result: Result, form: Format, all_flows: bool = False, table: Tabl
     tables = _tables(result)
     if form == Format.csv:
         if table not in tables:
-            raise ValueError(f"--table: got {table.value!r}, but the run has no {table.value} table (cells come with a radio network)")
+            raise ValueError(f"--table: got {table.value!r}, but the run has no {table.value} table (cells come with a radio network, events with output.events)")
         sys.stdout.write(tables[table].write_csv())
     elif form == Format.json:
         doc = {"meta": result.meta, **{name: df.to_dicts() for name, df in tables.items()}}

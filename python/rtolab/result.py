@@ -20,7 +20,9 @@ class Result:
 
     ``flows``: one row per flow; ``links``: one row per link direction; ``cells``: one row
     per cell of the radio network (empty without one); ``series``: long
-    format (time_s, entity, metric, value), empty unless asked for; ``meta``: seed, simulated
+    format (time_s, entity, metric, value), empty unless asked for; ``events``: one row per
+    event of the kinds ``output.events`` asks for (timeouts with the oracle's and the
+    sender's verdicts, undos, retransmissions, drops, spikes), empty otherwise; ``meta``: seed, simulated
     time, events, versions; ``pcaps``: link direction → pcap file bytes. The columns, their
     units and meanings: ``rtolab schema --results``.
     """
@@ -29,13 +31,14 @@ class Result:
     links: pl.DataFrame
     cells: pl.DataFrame
     series: pl.DataFrame
+    events: pl.DataFrame
     meta: dict[str, Any]
     pcaps: dict[str, bytes] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         """A summary, not the data: the tables' shapes, the run's scenario and seed, and the
         captures' sizes (a capture is megabytes of bytes)."""
-        tables = ", ".join(f"{name} {df.height}×{df.width}" for name, df in (("flows", self.flows), ("links", self.links), ("cells", self.cells), ("series", self.series)))
+        tables = ", ".join(f"{name} {df.height}×{df.width}" for name, df in (("flows", self.flows), ("links", self.links), ("cells", self.cells), ("series", self.series), ("events", self.events)))
         pcaps = ", ".join(f"{name} {len(data):,} B" for name, data in self.pcaps.items()) or "none"
         return f"Result(scenario {self.meta.get('scenario')!r}, seed {self.meta.get('seed')}: {tables}; pcaps: {pcaps})"
 
@@ -48,12 +51,13 @@ class Result:
             links=pl.DataFrame(raw["links"]),
             cells=pl.DataFrame(raw["cells"]),
             series=pl.DataFrame(raw["series"]),
+            events=pl.DataFrame(raw["events"]),
             meta={**raw["meta"], **meta},
             pcaps=dict(raw["pcaps"]),
         )
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Writes flows/links/series (and cells, with a radio network) as Parquet, ``meta.json`` and ``pcap/*.pcap`` into
+        """Writes flows/links/series (and cells, with a radio network; events, when logged) as Parquet, ``meta.json`` and ``pcap/*.pcap`` into
         ``directory``. Written to a temporary sibling first and moved into place, so an
         interrupted save leaves nothing half-written."""
         target = Path(directory)
@@ -65,6 +69,8 @@ class Result:
             if self.cells.height:
                 self.cells.write_parquet(staging / "cells.parquet")
             self.series.write_parquet(staging / "series.parquet")
+            if self.events.height:
+                self.events.write_parquet(staging / "events.parquet")
             (staging / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
             if self.pcaps:
                 (staging / "pcap").mkdir()
@@ -88,6 +94,7 @@ class Result:
             links=pl.read_parquet(d / "links.parquet"),
             cells=pl.read_parquet(d / "cells.parquet") if (d / "cells.parquet").exists() else pl.DataFrame(),
             series=pl.read_parquet(d / "series.parquet"),
+            events=pl.read_parquet(d / "events.parquet") if (d / "events.parquet").exists() else pl.DataFrame(),
             meta=json.loads((d / "meta.json").read_text()),
             pcaps=pcaps,
         )

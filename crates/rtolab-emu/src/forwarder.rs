@@ -16,7 +16,7 @@ use crate::error::{EmuError, EmuResult};
 use crate::shared::{connection_of_port, Shared};
 use crate::wire::{self, TcpView};
 use rtolab_sim::engine::Event;
-use rtolab_sim::fabric::{Carried, Exit, Fabric, FlowRoute, Host, Parts};
+use rtolab_sim::fabric::{Carried, DropSite, Exit, Fabric, FlowRoute, Host, Parts};
 use rtolab_sim::net::{DirId, FlowId, IcmpSignal, LinkDir, PacketId, SpikeProcess, Way};
 use rtolab_sim::pcap::Capture;
 use rtolab_sim::radio::RadioNetwork;
@@ -261,7 +261,7 @@ impl Host<Datagram> for Edge {
         }
     }
 
-    fn dropped(&mut self, d: &Datagram) {
+    fn dropped(&mut self, _now: SimTime, _site: DropSite, d: &Datagram) {
         if d.way == Way::Forward {
             if let Some(track) = self.conns.get_mut(d.conn.index()).and_then(|c| c.as_mut()) {
                 track.dropped(d.entered, &d.view);

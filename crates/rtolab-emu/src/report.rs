@@ -341,6 +341,7 @@ pub fn run_result(
         links,
         cells,
         series,
+        events: Vec::new(),
         meta: RunMeta {
             scenario: scenario.name.clone(),
             seed,

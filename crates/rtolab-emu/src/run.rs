@@ -136,6 +136,9 @@ impl Drop for Threads {
 /// run early with `EmuError::Interrupted`, after cleaning up.
 pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
     let seed = seed.or(scenario.seed).unwrap_or(1);
+    if !scenario.output.events.is_empty() {
+        return Err(EmuError::unsupported("output.events", "the event log is the simulator's: the kernel's TCP does not tell the emulator of its timeouts one by one"));
+    }
     let settings = kernel::settings(scenario)?;
     netns::check_machine()?;
     check_congestion_controls(scenario)?;

@@ -27,7 +27,7 @@ pub mod time;
 pub mod units;
 pub mod world;
 
-pub use results::{CellRow, FlowRow, LinkRow, RunMeta, RunResult, SeriesMetric, SeriesTable};
+pub use results::{CellRow, EventKind, EventRow, FlowRow, LinkRow, RunMeta, RunResult, SeriesMetric, SeriesTable};
 pub use spec::{Scenario, SpecError};
 pub use time::{SimDuration, SimTime};
 pub use world::{SimError, Simulation};

@@ -1,10 +1,12 @@
 //! What a run returns: the `flows`, `links` and `cells` tables (one row per flow, per link
-//! direction, per radio cell), the long-format `series` table, run metadata and captures.
+//! direction, per radio cell), the long-format `series` table, the `events` log, run
+//! metadata and captures.
 //!
 //! Each table is defined once, here (`result_table!`) or in `series`: its columns, their
 //! Arrow types, units and descriptions, and its Arrow record batch all come from that one
 //! definition.
 
+mod events;
 mod labels;
 mod series;
 mod series_metric;
@@ -12,7 +14,8 @@ pub mod table;
 #[cfg(test)]
 mod tests;
 
-pub use labels::{FlowKind, LinkDirection};
+pub use events::EventRow;
+pub use labels::{EventKind, FlowKind, LinkDirection};
 pub use series_metric::SeriesMetric;
 pub use series::SeriesTable;
 pub use table::{schema, Column, Kind, Row};
@@ -252,8 +255,14 @@ result_table! {
 /// Every result table's name and columns, in the order of `RunResult::take_batches`.
 ///
 /// Invariant (tested): each batch has exactly the schema of its columns.
-pub fn schemas() -> [(&'static str, &'static [Column]); 4] {
-    [(FlowRow::TABLE, FlowRow::COLUMNS), (LinkRow::TABLE, LinkRow::COLUMNS), (CellRow::TABLE, CellRow::COLUMNS), (SeriesTable::TABLE, SeriesTable::COLUMNS)]
+pub fn schemas() -> [(&'static str, &'static [Column]); 5] {
+    [
+        (FlowRow::TABLE, FlowRow::COLUMNS),
+        (LinkRow::TABLE, LinkRow::COLUMNS),
+        (CellRow::TABLE, CellRow::COLUMNS),
+        (SeriesTable::TABLE, SeriesTable::COLUMNS),
+        (EventRow::TABLE, EventRow::COLUMNS),
+    ]
 }
 
 /// Facts about the run itself.
@@ -275,6 +284,8 @@ pub struct RunResult {
     /// Empty without a radio network.
     pub cells: Vec<CellRow>,
     pub series: SeriesTable,
+    /// Empty unless `output.events` asks for some.
+    pub events: Vec<EventRow>,
     pub meta: RunMeta,
     /// (link direction, pcap file bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
@@ -283,22 +294,23 @@ pub struct RunResult {
 impl RunResult {
     /// The tables as Arrow record batches, named and in the order of `schemas()`. The
     /// series moves out (its columns become arrays without a copy) and is left empty.
-    pub fn take_batches(&mut self) -> [(&'static str, RecordBatch); 4] {
-        batches(&self.flows, &self.links, &self.cells, std::mem::take(&mut self.series))
+    pub fn take_batches(&mut self) -> [(&'static str, RecordBatch); 5] {
+        batches(&self.flows, &self.links, &self.cells, std::mem::take(&mut self.series), &self.events)
     }
 }
 
 /// Every table with no rows, as `RunResult::take_batches` returns them (the series' `metric`
 /// with every category).
-pub fn empty_batches() -> [(&'static str, RecordBatch); 4] {
-    batches(&[], &[], &[], SeriesTable::default())
+pub fn empty_batches() -> [(&'static str, RecordBatch); 5] {
+    batches(&[], &[], &[], SeriesTable::default(), &[])
 }
 
-fn batches(flows: &[FlowRow], links: &[LinkRow], cells: &[CellRow], series: SeriesTable) -> [(&'static str, RecordBatch); 4] {
+fn batches(flows: &[FlowRow], links: &[LinkRow], cells: &[CellRow], series: SeriesTable, events: &[EventRow]) -> [(&'static str, RecordBatch); 5] {
     [
         (FlowRow::TABLE, FlowRow::batch(flows)),
         (LinkRow::TABLE, LinkRow::batch(links)),
         (CellRow::TABLE, CellRow::batch(cells)),
         (SeriesTable::TABLE, series.into_batch()),
+        (EventRow::TABLE, EventRow::batch(events)),
     ]
 }

@@ -86,6 +86,42 @@ pub enum Exit {
     Radio,
 }
 
+/// Where and why the network dropped a packet (`Host::dropped`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropSite {
+    /// Refused by link direction `DirId`'s queue (full, or RED's early drop).
+    Queue(DirId),
+    /// Lost on link direction `DirId`'s wire (its channel, without link-layer ARQ).
+    Channel(DirId),
+    /// Discarded or flushed by link direction `DirId`'s link-layer ARQ.
+    Arq(DirId),
+    /// Refused by its mobile user's full buffer at the base station.
+    RadioBuffer,
+    /// Flushed from its user's buffer when the user moved on to a new transfer.
+    Moved,
+}
+
+impl DropSite {
+    /// The link direction, for a drop on a link.
+    pub fn dir(self) -> Option<DirId> {
+        match self {
+            DropSite::Queue(d) | DropSite::Channel(d) | DropSite::Arq(d) => Some(d),
+            DropSite::RadioBuffer | DropSite::Moved => None,
+        }
+    }
+
+    /// The cause as the `events` table's `detail` names it.
+    pub fn cause(self) -> &'static str {
+        match self {
+            DropSite::Queue(_) => "queue",
+            DropSite::Channel(_) => "channel",
+            DropSite::Arq(_) => "arq",
+            DropSite::RadioBuffer => "radio-buffer",
+            DropSite::Moved => "moved",
+        }
+    }
+}
+
 /// The edges of the network: what happens to a packet that leaves it, and to the events
 /// that are not the network's. Implemented by the simulator's world (its TCP endpoints) and
 /// by the emulator's forwarder (its TUN devices). Every method receives the fabric so that
@@ -97,9 +133,9 @@ pub trait Host<P: Carried> {
     /// allocates another one.
     fn arrived(&mut self, net: &mut Fabric<P>, now: SimTime, id: PacketId, exit: Exit);
 
-    /// `packet` was refused, lost or flushed by the network; the fabric frees it when this
-    /// returns.
-    fn dropped(&mut self, packet: &P);
+    /// `packet` was refused, lost or flushed by the network at `now`, at `site`; the fabric
+    /// frees it when this returns.
+    fn dropped(&mut self, now: SimTime, site: DropSite, packet: &P);
 
     /// Elements of link direction `dir` sent control messages (`signals`: the packet each is
     /// about, and the message) in one step, before the drops of the same step are reported.
@@ -107,6 +143,11 @@ pub trait Host<P: Carried> {
 
     /// An event of the queue that is not the network's (a flow start, a timer, ...).
     fn on_event(&mut self, net: &mut Fabric<P>, now: SimTime, event: Event);
+
+    /// A delay spike began (`started`) or ended at `now` on link directions `dirs`. Does
+    /// nothing by default.
+    #[inline(always)]
+    fn spike(&mut self, _now: SimTime, _dirs: &[DirId], _started: bool) {}
 
     /// Called after link direction `dir` released packets to the next hop or the host, with
     /// the packets still on its wire in view: a chance to warm caches. Does nothing by
@@ -262,7 +303,7 @@ impl<P: Carried> Fabric<P> {
             Event::TxDone(d) => {
                 if let Some(lost) = self.links[d.index()].on_tx_done(now, &mut self.events) {
                     self.ledger.dropped_at(d.index(), 1);
-                    self.drop_packet(lost, host);
+                    self.drop_packet(now, DropSite::Channel(d), lost, host);
                 }
                 self.take_notices(now, d, host);
             }
@@ -281,7 +322,10 @@ impl<P: Carried> Fabric<P> {
                 self.take_notices(now, d, host);
             }
             Event::Tti(c) => self.tti(now, c, host),
-            Event::SpikeStart(i) => self.spikes[i as usize].begin(i, now, &mut self.links, &mut self.events),
+            Event::SpikeStart(i) => {
+                self.spikes[i as usize].begin(i, now, &mut self.links, &mut self.events);
+                host.spike(now, &self.spike_dirs(i), true);
+            }
             Event::SpikeEnd(i) => self.spike_end(now, i, host),
             Event::FlowStart(_) | Event::Timer { .. } | Event::UserWake(_) | Event::Stop => host.on_event(self, now, event),
         }
@@ -296,7 +340,7 @@ impl<P: Carried> Fabric<P> {
         }
         self.ledger.dropped_in_radio(flushed.len());
         for p in flushed {
-            self.drop_packet(p, host);
+            self.drop_packet(now, DropSite::Moved, p, host);
         }
     }
 
@@ -318,7 +362,7 @@ impl<P: Carried> Fabric<P> {
         }
         self.ledger.dropped_at(dir.index(), notices.dropped.len());
         for &p in &notices.dropped {
-            self.drop_packet(p, host);
+            self.drop_packet(now, DropSite::Arq(dir), p, host);
         }
         notices.signals.clear();
         notices.dropped.clear();
@@ -338,7 +382,13 @@ impl<P: Carried> Fabric<P> {
         self.arrivals = arrivals;
     }
 
+    /// The link directions spike process `i` holds.
+    fn spike_dirs(&self, i: u32) -> Vec<DirId> {
+        self.spikes[i as usize].dirs().map(|d| DirId(d as u32)).collect()
+    }
+
     fn spike_end<H: Host<P>>(&mut self, now: SimTime, i: u32, host: &mut H) {
+        host.spike(now, &self.spike_dirs(i), false);
         let mut arrivals = std::mem::take(&mut self.arrivals);
         for d in self.spikes[i as usize].dirs().collect::<Vec<_>>() {
             self.links[d].release(now, &mut self.events, &mut arrivals);
@@ -363,13 +413,13 @@ impl<P: Carried> Fabric<P> {
         self.ledger.offered_to(dir.index());
         if self.links[dir.index()].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
             self.ledger.dropped_at(dir.index(), 1);
-            self.drop_packet(id, host);
+            self.drop_packet(now, DropSite::Queue(dir), id, host);
         }
         self.take_notices(now, dir, host);
     }
 
-    fn drop_packet<H: Host<P>>(&mut self, id: PacketId, host: &mut H) {
-        host.dropped(self.packets.get(id));
+    fn drop_packet<H: Host<P>>(&mut self, now: SimTime, site: DropSite, id: PacketId, host: &mut H) {
+        host.dropped(now, site, self.packets.get(id));
         self.ledger.dropped();
         self.packets.free(id);
     }
@@ -392,7 +442,7 @@ impl<P: Carried> Fabric<P> {
             self.ledger.offered_to_radio();
             if radio.offer(now, ue, id, bytes, &mut self.events) == Offer::Dropped {
                 self.ledger.dropped_in_radio(1);
-                self.drop_packet(id, host);
+                self.drop_packet(now, DropSite::RadioBuffer, id, host);
             }
             return;
         }

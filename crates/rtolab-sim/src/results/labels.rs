@@ -1,9 +1,11 @@
 //! Columns whose values are one of a few names: typed in Rust, written as text to the tables
-//! (`flows.kind`, `links.direction`), so the schema is the same as for a string column.
+//! (`flows.kind`, `links.direction`, `events.kind`), so the schema is the same as for a string
+//! column.
 
 use super::table::{Kind, Value};
 use arrow_array::{ArrayRef, StringArray};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// What made a flow: the scenario's own `[[flows]]`, a burst generator or a web generator.
@@ -51,6 +53,40 @@ impl LinkDirection {
     }
 }
 
+/// What a row of the `events` table records; also what `output.events` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    /// A retransmission timer expired (the SYN's excluded).
+    Timeout,
+    /// The sender declared timeouts spurious (a detector's verdict).
+    Spurious,
+    /// The sender undid a window reduction.
+    Undo,
+    /// A data segment sent again.
+    Retransmit,
+    /// The network dropped a packet.
+    Drop,
+    /// A delay spike began or ended on a link direction.
+    Spike,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 6] = [EventKind::Timeout, EventKind::Spurious, EventKind::Undo, EventKind::Retransmit, EventKind::Drop, EventKind::Spike];
+
+    /// The name in the `kind` column and in `output.events`.
+    pub fn label(self) -> &'static str {
+        match self {
+            EventKind::Timeout => "timeout",
+            EventKind::Spurious => "spurious",
+            EventKind::Undo => "undo",
+            EventKind::Retransmit => "retransmit",
+            EventKind::Drop => "drop",
+            EventKind::Spike => "spike",
+        }
+    }
+}
+
 macro_rules! label_column {
     ($ty:ty) => {
         impl Value for $ty {
@@ -63,3 +99,4 @@ macro_rules! label_column {
 }
 label_column!(FlowKind);
 label_column!(LinkDirection);
+label_column!(EventKind);

@@ -2,7 +2,7 @@
 //! field list, its columns (name, Arrow type, nullability, unit, description) and its Arrow
 //! record batch. Nothing else lists a table's fields.
 
-use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,6 +19,7 @@ pub enum Kind {
     UInt64,
     Float64,
     Utf8,
+    Boolean,
     /// A label from a fixed list: UInt32 keys into a dictionary of the list's strings.
     Category,
 }
@@ -30,6 +31,7 @@ impl Kind {
             Kind::UInt64 => DataType::UInt64,
             Kind::Float64 => DataType::Float64,
             Kind::Utf8 => DataType::Utf8,
+            Kind::Boolean => DataType::Boolean,
             Kind::Category => DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8)),
         }
     }
@@ -105,6 +107,14 @@ macro_rules! value {
 value!(u32, UInt32, UInt32Array);
 value!(u64, UInt64, UInt64Array);
 value!(f64, Float64, Float64Array);
+
+impl Value for Option<bool> {
+    const KIND: Kind = Kind::Boolean;
+    const NULLABLE: bool = true;
+    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
+        Arc::new(values.copied().collect::<BooleanArray>())
+    }
+}
 
 impl Value for String {
     const KIND: Kind = Kind::Utf8;

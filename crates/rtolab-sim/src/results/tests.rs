@@ -30,6 +30,7 @@ route = ["radio"]
 cells = 1
 [output]
 series = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay", "channel", "sir", "rate"]
+events = ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]
 "#;
 
 fn small_run() -> crate::RunResult {
@@ -40,7 +41,7 @@ fn small_run() -> crate::RunResult {
 #[test]
 fn test_every_table_batch_has_its_declared_schema() {
     let mut r = small_run();
-    let (flows, links, cells, series) = (r.flows.len(), r.links.len(), r.cells.len(), r.series.len());
+    let (flows, links, cells, series, events) = (r.flows.len(), r.links.len(), r.cells.len(), r.series.len(), r.events.len());
     let batches = r.take_batches();
     assert_eq!(batches.each_ref().map(|(name, _)| *name), schemas().map(|(name, _)| name));
     for ((name, batch), (_, columns)) in batches.iter().zip(schemas()) {
@@ -57,7 +58,7 @@ fn test_every_table_batch_has_its_declared_schema() {
         }
     }
     let rows = batches.each_ref().map(|(_, b)| b.num_rows());
-    assert_eq!(rows, [flows, links, cells, series]);
+    assert_eq!(rows, [flows, links, cells, series, events]);
     assert!(rows.iter().all(|&n| n > 0), "the small run fills every table: {rows:?}");
 }
 
@@ -97,7 +98,7 @@ fn test_series_categories_are_every_entity_and_every_metric() {
     let mut r = small_run();
     let entities = r.series.entities.clone();
     let metrics = r.series.metric.clone();
-    let [.., (_, series)] = r.take_batches();
+    let [.., (_, series), _] = r.take_batches();
     let entity = series.column_by_name("entity").expect("series has entity").as_dictionary::<UInt32Type>();
     let values: Vec<&str> = entity.values().as_string::<i32>().iter().flatten().collect();
     assert_eq!(values, entities);

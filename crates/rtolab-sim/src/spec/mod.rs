@@ -13,7 +13,7 @@ pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossM
 pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
 pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
-pub use crate::results::SeriesMetric;
+pub use crate::results::{EventKind, SeriesMetric};
 pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Rate, SizeRv};
@@ -260,6 +260,12 @@ pub struct OutputSpec {
     /// Link directions to capture: `"radio"` (forward), `"radio.forward"`, `"radio.reverse"`.
     #[serde(default)]
     pub pcap: Vec<String>,
+    /// Events to log in the `events` table, one row each: "timeout" (with the oracle's and
+    /// the sender's verdicts, cwnd and ssthresh before and after), "spurious" (the sender's
+    /// detections), "undo", "retransmit", "drop" (where and why), "spike" (start and end).
+    /// None by default; logging costs nothing when off.
+    #[serde(default)]
+    pub events: Vec<EventKind>,
 }
 
 /// Budgets that make a runaway run fail loudly instead of hanging.

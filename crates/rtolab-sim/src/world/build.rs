@@ -1,6 +1,7 @@
 //! Turns a validated `Scenario` into the run-time world.
 
 use super::configs::SenderConfigs;
+use super::events::EventLog;
 use super::flow::FlowRuntime;
 use super::plan::plan;
 use super::traffic::WebGenerator;
@@ -86,6 +87,7 @@ impl Simulation {
             flow_series: SeriesMetric::SENDER.map(|m| series.contains(&m)),
             record_delay: series.contains(&SeriesMetric::Delay),
             series: Default::default(),
+            events: EventLog::new(&scenario.output.events),
             completed: 0,
             data_packets: 0,
             segments: Vec::new(),

@@ -161,6 +161,11 @@ impl SpuriousOracle {
         }
     }
 
+    /// Whether the sender declared timeout `id` spurious.
+    pub fn was_detected(&self, id: u64) -> bool {
+        self.log.detected.get(id as usize).copied().unwrap_or(false)
+    }
+
     /// Timeouts the sender declared spurious that the oracle also found spurious.
     pub fn detected_correctly(&self) -> u64 {
         self.log.detected.iter().zip(&self.log.verdicts).filter(|(&d, &v)| d && v == Verdict::Spurious).count() as u64

@@ -8,6 +8,7 @@
 
 mod build;
 mod configs;
+mod events;
 mod flow;
 pub mod plan;
 mod report;
@@ -18,13 +19,14 @@ pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
 use crate::control::{RunControl, POLL_EVERY};
 use crate::engine::{Event, Side};
 use crate::fabric::ledger::FlowCount;
-use crate::fabric::{Exit, Fabric, FlowRoute, Host};
+use crate::fabric::{DropSite, Exit, Fabric, FlowRoute, Host};
 use crate::net::{DirId, FlowId, IcmpSignal, Packet, PacketId, Payload, Way};
 use crate::prefetch;
 use crate::results::{RunResult, SeriesMetric, SeriesTable};
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
 use configs::SenderConfigs;
+use events::EventLog;
 use flow::FlowRuntime;
 use thiserror::Error;
 use traffic::{WebGenerator, WebUser};
@@ -77,6 +79,8 @@ pub struct World {
     flow_series: [bool; 4],
     record_delay: bool,
     series: SeriesTable,
+    /// The `events` table's log; `None` unless `output.events` asks for some.
+    events: Option<Box<EventLog>>,
     completed: usize,
     data_packets: u64,
     /// Scratch buffers reused across events.
@@ -185,9 +189,16 @@ impl Host<Packet> for World {
     }
 
     #[inline]
-    fn dropped(&mut self, p: &Packet) {
+    fn dropped(&mut self, now: SimTime, site: DropSite, p: &Packet) {
         let flow = &mut self.flows[p.flow.index()];
         flow.ledger.dropped(p);
+        if let Some(log) = &mut self.events {
+            let seq = match p.payload() {
+                Payload::Segment(s) if s.len > 0 => Some(s.seq),
+                _ => None,
+            };
+            log.dropped(now, p.flow, site, seq);
+        }
         if let (Way::Forward, Payload::Segment(s)) = (p.way, p.payload()) {
             let oracle = &mut flow.oracle;
             if s.is_syn() {
@@ -195,6 +206,12 @@ impl Host<Packet> for World {
             } else if s.len > 0 {
                 oracle.data_dropped(p.sent_at);
             }
+        }
+    }
+
+    fn spike(&mut self, now: SimTime, dirs: &[DirId], started: bool) {
+        if let Some(log) = &mut self.events {
+            log.spike(now, dirs, started);
         }
     }
 
@@ -286,13 +303,27 @@ impl World {
             let notes: Vec<SenderNote> = self.flows[f.index()].sender.drain_notes().collect();
             for note in notes {
                 let flow = &mut self.flows[f.index()];
+                let window = (flow.sender.cwnd(), flow.sender.ssthresh());
                 match note {
-                    SenderNote::Timeout { seq, id } => {
+                    SenderNote::Timeout { seq, id, cwnd, ssthresh } => {
                         flow.oracle.timeout(id, seq, now);
                         flow.oracle.prune_below(flow.sender.snd_una());
+                        if let Some(log) = &mut self.events {
+                            log.timeout(now, f, id, seq, (cwnd, ssthresh), window);
+                        }
                     }
                     SenderNote::SynTimeout => flow.oracle.syn_timeout(now),
-                    SenderNote::SpuriousDetected { first, last } => flow.oracle.detected(first, last),
+                    SenderNote::SpuriousDetected { first, last } => {
+                        flow.oracle.detected(first, last);
+                        if let Some(log) = &mut self.events {
+                            log.detected(now, f, first, last, window);
+                        }
+                    }
+                    SenderNote::Undone { timeouts, cwnd, ssthresh } => {
+                        if let Some(log) = &mut self.events {
+                            log.undone(now, f, timeouts, (cwnd, ssthresh), window);
+                        }
+                    }
                     SenderNote::Completed => self.flow_completed(net, now, f),
                 }
             }
@@ -339,6 +370,9 @@ impl World {
             } else if segment.len > 0 {
                 flow.oracle.data_sent(now);
                 self.data_packets += 1;
+                if let Some(log) = &mut self.events {
+                    log.data_sent(now, f, segment.seq, segment.end());
+                }
             }
         }
         let packet = Packet::segment(f, way, segment, now);

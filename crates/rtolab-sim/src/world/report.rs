@@ -8,7 +8,7 @@ use crate::time::SimTime;
 impl Simulation {
     pub(super) fn report(self, end: SimTime) -> RunResult {
         let Simulation { net, world: mut w } = self;
-        let Parts { links: mut links_dirs, mut radio, captures, events, packets } = net.into_parts();
+        let Parts { links: mut links_dirs, mut radio, captures, events: queue, packets } = net.into_parts();
         let flows = w
             .flows
             .iter()
@@ -57,6 +57,10 @@ impl Simulation {
             })
             .collect();
 
+        let events = match w.events.take() {
+            Some(log) => log.into_rows(&w.flows, &links_dirs.iter().map(|l| l.cfg.name()).collect::<Vec<_>>()),
+            None => Vec::new(),
+        };
         let n_flows = w.flows.len() as u32;
         let mut entities: Vec<String> = w.flows.iter().map(|f| f.name.clone()).collect();
         let mut links = Vec::with_capacity(links_dirs.len());
@@ -76,12 +80,12 @@ impl Simulation {
             scenario: w.scenario_name.clone(),
             seed: w.seed,
             sim_time_s: end.as_secs_f64(),
-            events: events.processed(),
+            events: queue.processed(),
             data_packets: w.data_packets,
             peak_live_packets: packets.capacity() as u64,
         };
         let pcaps = captures.into_iter().flatten().map(|c| c.into_bytes()).collect();
         let cells = radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
-        RunResult { flows, links, cells, series: w.series, meta, pcaps }
+        RunResult { flows, links, cells, series: w.series, events, meta, pcaps }
     }
 }

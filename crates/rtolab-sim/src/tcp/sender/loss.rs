@@ -75,7 +75,7 @@ impl TcpSender {
             m.on_timeout();
             self.stats.icmp_cases = m.case_counts();
         }
-        self.notes.push(SenderNote::Timeout { seq: self.snd_una, id });
+        self.notes.push(SenderNote::Timeout { seq: self.snd_una, id, cwnd: self.cc.cwnd(), ssthresh: self.cc.ssthresh() });
         // RFC 5682 3.1 step 1: no wait-and-see while a recovery (fast or RTO) is under way
         // (the detectors are told so).
         let repeated = (self.state.is_loss() || self.state.is_recovery()) && self.recover >= self.snd_una;
@@ -258,6 +258,7 @@ impl TcpSender {
             self.stats.spurious_detected += last - first + 1;
             self.notes.push(SenderNote::SpuriousDetected { first, last });
         }
+        let undone = Some(SenderNote::Undone { timeouts: ep.timeouts.filter(|_| ep.kind == EpisodeKind::Timeout), cwnd: self.cc.cwnd(), ssthresh: self.cc.ssthresh() });
         let mut parts = SenderParts {
             cc: &mut self.cc,
             rto: &mut self.rto,
@@ -275,6 +276,7 @@ impl TcpSender {
         };
         if respond(self.cfg.response, ep, &mut parts, acked, sample) {
             self.stats.undos += 1;
+            self.notes.extend(undone);
         }
     }
 }

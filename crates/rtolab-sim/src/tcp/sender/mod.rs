@@ -181,12 +181,16 @@ pub struct SenderStats {
 /// Things the sender tells its environment besides segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderNote {
-    /// Timeout number `id` (from 0) expired and the segment at `seq` was retransmitted.
-    Timeout { seq: u64, id: u64 },
+    /// Timeout number `id` (from 0) expired and the segment at `seq` was retransmitted;
+    /// `cwnd` and `ssthresh` are the window and threshold before the timeout reduced them.
+    Timeout { seq: u64, id: u64, cwnd: u64, ssthresh: u64 },
     /// The SYN's timer expired and the SYN was sent again.
     SynTimeout,
     /// The sender declared timeouts `first..=last` spurious.
     SpuriousDetected { first: u64, last: u64 },
+    /// The sender undid a reduction (counted in `undos`): the timeouts `first..=last` of the
+    /// episode (none for a fast retransmit's); `cwnd` and `ssthresh` before the undo.
+    Undone { timeouts: Option<(u64, u64)>, cwnd: u64, ssthresh: u64 },
     /// Every byte is acknowledged.
     Completed,
 }
