@@ -32,7 +32,7 @@ def fmt(value: object, digits: int = 3) -> str:
 LISTED_FLOWS = 20
 
 FLOW_COLUMNS = [
-    "name", "kind", "bytes", "goodput_bps", "end_s", "retransmits", "timeouts", "spurious_timeouts",
+    "name", "kind", "bytes", "goodput_bps", "completion_s", "retransmits", "timeouts", "spurious_timeouts",
     "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
 ]
 GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
@@ -41,6 +41,8 @@ LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "me
 RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
 CELL_COLUMNS = ["name", "busy_share", "throughput_bps", "blocks_sent", "blocks_lost", "mean_users", "mean_served", "mean_sir_db", "buffer_drops"]
 LEFT = {"name", "kind", "generator", "link", "direction"}
+#: Times shown to the microsecond (a completion time's resolution that matters).
+MICROSECONDS = {"start_s", "end_s", "completion_s"}
 
 
 def result_table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
@@ -50,7 +52,7 @@ def result_table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
         # Fold, never cut: a narrow terminal wraps a value or a header, it does not lose digits.
         shown.add_column(c, justify="left" if c in LEFT else "right", overflow="fold")
     for row in df.select(columns).iter_rows():
-        shown.add_row(*(fmt(v) for v in row))
+        shown.add_row(*(f"{v:.6f}" if c in MICROSECONDS and isinstance(v, float) else fmt(v) for c, v in zip(columns, row)))
     return shown
 
 

@@ -81,9 +81,12 @@ def load(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0) -> 
         return Flows(name, params, flows, warm_up_s, 0)
     kept = flows.filter(pl.col("start_s") >= warm_up_s)
     finished = pl.col("size").is_not_null() & pl.col("end_s").is_not_null()
+    # The flows table's own column where present (runs stored before it lack it).
+    computed = pl.when(finished).then(pl.col("end_s") - pl.col("start_s")).otherwise(None)
+    completion = pl.coalesce(pl.col("completion_s"), computed) if "completion_s" in kept.columns else computed
     table = kept.with_columns(
         _group(by).alias(GROUP),
-        pl.when(finished).then(pl.col("end_s") - pl.col("start_s")).otherwise(None).alias("completion_s"),
+        completion.alias("completion_s"),
         (pl.col("size").is_not_null() & pl.col("end_s").is_null()).alias("unfinished"),
     )
     return Flows(name, params, table, warm_up_s, flows.height - kept.height)

@@ -308,7 +308,8 @@ class Store:
         if not files:
             return pl.LazyFrame()
         order = ["point", "replication", "flow"] if table == "flows" else ["point", "replication", "link", "direction"]
-        return pl.scan_parquet(files).sort(order, maintain_order=True)
+        # Runs stored by an earlier version may lack a column added since: null there.
+        return pl.scan_parquet(files, missing_columns="insert").sort(order, maintain_order=True)
 
     def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.DataFrame:
         """``scan``, collected. A file whose bytes are damaged inside (Parquet cannot decode

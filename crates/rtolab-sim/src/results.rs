@@ -46,6 +46,10 @@ result_table! {
         /// When the last byte was acknowledged; null if unfinished.
         #[unit = "s"]
         pub end_s: Option<f64>,
+        /// The transfer's completion time: from its start to its last byte acknowledged (to
+        /// the nanosecond); null if unfinished.
+        #[unit = "s"]
+        pub completion_s: Option<f64>,
         /// Requested size; null for an unbounded flow.
         #[unit = "bytes"]
         pub size: Option<u64>,

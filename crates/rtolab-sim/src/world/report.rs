@@ -28,6 +28,7 @@ impl Simulation {
                     generator,
                     start_s: f.start.as_secs_f64(),
                     end_s: finished.map(|t| t.as_secs_f64()),
+                    completion_s: finished.map(|t| t.since(f.start).as_secs_f64()),
                     size: f.size,
                     bytes: f.check.delivered,
                     goodput_bps: rate(f.check.delivered),
