@@ -192,7 +192,7 @@ def test_emulate_writes_the_same_tables_as_run(tmp_path: Path) -> None:
     assert set(series["metric"].cast(str).unique()) == {"cwnd", "srtt", "queue", "delay"}
     meta = json.loads((tmp_path / "out" / "meta.json").read_text())
     assert meta["emulator"]["kernel"] == os.uname().release
-    assert (tmp_path / "out" / "pcap" / "l.forward.pcap").stat().st_size > 24
+    assert (tmp_path / "out" / "pcap" / "l.pcap").stat().st_size > 24
 
 
 def _toml(spec: dict[str, Any]) -> str:

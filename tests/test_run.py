@@ -19,7 +19,7 @@ def test_quickstart_file_runs_with_all_tables(quickstart: Path) -> None:
     assert (r.flows.columns, r.links.columns, r.series.columns) == (declared["flows"], declared["links"], declared["series"])
     assert r.meta["seed"] == 7 and r.meta["sim_time_s"] == 120.0
     assert set(r.series["metric"].unique()) == {"cwnd", "ssthresh", "srtt", "rto", "queue"}
-    assert list(r.pcaps) == ["radio.forward"]
+    assert list(r.pcaps) == ["radio"]
     # the unbounded flow has no end; finished bursts delivered exactly their share
     bulk = r.flows.filter(pl.col("name") == "bulk").row(0, named=True)
     assert bulk["end_s"] is None and bulk["size"] is None
@@ -33,7 +33,7 @@ def test_printing_a_result_summarises_it(quickstart: Path) -> None:
     r = rtolab.run(quickstart, seed=7)
     text = repr(r)
     assert len(text) < 300, text
-    assert f"flows {r.flows.height}×{r.flows.width}" in text and "radio.forward" in text and f"{len(r.pcaps['radio.forward']):,} B" in text
+    assert f"flows {r.flows.height}×{r.flows.width}" in text and "radio" in text and f"{len(r.pcaps['radio']):,} B" in text
 
 
 def test_dict_and_toml_text_give_the_same_result() -> None:

@@ -18,7 +18,7 @@ use crate::wire::{self, TcpView};
 use rtolab_sim::engine::Event;
 use rtolab_sim::fabric::{Carried, DropSite, Exit, Fabric, FlowRoute, Host, Parts};
 use rtolab_sim::net::{DirId, FlowId, IcmpSignal, LinkDir, PacketId, SpikeProcess, Way};
-use rtolab_sim::pcap::Capture;
+use rtolab_sim::pcap::{Capture, Captures};
 use rtolab_sim::radio::RadioNetwork;
 use rtolab_sim::results::{SeriesMetric, SeriesTable};
 use rtolab_sim::{SimDuration, SimTime};
@@ -131,7 +131,7 @@ impl Forwarder {
         spikes: Vec<SpikeProcess>,
         routes: Vec<FlowRoute>,
         radio: Option<RadioNetwork>,
-        captures: Vec<Option<Capture>>,
+        captures: Captures,
         shared: Arc<Shared>,
         record_delay: bool,
     ) -> Self {
@@ -223,7 +223,7 @@ impl Forwarder {
             conns: edge.conns,
             accuracy: edge.accuracy,
             series: edge.series,
-            pcaps: captures.into_iter().flatten().map(|c| c.into_bytes()).collect(),
+            pcaps: captures.into_files(),
             radio,
             events: events.processed(),
             peak_slots: packets.capacity() as u64,

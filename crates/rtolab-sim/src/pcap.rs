@@ -1,9 +1,15 @@
-//! Packet capture of a link direction: classic pcap, LINKTYPE_RAW (IPv4), headers only
-//! (the captured length is the IPv4 + TCP headers with options; the original length is the
-//! whole packet), so Wireshark/tshark analyse sequence numbers, SACK and timestamps.
+//! Packet capture of a link, one or both of its directions in one file: classic pcap,
+//! LINKTYPE_RAW (IPv4), headers only (the captured length is the IPv4 + TCP headers with
+//! options; the original length is the whole packet), so Wireshark/tshark analyse sequence
+//! numbers, SACK, timestamps and windows. Packets are recorded as they are offered to the
+//! link direction, so the file is in time order.
 //!
 //! Addresses encode the flow: sender 10.1.x.y:(10000 + flow % 50000), receiver 10.2.x.y:80.
 //! Initial sequence numbers are fixed per flow; the SYN takes one sequence number as in TCP.
+//! The SYN and SYN-ACK carry the flow's own options (`FlowEnds`): its MSS, SACK-permitted when
+//! SACK is on, timestamps when on, and a window scale (RFC 7323 2.3) large enough for the
+//! receiver's window, by which every later window field is shifted. The data sender's receive
+//! side is not modelled: its segments advertise the receiver's window.
 
 use crate::net::{IcmpSignal, Packet, Payload, Way};
 use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
@@ -15,17 +21,88 @@ use pcap_file::{DataLink, Endianness};
 const SENDER_ISN: u32 = 1_000_000;
 const RECEIVER_ISN: u32 = 5_000_000;
 
+/// What a flow's SYN and SYN-ACK say of its endpoints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowEnds {
+    pub mss: u32,
+    pub sack: bool,
+    /// The receiver's advertised window, bytes.
+    pub window: u64,
+}
+
+impl FlowEnds {
+    /// The smallest shift (at most 14, RFC 7323 2.3) that fits `window` in 16 bits.
+    pub fn window_scale(&self) -> u8 {
+        (0..14).find(|&s| self.window >> s <= 65_535).unwrap_or(14)
+    }
+}
+
+/// The captures of a run: each file and the link directions it records.
+#[derive(Default)]
+pub struct Captures {
+    by_dir: Vec<Option<usize>>,
+    files: Vec<Capture>,
+}
+
+impl Captures {
+    /// No capture yet, over `dirs` link directions.
+    pub fn new(dirs: usize) -> Self {
+        Captures { by_dir: vec![None; dirs], files: Vec::new() }
+    }
+
+    /// A file `name` recording link directions `dirs`.
+    pub fn add(&mut self, name: String, dirs: &[usize]) {
+        for &d in dirs {
+            self.by_dir[d] = Some(self.files.len());
+        }
+        self.files.push(Capture::new(name));
+    }
+
+    /// The capture recording direction `dir`, if any.
+    #[inline]
+    pub fn of(&mut self, dir: usize) -> Option<&mut Capture> {
+        match self.by_dir.get(dir) {
+            Some(Some(i)) => Some(&mut self.files[*i]),
+            _ => None,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Flow `flow`'s endpoints, for its SYN options and window fields.
+    pub fn describe_flow(&mut self, flow: u32, ends: FlowEnds) {
+        for c in &mut self.files {
+            let i = flow as usize;
+            if c.flows.len() <= i {
+                c.flows.resize(i + 1, None);
+            }
+            c.flows[i] = Some(ends);
+        }
+    }
+
+    /// The finished files: (name, pcap bytes).
+    pub fn into_files(self) -> Vec<(String, Vec<u8>)> {
+        self.files.into_iter().map(Capture::into_bytes).collect()
+    }
+}
+
+/// Endpoints of a flow no one described: a 1460-byte MSS, SACK, a 64 KiB window.
+const UNDESCRIBED: FlowEnds = FlowEnds { mss: 1460, sack: true, window: 65_535 };
+
 pub struct Capture {
     pub name: String,
     writer: PcapWriter<Vec<u8>>,
     zeros: Vec<u8>,
+    flows: Vec<Option<FlowEnds>>,
 }
 
 impl Capture {
     pub fn new(name: String) -> Self {
         let header = PcapHeader { datalink: DataLink::RAW, snaplen: 65535, endianness: Endianness::Little, ..Default::default() };
         let writer = PcapWriter::with_header(Vec::new(), header).expect("writing to memory cannot fail");
-        Capture { name, writer, zeros: Vec::new() }
+        Capture { name, writer, zeros: Vec::new(), flows: Vec::new() }
     }
 
     fn addresses(flow: u32) -> ([u8; 4], [u8; 4], u16) {
@@ -45,19 +122,28 @@ impl Capture {
             Way::Reverse => (receiver, sender, 80, port, RECEIVER_ISN, SENDER_ISN),
         };
         let syn = s.flags & FLAG_SYN != 0;
+        let ends = self.flows.get(p.flow.0 as usize).copied().flatten().unwrap_or(UNDESCRIBED);
+        let scale = ends.window_scale();
         // Data bytes start one after the ISN (the SYN's sequence number).
         let seq = if syn { isn } else { isn.wrapping_add(1).wrapping_add(s.seq as u32) };
-        let window = s.wnd.min(65535) as u16;
-        let mut tcp = TcpHeader::new(sport, dport, seq, if p.way == Way::Forward { 65535 } else { window });
+        let advertised = if p.way == Way::Forward { ends.window } else { s.wnd };
+        // A SYN's window is never scaled (RFC 7323 2.2); every later one is.
+        let window = if syn { advertised.min(65_535) } else { (advertised >> scale).min(65_535) };
+        let mut tcp = TcpHeader::new(sport, dport, seq, window as u16);
         tcp.syn = syn;
         if s.flags & FLAG_ACK != 0 {
             tcp.ack = true;
             tcp.acknowledgment_number = peer_isn.wrapping_add(1).wrapping_add(s.ack as u32);
         }
-        let mut options = Vec::with_capacity(4);
+        let mut options = Vec::with_capacity(5);
         if syn {
-            options.push(TcpOptionElement::MaximumSegmentSize(65495));
-            options.push(TcpOptionElement::SelectiveAcknowledgementPermitted);
+            options.push(TcpOptionElement::MaximumSegmentSize(ends.mss.min(65_535) as u16));
+            if ends.sack {
+                options.push(TcpOptionElement::SelectiveAcknowledgementPermitted);
+            }
+            if scale > 0 {
+                options.push(TcpOptionElement::WindowScale(scale));
+            }
         }
         if s.ts_val != 0 {
             let micros = |ns: u64| (ns / 1_000) as u32;

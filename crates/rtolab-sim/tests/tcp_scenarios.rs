@@ -137,7 +137,7 @@ fn quickstart_study_runs_as_written() {
     assert!(r.links.iter().find(|l| l.link == "radio" && l.direction == LinkDirection::Forward).unwrap().spikes >= 3);
     assert!(!r.series.is_empty());
     assert_eq!(r.pcaps.len(), 1);
-    assert_eq!(r.pcaps[0].0, "radio.forward");
+    assert_eq!(r.pcaps[0].0, "radio"); // both directions of the link, one file
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::net::arq::ArqConfig;
 use crate::net::channel::{ChannelModel, GilbertElliott, GilbertPackets};
 use crate::net::ids::DirId;
 use crate::net::{DirConfig, LinkDir, SpikeProcess, Way};
-use crate::pcap::Capture;
+use crate::pcap::Captures;
 use crate::results::LinkDirection;
 use crate::rng::stream;
 use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, LossSpec, QueueSpec, RadioSpec, Scenario};
@@ -185,14 +185,15 @@ impl Hops for Vec<DirId> {
     }
 }
 
-/// A capture for each direction `output.pcap` names (`"l"` is its forward direction).
-pub fn captures(scenario: &Scenario, links: &[LinkDir]) -> Vec<Option<Capture>> {
-    links
-        .iter()
-        .map(|l| {
-            let name = l.cfg.name();
-            let wanted = scenario.output.pcap.iter().any(|p| *p == name || (*p == l.cfg.link && l.cfg.direction == LinkDirection::Forward));
-            wanted.then(|| Capture::new(name))
-        })
-        .collect()
+/// The captures `output.pcap` names: `"l.forward"` or `"l.reverse"` one direction of link `l`,
+/// `"l"` both of them in one file (time-ordered, so a reader sees data and ACKs together).
+pub fn captures(scenario: &Scenario, links: &[LinkDir]) -> Captures {
+    let mut captures = Captures::new(links.len());
+    for wanted in &scenario.output.pcap {
+        let dirs: Vec<usize> = links.iter().enumerate().filter(|(_, l)| *wanted == l.cfg.name() || *wanted == l.cfg.link).map(|(d, _)| d).collect();
+        if !dirs.is_empty() {
+            captures.add(wanted.clone(), &dirs);
+        }
+    }
+    captures
 }

@@ -25,7 +25,7 @@ pub mod route;
 
 use crate::engine::{Event, EventQueue};
 use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, SpikeProcess, Way};
-use crate::pcap::Capture;
+use crate::pcap::{Capture, Captures, FlowEnds};
 use crate::radio::RadioNetwork;
 use crate::time::SimTime;
 use ledger::Ledger;
@@ -160,7 +160,7 @@ pub trait Host<P: Carried> {
 pub struct Parts<P> {
     pub links: Vec<LinkDir>,
     pub radio: Option<RadioNetwork>,
-    pub captures: Vec<Option<Capture>>,
+    pub captures: Captures,
     /// The queue, for the count of events processed and the last event's time.
     pub events: EventQueue,
     /// The store, for its high-water mark of live packets.
@@ -178,7 +178,7 @@ pub struct Fabric<P: Carried = Packet> {
     routes: Vec<FlowRoute>,
     packets: PacketArena<P>,
     /// Per link direction, the capture recording what it is offered (if asked for).
-    captures: Vec<Option<Capture>>,
+    captures: Captures,
     /// Packet conservation counts of the network (the hosts count per flow).
     ledger: Ledger,
     /// Scratch buffer of packets released by one element at one instant.
@@ -189,7 +189,7 @@ impl<P: Carried> Fabric<P> {
     /// A fabric over `links` (indexed by `DirId`), `spikes` (indexed as `SpikeStart`'s
     /// argument), the radio network and one capture slot per direction. No flow has a route
     /// yet and no event is scheduled (`schedule_spikes`).
-    pub fn new(links: Vec<LinkDir>, spikes: Vec<SpikeProcess>, radio: Option<RadioNetwork>, captures: Vec<Option<Capture>>) -> Self {
+    pub fn new(links: Vec<LinkDir>, spikes: Vec<SpikeProcess>, radio: Option<RadioNetwork>, captures: Captures) -> Self {
         let n = links.len();
         Fabric {
             events: EventQueue::default(),
@@ -226,6 +226,14 @@ impl<P: Carried> Fabric<P> {
     #[inline]
     pub fn route(&self, f: FlowId) -> &FlowRoute {
         &self.routes[f.index()]
+    }
+
+    /// Flow `f`'s endpoints, for the captures' SYN options and windows (nothing without a
+    /// capture).
+    pub fn describe_flow(&mut self, f: FlowId, ends: impl FnOnce() -> FlowEnds) {
+        if !self.captures.is_empty() {
+            self.captures.describe_flow(f.0, ends());
+        }
     }
 
     pub fn links(&self) -> &[LinkDir] {
@@ -406,7 +414,7 @@ impl<P: Carried> Fabric<P> {
     /// Offers packet `id` to link direction `dir` (recording it first if `dir` is captured).
     fn offer<H: Host<P>>(&mut self, now: SimTime, dir: DirId, id: PacketId, host: &mut H) {
         let p = self.packets.get(id);
-        if let Some(c) = &mut self.captures[dir.index()] {
+        if let Some(c) = self.captures.of(dir.index()) {
             p.record(c, now);
         }
         let bytes = p.wire_bytes();

@@ -257,7 +257,8 @@ pub struct OutputSpec {
     /// good, 1 bad, on change).
     #[serde(default)]
     pub series: Vec<SeriesMetric>,
-    /// Link directions to capture: `"radio"` (forward), `"radio.forward"`, `"radio.reverse"`.
+    /// Links to capture: `"radio"` (both directions in one file, `pcap/radio.pcap`), or one
+    /// direction, `"radio.forward"` or `"radio.reverse"`.
     #[serde(default)]
     pub pcap: Vec<String>,
     /// Events to log in the `events` table, one row each: "timeout" (with the oracle's and

@@ -71,6 +71,10 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    pub fn config(&self) -> &ReceiverConfig {
+        &self.cfg
+    }
+
     pub fn new(cfg: ReceiverConfig) -> Self {
         TcpReceiver {
             established: false,

@@ -21,6 +21,7 @@ use crate::engine::{Event, Side};
 use crate::fabric::ledger::FlowCount;
 use crate::fabric::{DropSite, Exit, Fabric, FlowRoute, Host};
 use crate::net::{DirId, FlowId, IcmpSignal, Packet, PacketId, Payload, Way};
+use crate::pcap::FlowEnds;
 use crate::prefetch;
 use crate::results::{RunResult, SeriesMetric, SeriesTable};
 use crate::tcp::{Segment, SenderNote};
@@ -273,6 +274,8 @@ impl World {
         }
         let flow = &mut self.flows[f.index()];
         flow.started = true;
+        let receiver = flow.receiver.config();
+        net.describe_flow(f, || FlowEnds { mss: receiver.mss, sack: receiver.sack, window: receiver.window });
         let mut out = std::mem::take(&mut self.segments);
         flow.sender.open(now, &mut out);
         self.after_endpoint(net, now, f, Side::Sender, out);

@@ -85,7 +85,7 @@ impl Simulation {
             data_packets: w.data_packets,
             peak_live_packets: packets.capacity() as u64,
         };
-        let pcaps = captures.into_iter().flatten().map(|c| c.into_bytes()).collect();
+        let pcaps = captures.into_files();
         let cells = radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
         RunResult { flows, links, cells, series: w.series, events, meta, pcaps }
     }
