@@ -60,24 +60,42 @@ pub fn parse_for_any_target(text: &str, format: &str) -> Result<Scenario, SpecEr
 
 fn toml_any_target(text: &str) -> Result<Scenario, SpecError> {
     let de = toml::Deserializer::parse(text).map_err(|e| SpecError::new("", toml_message(&e, text)))?;
+    let tree = toml::from_str::<serde_json::Value>(text).ok();
+    if let Some(t) = &tree {
+        super::shape::check(t)?;
+    }
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = path_of(&e);
-        let tree = toml::from_str::<serde_json::Value>(text).ok();
-        tree.and_then(|t| refine_tagged(&path, &t)).unwrap_or_else(|| SpecError::new(path, toml_message(e.inner(), text)))
+        in_user_words(tree.as_ref().and_then(|t| refine_tagged(&path, t)).unwrap_or_else(|| SpecError::new(path, toml_message(e.inner(), text))), tree.as_ref())
     })?;
     super::validate::validate(&scenario)?;
     Ok(scenario)
 }
 
 fn json_any_target(text: &str) -> Result<Scenario, SpecError> {
+    let tree = serde_json::from_str::<serde_json::Value>(text).ok();
+    if let Some(t) = &tree {
+        super::shape::check(t)?;
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = path_of(&e);
-        let tree = serde_json::from_str::<serde_json::Value>(text).ok();
-        tree.and_then(|t| refine_tagged(&path, &t)).unwrap_or_else(|| SpecError::new(path, json_message(e.inner())))
+        in_user_words(tree.as_ref().and_then(|t| refine_tagged(&path, t)).unwrap_or_else(|| SpecError::new(path, json_message(e.inner()))), tree.as_ref())
     })?;
     super::validate::validate(&scenario)?;
     Ok(scenario)
+}
+
+/// `e` with a message that speaks of Rust types replaced by the value and the field's form
+/// from the schema (`shape`), when the schema knows the field.
+fn in_user_words(e: SpecError, tree: Option<&serde_json::Value>) -> SpecError {
+    if !super::shape::speaks_rust(&e.message) {
+        return e;
+    }
+    match tree.and_then(|t| super::shape::plain_message(t, &e.path)) {
+        Some(message) => SpecError { message, ..e },
+        None => e,
+    }
 }
 
 fn json_message(e: &serde_json::Error) -> String {
