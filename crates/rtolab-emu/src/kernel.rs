@@ -10,7 +10,7 @@
 //! (initcwnd, rto_min, quickack), tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
 
 use crate::error::{EmuError, EmuResult};
-use rtolab_sim::spec::{CcKind, DetectSpec, RecoverySpec, ResponseSpec, RtoPreset, Scenario, TcpSpec};
+use rtolab_sim::spec::{CcKind, DetectSpec, DupAckRule, RecoveryKind, Response, RtoPreset, Scenario, TcpSpec};
 use rtolab_sim::tcp::spurious::DetectorName;
 use rtolab_sim::tcp::profile::Stack;
 use serde::Serialize;
@@ -104,7 +104,7 @@ impl NsSettings {
 
 /// The kernel's congestion-control module for a flow, if the spec names one.
 pub fn congestion_control(t: &TcpSpec) -> Option<&'static str> {
-    t.cc.map(|c| c.kernel_name())
+    t.cc.map(|c| c.kind.kernel_name())
 }
 
 /// Namespace settings for `scenario`, or the first field the kernel cannot honour.
@@ -139,19 +139,19 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
             "the emulator runs the kernel's own TCP; expected \"linux\" or no stack (compare other stacks with `rtolab compare --stack`)",
         );
     }
-    if t.recovery == Some(RecoverySpec::Reno) {
+    if t.recovery == Some(RecoveryKind::Reno) {
         return refuse(p, "recovery", "the kernel has no Reno recovery (it always handles partial ACKs as NewReno); expected \"newreno\" or \"sack\"");
     }
-    if t.recovery == Some(RecoverySpec::RateHalving) {
+    if t.recovery == Some(RecoveryKind::RateHalving) {
         return refuse(p, "recovery", "the kernel reduces the window by PRR (rate halving left Linux in 3.2); \"rate-halving\" is simulated only");
     }
-    if t.cc == Some(CcKind::Cubic2624) {
+    if t.cc.is_some_and(|c| c.kind == CcKind::Cubic2624) {
         return refuse(p, "cc", "the kernel's cubic module is today's, not Linux 2.6.24's (module 2.1); \"cubic-2.6.24\" is simulated only");
     }
     if t.ack_counting == Some(true) {
         return refuse(p, "ack_counting", "the kernel grows the window by the segments acknowledged; Linux 2.6.24's per-ACK growth (`tcp_abc` 0) is simulated only");
     }
-    if t.response.is_some_and(|r| r != ResponseSpec::Undo) {
+    if t.response.is_some_and(|r| r != Response::Undo) {
         return refuse(p, "response", "the kernel's response to a spurious timeout is \"undo\"");
     }
     if t.iw_after_syn_loss.is_some_and(|n| n != 1) {
@@ -205,11 +205,11 @@ fn settings_of(t: &TcpSpec, p: &str) -> EmuResult<NsSettings> {
     fixed_behaviour(t, p)?;
     let mut ns = NsSettings { sack: t.sack, dsack: t.dsack, timestamps: t.timestamps, ..Default::default() };
     let sack_on = ns.sack.unwrap_or(true);
-    if t.recovery == Some(RecoverySpec::Newreno) && sack_on {
+    if t.recovery == Some(RecoveryKind::NewReno) && sack_on {
         return refuse(p, "recovery", "with SACK on the kernel recovers with SACK; set sack = false for NewReno");
     }
     if let Some(dupack) = t.dupack {
-        let kernel = if sack_on { rtolab_sim::spec::DupAckSpec::Rfc6675 } else { rtolab_sim::spec::DupAckSpec::Rfc5681 };
+        let kernel = if sack_on { DupAckRule::Rfc6675 } else { DupAckRule::Rfc5681 };
         if dupack != kernel {
             return refuse(p, "dupack", "the kernel counts SACKed segments with SACK on (\"rfc6675\") and duplicate ACKs without (\"rfc5681\")");
         }

@@ -15,7 +15,7 @@ pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
 pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
 pub use crate::results::{EventKind, SeriesMetric};
-pub use tcp::{CcKind, DetectSpec, DupAckSpec, InitialWindow, IwRule, RecoverySpec, ResolvedTcp, ResponseSpec, RtoPreset, TcpSpec};
+pub use tcp::{CcKind, CcName, DetectSpec, DupAckRule, InitialWindow, IwRule, RecoveryKind, ResolvedTcp, Response, RtoPreset, TcpSpec};
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Rate, SizeRv};
 use schemars::JsonSchema;

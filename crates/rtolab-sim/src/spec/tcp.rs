@@ -1,39 +1,23 @@
 //! TCP settings of a flow: a named stack (`stack`) sets every default; each field overrides
 //! it. `resolve` turns the table into the sender's and receiver's configurations.
 
-pub use crate::tcp::cc::CcKind;
-use crate::tcp::cc::{ControllerKind, CubicParams, WindowArith};
+pub use crate::tcp::cc::{CcKind, CcName};
+use crate::tcp::cc::WindowArith;
 use crate::tcp::icmp_rto::{Case7, IcmpRtoConfig};
 use crate::tcp::jiffies::Wheel;
 use crate::tcp::profile::{Profile, Stack};
-use crate::tcp::recovery::RecoveryKind;
+pub use crate::tcp::recovery::RecoveryKind;
 pub use crate::tcp::initial_window::{InitialWindow, IwRule};
 pub use crate::tcp::rto::RtoPreset;
 use crate::tcp::rto::{RtoConfig, RtoFloor, SynFallback};
-pub use crate::tcp::spurious::DetectorName;
-use crate::tcp::spurious::{Detectors, Response};
-use crate::tcp::{DupAckRule, ReceiverConfig, SenderConfig};
+pub use crate::tcp::spurious::{DetectorName, Response};
+use crate::tcp::spurious::Detectors;
+pub use crate::tcp::DupAckRule;
+use crate::tcp::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 use crate::units::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
-
-/// Loss recovery after a fast retransmit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RecoverySpec {
-    /// RFC 5681 3.2.
-    Reno,
-    /// RFC 6582.
-    Newreno,
-    /// RFC 6675 (needs `sack = true`).
-    Sack,
-    /// RFC 6937 PRR with RFC 6675's choice of segments, as Linux (needs `sack = true`).
-    Prr,
-    /// Linux 2.6.24's rate halving with RFC 6675's choice of segments (needs `sack = true`).
-    #[serde(rename = "rate-halving")]
-    RateHalving,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -78,37 +62,6 @@ impl<'de> Deserialize<'de> for DetectSpec {
     }
 }
 
-/// What happens once a timeout is found spurious.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ResponseSpec {
-    /// Count the verdict only.
-    None,
-    /// The Eifel response, RFC 4015.
-    Rfc4015,
-    /// Linux: restore cwnd and ssthresh, clear the back-off.
-    Undo,
-    /// ns-2 `spurious_response_ 1`: cwnd = the flight before the ACK, ssthresh restored.
-    #[serde(rename = "ns2-1")]
-    Ns2One,
-    /// ns-2 `spurious_response_ 2`: cwnd = the reduced ssthresh, ssthresh restored.
-    #[serde(rename = "ns2-2")]
-    Ns2Two,
-    /// ns-2 `spurious_response_ 3`: cwnd = 1, ssthresh restored.
-    #[serde(rename = "ns2-3")]
-    Ns2Three,
-}
-
-/// Which ACKs count as duplicates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum DupAckSpec {
-    /// Every ACK that repeats the ACK number without data (RFC 5681 2).
-    Rfc5681,
-    /// With SACK, only ACKs that SACK new data (RFC 6675 2).
-    Rfc6675,
-}
-
 /// TCP configuration of one flow. `stack` names the stack whose defaults apply (default:
 /// rtolab's own); every other field overrides one of them.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -120,7 +73,7 @@ pub struct TcpSpec {
     /// Congestion control: "reno"; "newreno" = Reno with NewReno recovery; "cubic", "bic",
     /// "westwood" as Linux runs them (`tcp/cc/`); "cubic-2.6.24" as Linux 2.6.24 ran CUBIC.
     /// Default: the stack's (CUBIC for `linux`, Reno for the others).
-    pub cc: Option<CcKind>,
+    pub cc: Option<CcName>,
     /// CUBIC's HyStart (Linux 2.6.29 on); false gives the CUBIC of Linux 2.6.24, which had
     /// none. Only with `cc = "cubic"`. Default true.
     pub hystart: Option<bool>,
@@ -140,7 +93,7 @@ pub struct TcpSpec {
     pub ack_counting: Option<bool>,
     /// Loss recovery ("reno", "newreno", "sack", "prr", "rate-halving"); by default SACK
     /// recovery when `sack`.
-    pub recovery: Option<RecoverySpec>,
+    pub recovery: Option<RecoveryKind>,
     /// SACK (RFC 2018) at the receiver and, unless `recovery` says otherwise, RFC 6675
     /// recovery at the sender.
     pub sack: Option<bool>,
@@ -149,7 +102,7 @@ pub struct TcpSpec {
     /// Spurious-timeout detectors: "none" or a list of "eifel", "frto", "dsack".
     pub detect: Option<DetectSpec>,
     /// Response to a spurious timeout: "none", "rfc4015", "undo", "ns2-1", "ns2-2", "ns2-3".
-    pub response: Option<ResponseSpec>,
+    pub response: Option<Response>,
     /// Maximum segment size: payload bytes per segment (default 1448; ns-2: 1000; ns-3: 536).
     pub mss: Option<u32>,
     /// Initial congestion window: segments (10), or "rfc3390" / "rfc6928" (the RFC's byte
@@ -167,7 +120,7 @@ pub struct TcpSpec {
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: Option<u32>,
     /// Which ACKs count as duplicates: "rfc5681" or "rfc6675".
-    pub dupack: Option<DupAckSpec>,
+    pub dupack: Option<DupAckRule>,
     /// Delayed ACKs (RFC 5681, 4.2): ACK every `ack_every` full segments or after the timeout.
     pub delayed_ack: Option<bool>,
     /// With delayed ACKs: full-sized segments per ACK (default 2, RFC 5681 4.2).
@@ -258,28 +211,27 @@ impl TcpSpec {
     /// asked for or `cc` is not given; else NewReno for `cc = "newreno"`, Reno for "reno";
     /// else the stack's.
     pub fn recovery_kind(&self) -> RecoveryKind {
-        // Without SACK, a stack's SACK recovery becomes its NewReno (ns-2: the other agent).
-        match self.recovery_named() {
-            RecoveryKind::Sack | RecoveryKind::Prr | RecoveryKind::RateHalving if !self.sack_enabled() => RecoveryKind::NewReno,
-            RecoveryKind::Ns2Sack1 if !self.sack_enabled() => RecoveryKind::Ns2NewReno,
-            kind => kind,
+        let named = self.recovery_named();
+        if self.sack_enabled() {
+            named
+        } else {
+            named.without_sack()
         }
     }
 
+    /// The recovery the spec names, else the one its `cc` name implies (`CcName::
+    /// implied_recovery`, SACK off: "reno" Reno's, "newreno" NewReno's or ns-2's NewReno
+    /// agent under its stack), else the stack's, SACK's when `sack = true` is asked for.
     fn recovery_named(&self) -> RecoveryKind {
         let profile = self.profile();
-        match (self.recovery, self.sack, self.cc) {
-            (Some(RecoverySpec::Reno), _, _) => RecoveryKind::Reno,
-            (Some(RecoverySpec::Newreno), _, _) => RecoveryKind::NewReno,
-            (Some(RecoverySpec::Sack), _, _) => RecoveryKind::Sack,
-            (Some(RecoverySpec::Prr), _, _) => RecoveryKind::Prr,
-            (Some(RecoverySpec::RateHalving), _, _) => RecoveryKind::RateHalving,
+        let implied = self.cc.and_then(CcName::implied_recovery).filter(|_| !self.sack_enabled());
+        match (self.recovery, self.sack, implied) {
+            (Some(kind), _, _) => kind,
             (None, Some(true), _) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Prr | RecoveryKind::Ns2Sack1) => profile.recovery,
             (None, Some(true), _) => RecoveryKind::Sack,
-            (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() && profile.recovery == RecoveryKind::Ns2NewReno => profile.recovery,
-            (None, _, Some(CcKind::Newreno)) if !self.sack_enabled() => RecoveryKind::NewReno,
-            (None, _, Some(CcKind::Reno)) if !self.sack_enabled() => RecoveryKind::Reno,
-            (None, Some(false), None) if matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Prr) => RecoveryKind::NewReno,
+            (None, _, Some(RecoveryKind::NewReno)) if profile.recovery == RecoveryKind::Ns2NewReno => profile.recovery,
+            (None, _, Some(kind)) => kind,
+            (None, Some(false), None) if self.cc.is_none() && matches!(profile.recovery, RecoveryKind::Sack | RecoveryKind::Prr) => RecoveryKind::NewReno,
             _ => profile.recovery,
         }
     }
@@ -295,15 +247,7 @@ impl TcpSpec {
     }
 
     pub fn response(&self) -> Response {
-        match self.response {
-            None => self.profile().response,
-            Some(ResponseSpec::None) => Response::None,
-            Some(ResponseSpec::Rfc4015) => Response::Rfc4015,
-            Some(ResponseSpec::Undo) => Response::Undo,
-            Some(ResponseSpec::Ns2One) => Response::Ns2(1),
-            Some(ResponseSpec::Ns2Two) => Response::Ns2(2),
-            Some(ResponseSpec::Ns2Three) => Response::Ns2(3),
-        }
+        self.response.unwrap_or(self.profile().response)
     }
 
     pub fn timestamps(&self) -> bool {
@@ -363,14 +307,7 @@ impl TcpSpec {
         let detect = self.detectors();
         let window = self.window_segments();
         let segments = |n: u32| n.max(1) as u64 * mss as u64;
-        let controller = match self.cc.unwrap_or(p.cc).controller() {
-            ControllerKind::Cubic(defaults) => ControllerKind::Cubic(CubicParams {
-                hystart: self.hystart.unwrap_or(defaults.hystart),
-                beta: self.cubic_beta.map_or(defaults.beta, |b| (b * 1024.0).round() as u32),
-            }),
-            ControllerKind::Cubic2624 { beta } => ControllerKind::Cubic2624 { beta: self.cubic_beta.map_or(beta, |b| (b * 1024.0).round() as u32) },
-            other => other,
-        };
+        let cc = self.cc.map_or(p.cc, |name| name.kind);
         let sender = SenderConfig {
             mss,
             initial_window: self.iw.unwrap_or(p.iw).bytes(mss),
@@ -379,22 +316,19 @@ impl TcpSpec {
             syn_losses_for_window: p.syn_losses_for_window,
             syn_undo_by_timestamp: p.syn_undo_by_timestamp,
             handshake: self.handshake.unwrap_or(p.handshake),
-            controller,
+            cc,
+            cubic: cc.cubic_params(self.hystart, self.cubic_beta),
             ack_counting: self.ack_counting.unwrap_or(false),
             window_arith: if p.ns2_window {
                 WindowArith::Ns2 { cap: window.unwrap_or(u32::MAX) }
-            } else if p.linux_window || controller != ControllerKind::Reno {
+            } else if p.linux_window || cc != CcKind::Reno {
                 WindowArith::Linux
             } else {
                 WindowArith::Bytes
             },
             recovery: self.recovery_kind(),
             sack,
-            dupack_rule: match self.dupack {
-                Some(DupAckSpec::Rfc5681) => DupAckRule::Rfc5681,
-                Some(DupAckSpec::Rfc6675) => DupAckRule::Rfc6675,
-                None => p.dupack_rule,
-            },
+            dupack_rule: self.dupack.unwrap_or(p.dupack_rule),
             limited_transmit: self.limited_transmit.unwrap_or(p.limited_transmit),
             dupthresh: self.dupthresh(),
             timestamps,
@@ -459,8 +393,8 @@ mod tests {
     fn linux_2_6_24_resolves() {
         let t = |s: &str| toml::from_str::<TcpSpec>(s).unwrap().resolve(None).sender;
         let c = t("stack = \"linux\"\ncc = \"cubic-2.6.24\"\nrecovery = \"rate-halving\"");
-        assert_eq!((c.controller, c.window_arith, c.recovery), (ControllerKind::Cubic2624 { beta: 819 }, WindowArith::Linux, RecoveryKind::RateHalving));
-        assert_eq!(t("cc = \"cubic-2.6.24\"\ncubic_beta = 0.7").controller, ControllerKind::Cubic2624 { beta: 717 });
+        assert_eq!((c.cc, c.cubic.beta, c.window_arith, c.recovery), (CcKind::Cubic2624, 819, WindowArith::Linux, RecoveryKind::RateHalving));
+        assert_eq!(t("cc = \"cubic-2.6.24\"\ncubic_beta = 0.7").cubic.beta, 717);
         assert_eq!(t("sack = false\nrecovery = \"rate-halving\"").recovery, RecoveryKind::NewReno);
         // `ack_counting`: false unless given.
         assert!(!c.ack_counting && t("stack = \"linux\"\ncc = \"reno\"\nack_counting = true").ack_counting);

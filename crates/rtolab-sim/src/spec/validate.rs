@@ -292,11 +292,11 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     if t.ack_every() == 0 {
         return fail(format!("{p}.ack_every"), "got 0, expected at least 1");
     }
-    use super::tcp::{CcKind, RecoverySpec};
-    if matches!(t.recovery, Some(RecoverySpec::Sack | RecoverySpec::Prr | RecoverySpec::RateHalving)) && !t.sack_enabled() {
+    use super::tcp::CcKind;
+    if t.recovery.is_some_and(|r| r.needs_sack()) && !t.sack_enabled() {
         return fail(format!("{p}.recovery"), "got a SACK-based recovery (\"sack\", \"prr\" or \"rate-halving\") with sack = false; expected sack = true");
     }
-    let cc = t.cc.unwrap_or(t.profile().cc);
+    let cc = t.cc.map_or(t.profile().cc, |name| name.kind);
     if t.hystart.is_some() && cc == CcKind::Cubic2624 {
         return fail(format!("{p}.hystart"), "CUBIC of Linux 2.6.24 had no HyStart (2.6.29 on); expected cc = \"cubic\"");
     }
@@ -311,7 +311,7 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
         let why = match (cc, on) {
             (CcKind::Cubic, true) => Some("today's CUBIC counts segments; Linux 2.6.24's is cc = \"cubic-2.6.24\", which always counts ACKs"),
             (CcKind::Cubic2624, false) => Some("CUBIC of Linux 2.6.24 (module 2.1) always counts ACKs; expected true or no ack_counting"),
-            (CcKind::Reno | CcKind::Newreno, true) if !profile.linux_window || profile.ns2_window => {
+            (CcKind::Reno, true) if !profile.linux_window || profile.ns2_window => {
                 Some("counts ACKs in Linux's packet window; expected stack = \"linux\" for Reno (bic and westwood always have it)")
             }
             _ => None,

@@ -11,13 +11,22 @@
 //! | `TimerRestart`      | `Rfc6298` (5.1)/(5.3)              | `AlsoOnHeadRetransmit` (Linux `tcp_xmit_retransmit_queue`) |
 //! | `HandshakeEnd`      | `FirstData`                        | `PureAck` (real stacks)                    |
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+// Also the spec's `dupack`: the `schemars` descriptions are what `rtolab schema` shows, and
+// the schema keeps the name it had as the spec's own enum.
 /// Which ACKs count as duplicates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(rename = "DupAckSpec")]
 pub enum DupAckRule {
     /// RFC 5681 (2): same ACK number, no data, outstanding data (every such ACK counts).
     /// ns-2.35's `Agent/TCP/Newreno` (no SACK) counts this way.
+    #[schemars(description = "Every ACK that repeats the ACK number without data (RFC 5681 2).")]
     Rfc5681,
     /// RFC 6675 (2) with SACK: additionally, the ACK must SACK data not SACKed before.
+    #[schemars(description = "With SACK, only ACKs that SACK new data (RFC 6675 2).")]
     Rfc6675,
 }
 

@@ -9,7 +9,7 @@
 //! Reno its window; Linux's controllers cwnd and ssthresh only (`tcp_undo_cwnd_reduction`),
 //! their own state staying as the reduction left it.
 //! Adding an algorithm: a file with a type implementing `CongestionControl`, a variant in
-//! `AnyCc` and in `CcKind`.
+//! `AnyCc` and in `CcKind` (with its name in `CcName::NAMES`).
 //!
 //! Files: `core.rs` (the window arithmetics), `reno.rs`, and Linux's controllers as Linux
 //! 6.x runs them: `cubic.rs` with `hystart.rs` and `cube_root.rs`, `bic.rs`, `westwood.rs`;
@@ -34,7 +34,7 @@ mod test_acks;
 
 pub use self::core::{WindowArith, WindowCore};
 pub use bic::Bic;
-pub use kind::CcKind;
+pub use kind::{CcKind, CcName};
 pub use cubic::{Cubic, CubicParams};
 pub use cubic_2_6_24::{Cubic2624, BETA as CUBIC_2_6_24_BETA};
 pub use reno::Reno;
@@ -149,21 +149,6 @@ pub trait CongestionControl {
     fn on_tx_start(&mut self, _now: SimTime, _last_send: SimTime) {}
 }
 
-/// The kinds of controller the spec names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ControllerKind {
-    /// RFC 5681 Reno in the `WindowCore`'s arithmetic.
-    Reno,
-    /// Linux `cubic`, HyStart and β as `CubicParams` say (always the Linux arithmetic).
-    Cubic(CubicParams),
-    /// Linux 2.6.24's `cubic` (module 2.1) with β in 1/1024 (always the Linux arithmetic).
-    Cubic2624 { beta: u32 },
-    /// Linux `bic` (always the Linux arithmetic).
-    Bic,
-    /// Linux `westwood`, Westwood+ (always the Linux arithmetic).
-    Westwood,
-}
-
 /// The algorithms rtolab has, as one enum so the hot path needs no dynamic dispatch.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
@@ -175,13 +160,15 @@ pub enum AnyCc {
 }
 
 impl AnyCc {
-    pub fn new(kind: ControllerKind, core: WindowCore) -> Self {
+    /// The controller `kind` on `core`; CUBIC's take their HyStart and β from `cubic`
+    /// (Linux 2.6.24's reads β alone).
+    pub fn new(kind: CcKind, cubic: CubicParams, core: WindowCore) -> Self {
         match kind {
-            ControllerKind::Reno => AnyCc::Reno(Reno::new(core)),
-            ControllerKind::Cubic(params) => AnyCc::Cubic(Cubic::new(core, params)),
-            ControllerKind::Cubic2624 { beta } => AnyCc::Cubic2624(Cubic2624::new(core, beta)),
-            ControllerKind::Bic => AnyCc::Bic(Bic::new(core)),
-            ControllerKind::Westwood => AnyCc::Westwood(Westwood::new(core)),
+            CcKind::Reno => AnyCc::Reno(Reno::new(core)),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::new(core, cubic)),
+            CcKind::Cubic2624 => AnyCc::Cubic2624(Cubic2624::new(core, cubic.beta)),
+            CcKind::Bic => AnyCc::Bic(Bic::new(core)),
+            CcKind::Westwood => AnyCc::Westwood(Westwood::new(core)),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! The sender owns the loss state and the scoreboard; an algorithm here only answers what
 //! the window becomes and whether to retransmit, so it cannot do half of a state change.
 
+mod kind;
 mod newreno;
 mod ns2_newreno;
 mod ns2_sack1;
@@ -12,6 +13,7 @@ mod rate_halving;
 mod reno;
 mod sack;
 
+pub use kind::RecoveryKind;
 pub use newreno::NewReno;
 pub use ns2_newreno::Ns2NewReno;
 pub use ns2_sack1::Ns2Sack1;
@@ -138,25 +140,6 @@ pub trait LossRecovery {
     }
     /// Bytes sent (new or again) during fast recovery.
     fn sent_in_recovery(&mut self, _bytes: u64, _mss: u64) {}
-}
-
-/// Which algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryKind {
-    /// RFC 5681, 3.2: leave recovery on the first new ACK.
-    Reno,
-    /// RFC 6582: stay until the recovery point, retransmitting on each partial ACK.
-    NewReno,
-    /// RFC 6675: scoreboard-driven recovery.
-    Sack,
-    /// RFC 6937 PRR over RFC 6675's NextSeg (Linux).
-    Prr,
-    /// Linux 2.6.24's rate halving (`tcp_cwnd_down`) over RFC 6675's NextSeg.
-    RateHalving,
-    /// ns-2.35's `Agent/TCP/Sack1`.
-    Ns2Sack1,
-    /// ns-2.35's `Agent/TCP/Newreno`.
-    Ns2NewReno,
 }
 
 #[derive(Clone, Debug)]

@@ -20,7 +20,7 @@ mod rack_tlp;
 mod rtt;
 mod transmit;
 
-use super::cc::{AnyCc, CongestionControl, ControllerKind, WindowArith, WindowCore};
+use super::cc::{AnyCc, CcKind, CongestionControl, CubicParams, WindowArith, WindowCore};
 use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpRtoState, IcmpSignal, TimerChange};
 use super::jiffies::Wheel;
 use super::policy::{DupAckRule, FastRetransmit, FlightSize, HandshakeEnd, RttSampling, TimerRestart};
@@ -54,7 +54,11 @@ pub struct SenderConfig {
     pub syn_undo_by_timestamp: bool,
     /// A three-way handshake before data (ns-2's one-way agents send data at once).
     pub handshake: bool,
-    pub controller: ControllerKind,
+    /// The congestion controller.
+    pub cc: CcKind,
+    /// HyStart and β of the CUBIC controllers (`CcKind::cubic_params`); the defaults for the
+    /// others.
+    pub cubic: CubicParams,
     pub window_arith: WindowArith,
     /// The window grows per ACK as Linux 2.6.24's (`tcp_abc` 0), not per segment
     /// acknowledged (`WindowCore::with_ack_counting`; spec `ack_counting`).
@@ -270,7 +274,7 @@ impl TcpSender {
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith).with_ack_counting(cfg.ack_counting);
         let icmp = cfg.icmp_rto.clone().map(|c| Box::new(IcmpRto::new(c)));
         TcpSender {
-            cc: AnyCc::new(cfg.controller, core),
+            cc: AnyCc::new(cfg.cc, cfg.cubic, core),
             recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,
             rto: RtoEstimator::new(rto),

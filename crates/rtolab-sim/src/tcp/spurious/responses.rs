@@ -9,19 +9,32 @@ use crate::tcp::rto::RtoEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::state::LossState;
 use crate::time::SimDuration;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-/// What the sender does once an episode is found spurious.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// One enum for the scenario schema (`spec`'s `response`) and for the sender
+// (`SenderConfig::response`, read by `respond`); the doc comment is the schema's description,
+// and the schema keeps the name it had as the spec's own enum.
+/// What happens once a timeout is found spurious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[schemars(rename = "ResponseSpec")]
 pub enum Response {
-    /// Count the verdict, change nothing (RFC 5682's conservative default).
+    /// Count the verdict only.
     None,
-    /// The Eifel response, RFC 4015 (`rfc4015` below).
+    /// The Eifel response, RFC 4015.
     Rfc4015,
-    /// Linux: restore cwnd and ssthresh to no less than before the reduction, clear the RTO
-    /// back-off, stop retransmitting (`tcp_undo_cwnd_reduction`).
+    /// Linux: restore cwnd and ssthresh, clear the back-off.
     Undo,
-    /// ns-2's `spurious_response_` modes 1–3 (`tcp.cc`, `spurious_timeout()`).
-    Ns2(u8),
+    /// ns-2 `spurious_response_ 1`: cwnd = the flight before the ACK, ssthresh restored.
+    #[serde(rename = "ns2-1")]
+    Ns2One,
+    /// ns-2 `spurious_response_ 2`: cwnd = the reduced ssthresh, ssthresh restored.
+    #[serde(rename = "ns2-2")]
+    Ns2Two,
+    /// ns-2 `spurious_response_ 3`: cwnd = 1, ssthresh restored.
+    #[serde(rename = "ns2-3")]
+    Ns2Three,
 }
 
 /// The parts of the sender a response may read and change.
@@ -76,8 +89,8 @@ pub fn respond(response: Response, ep: &Episode, s: &mut SenderParts, acked: u64
         // ns-2's `spurious_timeout()` covers timeouts only, too; applied to a fast
         // recovery it would leave Recovery with ssthresh restored, possibly to its
         // initial "infinite" value, and the recovery's exit would set cwnd to it.
-        Response::Ns2(_) if ep.kind != EpisodeKind::Timeout => return false,
-        Response::Ns2(mode) => ns2(ep, s, mode, acked),
+        Response::Ns2One | Response::Ns2Two | Response::Ns2Three if ep.kind != EpisodeKind::Timeout => return false,
+        Response::Ns2One | Response::Ns2Two | Response::Ns2Three => ns2(ep, s, response, acked),
     }
     true
 }
@@ -121,11 +134,11 @@ fn rfc4015(ep: &Episode, s: &mut SenderParts, acked: u64, sample: Option<SimDura
 /// the reduced ssthresh; 3: one segment), then ssthresh = `pipe_prev_` = max(window(),
 /// ssthresh) before the timeout, and `recover_ = highest_ack_ − 1`, one packet below
 /// SND.UNA, so that fast retransmit is possible at once. SND.NXT is left where it is.
-fn ns2(ep: &Episode, s: &mut SenderParts, mode: u8, acked: u64) {
+fn ns2(ep: &Episode, s: &mut SenderParts, mode: Response, acked: u64) {
     let mss = s.mss;
     let cwnd = match mode {
-        2 => s.cc.ssthresh(),
-        3 => mss,
+        Response::Ns2Two => s.cc.ssthresh(),
+        Response::Ns2Three => mss,
         _ => s.snd_nxt.saturating_sub(s.snd_una.saturating_sub(acked)),
     };
     let prior_window = ep.prior.cwnd().min(s.rwnd);
