@@ -10,7 +10,7 @@
 //! (initcwnd, rto_min, quickack), tcp(7) (TCP_CONGESTION, TCP_WINDOW_CLAMP).
 
 use crate::error::{EmuError, EmuResult};
-use rtolab_sim::spec::{CcKind, DetectSpec, DupAckRule, RecoveryKind, Response, RtoPreset, Scenario, TcpSpec};
+use rtolab_sim::spec::{DetectSpec, DupAckRule, RecoveryKind, Scenario, TcpSpec};
 use rtolab_sim::tcp::spurious::DetectorName;
 use rtolab_sim::tcp::profile::Stack;
 use serde::Serialize;
@@ -130,7 +130,9 @@ fn refuse<T>(path: &str, field: &str, message: &str) -> EmuResult<T> {
     Err(EmuError::unsupported(format!("{path}.{field}"), message))
 }
 
-/// Fields the kernel has no knob for: allowed only at the value the kernel has anyway.
+/// Fields the kernel has no knob for, or values it lacks: each setting's `kernel` entry in
+/// `rtolab_sim::tcp::settings` says which (`TcpSpec::kernel_refusal`); the stack is checked
+/// first.
 fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
     if t.stack.is_some_and(|s| s != Stack::Linux) {
         return refuse(
@@ -139,66 +141,10 @@ fn fixed_behaviour(t: &TcpSpec, p: &str) -> EmuResult<()> {
             "the emulator runs the kernel's own TCP; expected \"linux\" or no stack (compare other stacks with `rtolab compare --stack`)",
         );
     }
-    if t.recovery == Some(RecoveryKind::Reno) {
-        return refuse(p, "recovery", "the kernel has no Reno recovery (it always handles partial ACKs as NewReno); expected \"newreno\" or \"sack\"");
+    match t.kernel_refusal() {
+        Some((field, why)) => refuse(p, field, why),
+        None => Ok(()),
     }
-    if t.recovery == Some(RecoveryKind::RateHalving) {
-        return refuse(p, "recovery", "the kernel reduces the window by PRR (rate halving left Linux in 3.2); \"rate-halving\" is simulated only");
-    }
-    if t.cc.is_some_and(|c| c.kind == CcKind::Cubic2624) {
-        return refuse(p, "cc", "the kernel's cubic module is today's, not Linux 2.6.24's (module 2.1); \"cubic-2.6.24\" is simulated only");
-    }
-    if t.ack_counting == Some(true) {
-        return refuse(p, "ack_counting", "the kernel grows the window by the segments acknowledged; Linux 2.6.24's per-ACK growth (`tcp_abc` 0) is simulated only");
-    }
-    if t.response.is_some_and(|r| r != Response::Undo) {
-        return refuse(p, "response", "the kernel's response to a spurious timeout is \"undo\"");
-    }
-    if t.iw_after_syn_loss.is_some_and(|n| n != 1) {
-        return refuse(p, "iw_after_syn_loss", "the kernel restarts with one segment after more than one retransmitted SYN; expected 1");
-    }
-    let checks: [(bool, &str, &str); 6] = [
-        (t.limited_transmit == Some(false), "limited_transmit", "the kernel always sends new data on the first duplicate ACKs (RFC 3042)"),
-        (t.ack_every.is_some_and(|n| n != 2), "ack_every", "the kernel acknowledges every second full-sized segment; expected 2"),
-        (t.delack_timeout.is_some(), "delack_timeout", "the kernel's delayed-ACK timer adapts between 40 ms and 200 ms and cannot be set"),
-        (t.cwnd_validation == Some(false), "cwnd_validation", "the kernel always grows cwnd only while cwnd-limited"),
-        (t.sack_after_timeout == Some(false), "sack_after_timeout", "the kernel keeps SACK information after a timeout"),
-        (t.handshake == Some(false), "handshake", "kernel TCP always opens with a SYN handshake"),
-    ];
-    if let Some((_, field, why)) = checks.iter().find(|c| c.0) {
-        return refuse(p, field, why);
-    }
-    if t.hystart.is_some() || t.cubic_beta.is_some() {
-        let field = if t.hystart.is_some() { "hystart" } else { "cubic_beta" };
-        return refuse(p, field, "CUBIC's module parameters are global to the host, not per namespace; the emulator leaves them as they are");
-    }
-    if t.max_burst.is_some() {
-        return refuse(p, "max_burst", "the kernel has no per-ACK burst limit");
-    }
-    if t.icmp_rto == Some(true) || t.icmp_rto_case7.is_some() || t.icmp_rto_extension.is_some() || t.icmp_rto_backoff.is_some() {
-        return refuse(p, "icmp_rto", "the kernel does not act on ICMP DROP / DEFER (paper 001's scheme is simulated only)");
-    }
-    if t.rto.is_some_and(|r| r != RtoPreset::Linux) {
-        return refuse(p, "rto", "the kernel's timer is \"linux\"; only min_rto and max_rto can be set");
-    }
-    let timer_fields = [
-        (t.initial_rto.is_some(), "initial_rto"),
-        (t.max_backoff.is_some(), "max_backoff"),
-        (t.granularity.is_some(), "granularity"),
-        (t.k.is_some(), "k"),
-        (t.alpha.is_some(), "alpha"),
-        (t.beta.is_some(), "beta"),
-        (t.rto_extra.is_some(), "rto_extra"),
-        (t.tick.is_some(), "tick"),
-        (t.syn_fallback_3s.is_some(), "syn_fallback_3s"),
-    ];
-    if let Some((_, field)) = timer_fields.iter().find(|c| c.0) {
-        return refuse(p, field, "the kernel's RTO estimator has no such setting; only min_rto and max_rto can be set");
-    }
-    if t.min_rto_applies_to.is_some_and(|f| f != rtolab_sim::tcp::rto::RtoFloor::Variance) {
-        return refuse(p, "min_rto_applies_to", "the kernel floors the variance term (\"variance\")");
-    }
-    Ok(())
 }
 
 fn settings_of(t: &TcpSpec, p: &str) -> EmuResult<NsSettings> {

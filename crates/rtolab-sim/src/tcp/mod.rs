@@ -2,7 +2,7 @@
 //! loss recovery (`recovery/`), spurious-timeout detection (`spurious/`), the RTO (`rto.rs`,
 //! `rto_linux.rs`, `rto_ns2.rs`), the ICMP-feedback adaptive timer (`icmp_rto.rs`), the SACK
 //! scoreboard, the policies on which stacks differ (`policy.rs`) and the named stacks
-//! (`profile.rs`).
+//! (`profile.rs`), each setting declared once in `settings.rs`.
 
 pub mod cc;
 pub mod icmp_rto;
@@ -20,6 +20,8 @@ mod rto_linux;
 mod rto_ns2;
 pub mod scoreboard;
 pub mod segment;
+pub mod setting;
+pub mod settings;
 pub mod sender;
 pub mod spurious;
 pub mod state;

@@ -1,5 +1,7 @@
 //! Named stacks: every default of a real TCP stack (or of a simulator's agent), each of which
-//! a spec can still override field by field.
+//! a spec can still override field by field. The values are written beside each setting's
+//! declaration (`settings.rs`); this file names the stacks and cites where their values come
+//! from.
 //!
 //! Sources:
 //! - `rtolab` (no `stack` given): rtolab's own defaults, unchanged from earlier versions
@@ -33,14 +35,7 @@
 //!   3 s initial RTO, go-back-N with the scoreboard cleared after a timeout, no timestamps,
 //!   no delayed ACKs, limited transmit (`singledup_` 1), no DSACK, F-RTO off.
 
-use super::recovery::RecoveryKind;
-use super::rto::RtoConfig;
-use super::policy::{DupAckRule, FastRetransmit, FlightSize, HandshakeEnd, RttSampling, TimerRestart};
-use super::spurious::{DetectorName, Detectors, Response};
-use super::cc::CcKind;
-use super::initial_window::{InitialWindow, IwRule};
-use super::rto::RtoPreset;
-use crate::time::SimDuration;
+pub use super::settings::Profile;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -60,193 +55,10 @@ pub enum Stack {
     Ns2Newreno,
 }
 
-/// Every default a stack sets.
-#[derive(Clone, Debug)]
-pub struct Profile {
-    /// The congestion control when the spec names none.
-    pub cc: CcKind,
-    /// Linux's packet-counted window arithmetic (`tcp_cong.c`) for every controller, Reno
-    /// included; the other controllers always use it.
-    pub linux_window: bool,
-    pub sack: bool,
-    pub dsack: bool,
-    pub recovery: RecoveryKind,
-    pub iw: InitialWindow,
-    /// IW after a retransmitted SYN, in segments; `None` keeps the IW.
-    pub iw_after_syn_loss: Option<u32>,
-    /// ssthresh after a retransmitted SYN, in segments (ns-2 halves the SYN's window of 1 to
-    /// its floor of 2).
-    pub ssthresh_after_syn_loss: Option<u32>,
-    /// SYN retransmissions before those two apply (`SenderConfig::syn_losses_for_window`).
-    pub syn_losses_for_window: u32,
-    /// Linux `tcp_try_undo_spurious_syn` (`SenderConfig::syn_undo_by_timestamp`).
-    pub syn_undo_by_timestamp: bool,
-    pub handshake: bool,
-    pub timestamps: bool,
-    pub limited_transmit: bool,
-    pub dupthresh: u32,
-    pub dupack_rule: DupAckRule,
-    pub delayed_ack: bool,
-    pub ack_every: u32,
-    pub delack_timeout: SimDuration,
-    /// SACK blocks an ACK may carry at most (ns-2's sink: 3).
-    pub max_sack_blocks: usize,
-    pub rto: RtoPreset,
-    /// The stack's first RTO when it differs from its timer preset's (ns-3 `ConnTimeout`).
-    pub initial_rto: Option<SimDuration>,
-    pub detect: Detectors,
-    pub response: Response,
-    pub cwnd_validation: bool,
-    pub sack_after_timeout: bool,
-    pub max_burst: Option<u32>,
-    /// When duplicate ACKs start fast retransmit (`policy::FastRetransmit`).
-    pub fast_retransmit: FastRetransmit,
-    /// RACK loss detection (RFC 8985 6).
-    pub rack: bool,
-    /// Tail loss probes (RFC 8985 7).
-    pub tlp: bool,
-    /// Linux's ACK policy at the receiver (`quickack.rs`).
-    pub linux_acks: bool,
-    /// Where RTT samples come from (`policy::RttSampling`).
-    pub rtt_sampling: RttSampling,
-    /// When the retransmission timer restarts besides RFC 6298 (`policy::TimerRestart`).
-    pub timer_restart: TimerRestart,
-    /// The kernel's timer wheel runs the sender's and receiver's timers (`jiffies::Wheel`).
-    pub timer_wheel: bool,
-    /// What counts as in flight (`policy::FlightSize`).
-    pub flight_size: FlightSize,
-    /// How the handshake ends (`policy::HandshakeEnd`).
-    pub handshake_end: HandshakeEnd,
-    /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
-    pub ns2_window: bool,
-    /// The receiver window when the spec gives none, in segments (ns-2 `window_` 20).
-    pub default_window: Option<u32>,
-    /// The MSS when the spec gives none (ns-2 `packetSize_` 1000, ns-3 `SegmentSize` 536).
-    pub default_mss: u32,
-}
-
 impl Stack {
+    /// Every default this stack sets: each setting's value for it in the table of
+    /// `settings.rs`.
     pub fn profile(self) -> Profile {
-        let ms = SimDuration::from_millis;
-        let base = Profile {
-            cc: CcKind::Reno,
-            linux_window: false,
-            sack: true,
-            dsack: false,
-            recovery: RecoveryKind::Sack,
-            iw: InitialWindow::Rule(IwRule::Rfc6928),
-            iw_after_syn_loss: None,
-            ssthresh_after_syn_loss: None,
-            syn_losses_for_window: 1,
-            syn_undo_by_timestamp: false,
-            handshake: true,
-            timestamps: true,
-            limited_transmit: true,
-            dupthresh: 3,
-            dupack_rule: DupAckRule::Rfc6675,
-            delayed_ack: true,
-            ack_every: 2,
-            delack_timeout: ms(200),
-            max_sack_blocks: 4,
-            rto: RtoPreset::Rfc6298,
-            initial_rto: None,
-            detect: Detectors::NONE,
-            response: Response::None,
-            cwnd_validation: false,
-            sack_after_timeout: false,
-            max_burst: None,
-            fast_retransmit: FastRetransmit::Rfc6582,
-            rack: false,
-            tlp: false,
-            linux_acks: false,
-            rtt_sampling: RttSampling::TimedSegment,
-            timer_restart: TimerRestart::Rfc6298,
-            timer_wheel: false,
-            flight_size: FlightSize::Outstanding,
-            handshake_end: HandshakeEnd::FirstData,
-            ns2_window: false,
-            default_window: None,
-            default_mss: 1448,
-        };
-        let all = Detectors::of(&[DetectorName::Eifel, DetectorName::Frto, DetectorName::Dsack]);
-        match self {
-            Stack::Rtolab => base,
-            Stack::Rfc => Profile {
-                iw: InitialWindow::Rule(IwRule::Rfc3390),
-                iw_after_syn_loss: Some(1),
-                timestamps: false,
-                sack_after_timeout: true,
-                ..base
-            },
-            Stack::Linux => Profile {
-                cc: CcKind::Cubic,
-                linux_window: true,
-                dsack: true,
-                iw: InitialWindow::Segments(10),
-                iw_after_syn_loss: Some(1),
-                syn_losses_for_window: 2,
-                syn_undo_by_timestamp: true,
-                recovery: RecoveryKind::Prr,
-                rack: true,
-                tlp: true,
-                linux_acks: true,
-                rtt_sampling: RttSampling::EveryAck,
-                timer_restart: TimerRestart::AlsoOnHeadRetransmit,
-                timer_wheel: true,
-                flight_size: FlightSize::PacketsInFlight,
-                handshake_end: HandshakeEnd::PureAck,
-                rto: RtoPreset::Linux,
-                detect: all,
-                response: Response::Undo,
-                cwnd_validation: true,
-                sack_after_timeout: true,
-                ..base
-            },
-            Stack::Freebsd => Profile {
-                iw: InitialWindow::Segments(10),
-                rto: RtoPreset::Freebsd,
-                detect: Detectors::of(&[DetectorName::Eifel]),
-                response: Response::Undo,
-                sack_after_timeout: true,
-                ..base
-            },
-            Stack::Ns3 => Profile {
-                iw: InitialWindow::Segments(10),
-                rto: RtoPreset::Ns3,
-                initial_rto: Some(SimDuration::from_secs(3)),
-                default_window: Some(131_072 / 536),
-                default_mss: 536,
-                ..base
-            },
-            Stack::Ns2Sack1 | Stack::Ns2Newreno => Profile {
-                sack: self == Stack::Ns2Sack1,
-                recovery: if self == Stack::Ns2Sack1 { RecoveryKind::Ns2Sack1 } else { RecoveryKind::Ns2NewReno },
-                iw: InitialWindow::Segments(2),
-                iw_after_syn_loss: Some(1),
-                ssthresh_after_syn_loss: Some(2),
-                timestamps: false,
-                dupack_rule: if self == Stack::Ns2Sack1 { DupAckRule::Rfc6675 } else { DupAckRule::Rfc5681 },
-                delayed_ack: false,
-                max_sack_blocks: 3,
-                rto: RtoPreset::Ns2,
-                ns2_window: true,
-                fast_retransmit: FastRetransmit::NthDuplicate,
-                default_window: Some(20),
-                default_mss: 1000,
-                ..base
-            },
-        }
-    }
-}
-
-impl Profile {
-    /// The timer of this profile (its preset, `preset` if the spec names another), before
-    /// per-field overrides.
-    pub fn rto_config(&self, preset: Option<RtoPreset>) -> RtoConfig {
-        let mut c = RtoConfig::preset(preset.unwrap_or(self.rto));
-        if let (None, Some(initial)) = (preset, self.initial_rto) {
-            c.initial_rto = initial;
-        }
-        c
+        super::settings::defaults(self)
     }
 }

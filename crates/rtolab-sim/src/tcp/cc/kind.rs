@@ -4,6 +4,7 @@
 
 use super::{CubicParams, CUBIC_2_6_24_BETA};
 use crate::tcp::recovery::RecoveryKind;
+use crate::tcp::setting::SpecValue;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -88,6 +89,13 @@ impl CcName {
             (CcKind::Reno, true) => Some(RecoveryKind::NewReno),
             _ => None,
         }
+    }
+}
+
+/// The merged setting is the controller; the alias has chosen its recovery already.
+impl SpecValue<CcKind> for CcName {
+    fn runtime(self) -> CcKind {
+        self.kind
     }
 }
 

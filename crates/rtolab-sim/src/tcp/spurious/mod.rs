@@ -23,6 +23,7 @@
 //! spec reads the name from the registry (`detect = ["name"]`), and the sender consults the
 //! episode's detectors without naming them.
 
+mod detect_spec;
 mod detector;
 mod dsack;
 mod eifel;
@@ -32,6 +33,7 @@ mod responses;
 mod toy;
 
 pub use detector::{AcceptableAck, AckReading, Detector, Detectors, DsackBlock, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
+pub use detect_spec::{DetectSpec, NoDetector};
 pub use dsack::DsackDetector;
 pub use eifel::EifelDetector;
 pub use frto::{Frto, FrtoAck, FrtoAction, FrtoVariant};
