@@ -7,7 +7,6 @@
 mod link_models;
 mod load;
 mod shape;
-mod tcp;
 mod validate;
 
 pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
@@ -15,7 +14,14 @@ pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
 pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
 pub use crate::results::{EventKind, SeriesMetric};
-pub use tcp::{CcKind, CcName, DetectSpec, DupAckRule, InitialWindow, IwRule, RecoveryKind, ResolvedTcp, Response, RtoPreset, TcpSpec};
+pub use crate::tcp::cc::{CcKind, CcName};
+pub use crate::tcp::initial_window::{InitialWindow, IwRule};
+pub use crate::tcp::recovery::RecoveryKind;
+pub use crate::tcp::resolve::ResolvedTcp;
+pub use crate::tcp::rto::RtoPreset;
+pub use crate::tcp::settings::TcpSpec;
+pub use crate::tcp::spurious::{DetectSpec, Response};
+pub use crate::tcp::DupAckRule;
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Rate, SizeRv};
 use schemars::JsonSchema;

@@ -292,7 +292,7 @@ fn tcp(t: &TcpSpec, p: &str) -> Check {
     if t.ack_every() == 0 {
         return fail(format!("{p}.ack_every"), "got 0, expected at least 1");
     }
-    use super::tcp::CcKind;
+    use crate::tcp::cc::CcKind;
     if t.recovery.is_some_and(|r| r.needs_sack()) && !t.sack_enabled() {
         return fail(format!("{p}.recovery"), "got a SACK-based recovery (\"sack\", \"prr\" or \"rate-halving\") with sack = false; expected sack = true");
     }

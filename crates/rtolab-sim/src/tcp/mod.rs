@@ -15,6 +15,7 @@ pub mod quickack;
 pub mod rack;
 pub mod receiver;
 pub mod recovery;
+pub mod resolve;
 pub mod rto;
 mod rto_linux;
 mod rto_ns2;

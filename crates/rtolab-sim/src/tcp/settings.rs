@@ -3,7 +3,7 @@
 //! default (`profile.rs` cites the sources of every stack) and what the kernel does with it
 //! under `rtolab emulate`. Then a list of what only the stacks set.
 //!
-//! Adding a setting is one line here, plus the code that reads it (`spec/tcp.rs`'s
+//! Adding a setting is one line here, plus the code that reads it (`resolve.rs`'s
 //! `resolve` hands the merged `Profile` to the sender's and receiver's configurations).
 
 use super::cc::{CcKind, CcName};

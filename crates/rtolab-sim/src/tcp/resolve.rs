@@ -1,21 +1,16 @@
-//! TCP settings of a flow: a named stack (`stack`) sets every default; each field overrides
-//! it. The settings, `TcpSpec` among them, are declared once in `tcp/settings.rs`; here
-//! `resolve` turns a flow's merged settings into the sender's and receiver's configurations.
+//! A flow's TCP settings resolved: its merged settings (`TcpSpec::settings`, the table of
+//! `settings.rs`) turned into the sender's and receiver's configurations, with the rules
+//! that read several settings at once (which recovery runs, which detectors, the timer).
 
-pub use crate::tcp::cc::{CcKind, CcName};
-use crate::tcp::cc::WindowArith;
-use crate::tcp::icmp_rto::IcmpRtoConfig;
-pub use crate::tcp::initial_window::{InitialWindow, IwRule};
-use crate::tcp::jiffies::Wheel;
-use crate::tcp::profile::Profile;
-pub use crate::tcp::recovery::RecoveryKind;
-pub use crate::tcp::rto::RtoPreset;
-use crate::tcp::rto::{RtoConfig, SynFallback};
-pub use crate::tcp::settings::TcpSpec;
-pub use crate::tcp::spurious::{DetectSpec, Response};
-use crate::tcp::spurious::Detectors;
-pub use crate::tcp::DupAckRule;
-use crate::tcp::{ReceiverConfig, SenderConfig};
+use super::cc::{CcKind, CcName, WindowArith};
+use super::icmp_rto::IcmpRtoConfig;
+use super::jiffies::Wheel;
+use super::profile::Profile;
+use super::recovery::RecoveryKind;
+use super::rto::{RtoConfig, SynFallback};
+use super::settings::TcpSpec;
+use super::spurious::{DetectSpec, Detectors};
+use super::{ReceiverConfig, SenderConfig};
 use crate::time::SimDuration;
 
 /// The two endpoints' configurations, resolved from a `TcpSpec`.
@@ -204,6 +199,7 @@ impl TcpSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::initial_window::{InitialWindow, IwRule};
 
     /// RFC 3390 (1) and RFC 6928 (2) worked by hand for MSS 1448 and 536.
     #[test]
