@@ -171,7 +171,7 @@ impl TcpSpec {
             handshake_end: s.handshake_end,
             rack: sack && s.rack,
             tlp: sack && s.tlp,
-            icmp_rto: s.icmp_rto.then(|| IcmpRtoConfig {
+            icmp_rto: s.icmp_rto.then_some(IcmpRtoConfig {
                 case7: s.icmp_rto_case7,
                 extension: s.icmp_rto_extension,
                 backoff_premature: s.icmp_rto_backoff,
