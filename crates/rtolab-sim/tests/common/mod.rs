@@ -14,6 +14,7 @@ pub fn run(text: &str) -> RunResult {
     result
 }
 
+#[allow(dead_code)] // not every test binary uses every helper
 pub fn flow<'a>(r: &'a RunResult, name: &str) -> &'a FlowRow {
     r.flows.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no flow {name}"))
 }
