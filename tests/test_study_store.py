@@ -107,6 +107,19 @@ def test_load_is_lazy_on_request_and_duckdb_reads_the_same_directory(tmp_path: P
     assert [g for _, _, g in rows] == pytest.approx([g for _, _, g in by_point])
 
 
+def test_parameters_written_with_units_get_si_columns(tmp_path: Path) -> None:
+    """Rates, durations and byte counts written with units come back as numbers too, read by
+    the simulator's own parser: 1Mbps = 1e6 bit/s, 50ms = 0.05 s; a parameter that is not a
+    quantity (a stack name) or already a number (iw) gets none."""
+    grid = {"links.l.rate": ["1Mbps", "2Mbps"], "links.l.delay": ["10ms", "50ms"], "flows.f.tcp.iw": [3], "flows.f.tcp.stack": ["linux"]}
+    flows = sweep(study(grid=grid, replications=1), tmp_path / "sw")
+    by_point = flows.select("links.l.rate", "links.l.rate_bps", "links.l.delay", "links.l.delay_s").unique().sort("links.l.rate_bps", "links.l.delay_s")
+    assert by_point.rows() == [("1Mbps", 1e6, "10ms", 0.01), ("1Mbps", 1e6, "50ms", 0.05), ("2Mbps", 2e6, "10ms", 0.01), ("2Mbps", 2e6, "50ms", 0.05)]
+    assert not any(c.startswith(("flows.f.tcp.iw_", "flows.f.tcp.stack_")) for c in flows.columns)
+    links = rtolab.load(tmp_path / "sw", "links")
+    assert links["links.l.rate_bps"].dtype == pl.Float64
+
+
 def test_extend_refuses_what_is_not_an_extension(tmp_path: Path) -> None:
     out = tmp_path / "sw"
     sweep(study(grid={"flows.f.tcp.iw": [3, 10]}), out)

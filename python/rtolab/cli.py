@@ -155,7 +155,7 @@ def schema(
     if as_json:
         typer.echo(json.dumps(result_schema.as_json(), indent=2, ensure_ascii=False))
         return
-    sweep = ("sweep (before each table's own columns, then one per study parameter)", result_schema.SWEEP_COLUMNS)
+    sweep = ("sweep (before each table's own columns, then one per study parameter, then those written with units in SI units)", result_schema.SWEEP_COLUMNS + result_schema.QUANTITY_COLUMNS)
     for name, columns in [*result_schema.tables().items(), sweep]:
         table = new_table(name, title_justify="left")
         for header in ("column", "type", "unit", "description"):

@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from rtolab import _core
+from rtolab.sweep_quantities import KINDS
 
 
 @dataclass(frozen=True)
@@ -35,13 +36,21 @@ class Metric:
 
 
 #: The columns ``rtolab sweep`` (and ``rtolab.load``) put before every table's own, followed by
-#: one column per grid or case parameter, named by its dotted path.
+#: one column per grid or case parameter, named by its dotted path, as written; then, for each
+#: parameter written with units throughout, its value in SI units (``sweep_quantities``):
+#: ``<path>_bps`` (bit/s), ``<path>_s`` (s) or ``<path>_bytes`` (bytes), Float64.
 SWEEP_COLUMNS = [
     Column("run", "String", "Utf8", False, "", "The run's key: the hash of its scenario, its seed and its tag.* labels."),
     Column("point", "Int64", "Int64", False, "", "The grid point (parameter combination), the same for each of its replications."),
     Column("replication", "Int64", "Int64", False, "", "Which replication of its point the run is, from 0."),
     Column("seed", "UInt64", "UInt64", False, "", "The run's seed."),
     Column("spec_hash", "String", "Utf8", False, "", "The hash of the run's whole scenario: the first 16 hex digits of the SHA-256 of its canonical JSON (keys sorted)."),
+]
+
+#: After the parameters: each one written with units throughout, in SI units.
+QUANTITY_COLUMNS = [
+    Column(f"<parameter>_{suffix}", "Float64", "Float64", True, unit, f"A study parameter whose values are all {kind}s written with units, in {unit}; its text stays in <parameter>.")
+    for kind, (suffix, unit) in KINDS.items()
 ]
 
 
@@ -69,5 +78,5 @@ def as_json() -> dict[str, Any]:
     """``{table: {"columns": [...]}}``, the series with its ``metrics`` too."""
     out: dict[str, Any] = {table: {"columns": [asdict(c) for c in columns]} for table, columns in tables().items()}
     out["series"]["metrics"] = [asdict(m) for m in series_metrics()]
-    out["sweep"] = {"columns": [asdict(c) for c in SWEEP_COLUMNS]}
+    out["sweep"] = {"columns": [asdict(c) for c in SWEEP_COLUMNS], "quantities": [asdict(c) for c in QUANTITY_COLUMNS]}
     return out

@@ -28,7 +28,7 @@ import io
 import json
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,6 +130,18 @@ def param_dtypes(study: Study) -> dict[str, pl.DataType]:
     return out
 
 
+def param_quantities(study: Study) -> dict[str, tuple[str, str]]:
+    """The study's parameters written with units, as SI columns: column → (parameter, kind)
+    (``sweep_quantities``)."""
+    from rtolab.sweep_quantities import quantity_columns
+
+    values: dict[str, list[Any]] = {p: [] for p in study.parameters}
+    for combo in study.combinations():
+        for k, v in combo.items():
+            values[k].append(v)
+    return quantity_columns(values)
+
+
 def _param_value(v: Any, dtype: pl.DataType) -> Any:
     if v is None or not isinstance(dtype, pl.String):
         return v
@@ -192,7 +204,7 @@ class Store:
         for table in ("flows", "links"):
             (self.root / table / f"{key}.parquet").unlink(missing_ok=True)
 
-    def _with_run_columns(self, df: pl.DataFrame, point: RunPoint, dtypes: dict[str, pl.DataType]) -> pl.DataFrame:
+    def _with_run_columns(self, df: pl.DataFrame, point: RunPoint, dtypes: dict[str, pl.DataType], quantities: Mapping[str, tuple[str, str]]) -> pl.DataFrame:
         run_cols = [
             pl.lit(point.key).alias("run"),
             pl.lit(point.point, dtype=pl.Int64).alias("point"),
@@ -200,13 +212,18 @@ class Store:
             pl.lit(point.seed, dtype=pl.UInt64).alias("seed"),
             pl.lit(point.spec_hash).alias("spec_hash"),
         ]
-        params = [pl.lit(_param_value(point.params.get(n), t), dtype=t).alias(n) for n, t in dtypes.items()]
-        return df.select([*run_cols, *params, pl.all()])
+        from rtolab.sweep_quantities import si_value
 
-    def write(self, point: RunPoint, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> None:
+        params = [pl.lit(_param_value(point.params.get(n), t), dtype=t).alias(n) for n, t in dtypes.items()]
+        si = [pl.lit(si_value(point.params, source, kind), dtype=pl.Float64).alias(name) for name, (source, kind) in quantities.items()]
+        return df.select([*run_cols, *params, *si, pl.all()])
+
+    def write(self, point: RunPoint, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType], quantities: Mapping[str, tuple[str, str]] | None = None) -> None:
+        """One run's flows and links with the run's columns, its parameters as written
+        (``dtypes``) and those written with units in SI units (``quantities``)."""
         key = point.key
-        self._write_run_file("links", key, self._with_run_columns(links, point, dtypes))
-        self._write_run_file("flows", key, self._with_run_columns(flows, point, dtypes))
+        self._write_run_file("links", key, self._with_run_columns(links, point, dtypes, quantities or {}))
+        self._write_run_file("flows", key, self._with_run_columns(flows, point, dtypes, quantities or {}))
         (self.root / "errors" / f"{key}.json").unlink(missing_ok=True)
 
     def _write_run_file(self, table: str, key: str, df: pl.DataFrame) -> None:

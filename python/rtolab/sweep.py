@@ -118,7 +118,7 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
 
     from rtolab._console import err
     from rtolab.executors import LocalExecutor, run_all
-    from rtolab.store import param_dtypes
+    from rtolab.store import param_dtypes, param_quantities
     from rtolab.store_lock import OutputError, WriteFailed
 
     try:
@@ -127,7 +127,7 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
         raise OutputError(f"{store.root}: cannot write the study's record there: {e.strerror or e}") from None
     if replaced is not None:
         err.print(f"{study.name}: {replaced}", markup=False, highlight=False)
-    dtypes = param_dtypes(study)
+    dtypes, quantities = param_dtypes(study), param_quantities(study)
     finished = store.finished()
     problems = store.verify(finished & {p.key for p in points})
     if problems:
@@ -155,7 +155,7 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
             point = points[index]
             try:
                 if error is None and flows is not None and links is not None:
-                    store.write(point, flows, links, dtypes)
+                    store.write(point, flows, links, dtypes, quantities)
                 else:
                     store.write_error(point, error or "unknown error")
             except OSError as e:
