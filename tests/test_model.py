@@ -30,8 +30,8 @@ def test_exponential_closed_form_equals_numerical_integral(rate: float, rtt: flo
     """G = E[A(T − SD)]/E[T] integrated numerically (adaptive quadrature over the pdf, and
     again over scipy's exponential) equals the closed form to 1e-9 relative."""
     closed = lossless.goodput_exponential(mean, sd, rtt, rate / (8 * 576))
-    numeric = m.spikes(rate, 576, rtt, sd, m.Exponential(mean)).goodput_pps
-    via_scipy = m.spikes(rate, 576, rtt, sd, m.ScipyInterval(stats.expon(scale=mean))).goodput_pps
+    numeric = m.spikes(rate, 576, rtt, sd, m.Exponential(mean), interval_kind="period").goodput_pps
+    via_scipy = m.spikes(rate, 576, rtt, sd, m.ScipyInterval(stats.expon(scale=mean)), interval_kind="period").goodput_pps
     assert numeric == pytest.approx(closed, rel=1e-9)
     assert via_scipy == pytest.approx(closed, rel=1e-9)
 
@@ -40,7 +40,7 @@ def test_exponential_closed_form_at_its_removable_singularity() -> None:
     """At E(T) = R/ln2 the closed form is 0/0; its limit must equal the integral."""
     rtt, cmax = 0.315, 8.68
     mean = rtt / math.log(2)
-    numeric = m.spikes(cmax * 8 * 576, 576, rtt, 1.0, m.Exponential(mean)).goodput_pps
+    numeric = m.spikes(cmax * 8 * 576, 576, rtt, 1.0, m.Exponential(mean), interval_kind="period").goodput_pps
     assert lossless.goodput_exponential(mean, 1.0, rtt, cmax) == pytest.approx(numeric, rel=1e-9)
 
 
@@ -54,7 +54,7 @@ def test_reward_eq4_by_hand() -> None:
 
 def test_constant_period_by_hand() -> None:
     """T = 20 s, SD = 5 s, R = 1, C = 8: A(15) = 7/ln2 + 8·12 packets per 20 s."""
-    g = m.spikes(8 * 8 * 576, 576, 1.0, 5.0, m.Constant(20.0))
+    g = m.spikes(8 * 8 * 576, 576, 1.0, 5.0, m.Constant(20.0), interval_kind="period")
     assert g.goodput_pps == pytest.approx((7 / math.log(2) + 96) / 20)
     spike_free = m.spikes(8 * 8 * 576, 576, 1.0, 5.0, m.Constant(15.0), interval_kind="spike_free")
     assert spike_free.goodput_pps == pytest.approx(g.goodput_pps)
@@ -65,8 +65,8 @@ def test_random_spike_length_is_an_outer_expectation() -> None:
     constant-SD rewards over the same E(T)."""
     args = (40_000, 576, 0.315)
     interval = m.Uniform(10, 30)
-    both = m.spikes(*args, m.Empirical([4.0, 6.0]), interval).goodput_pps
-    each = [m.spikes(*args, sd, interval).goodput_pps for sd in (4.0, 6.0)]
+    both = m.spikes(*args, m.Empirical([4.0, 6.0]), interval, interval_kind="period").goodput_pps
+    each = [m.spikes(*args, sd, interval, interval_kind="period").goodput_pps for sd in (4.0, 6.0)]
     assert both == pytest.approx(np.mean(each), rel=1e-12)
 
 
@@ -79,10 +79,10 @@ def test_markov_modulated_matches_eq11_and_eq13() -> None:
     law = m.markov_modulated(mus, 0.5, 0.5)
     weight = sum(p * mu for p, mu in zip(pis, mus))
     eq11 = sum(p * mu * lossless.goodput_exponential(mu, sd, rtt, cmax) for p, mu in zip(pis, mus)) / weight
-    assert m.spikes(rate, 576, rtt, sd, law).goodput_pps == pytest.approx(eq11, rel=1e-9)
+    assert m.spikes(rate, 576, rtt, sd, law, interval_kind="period").goodput_pps == pytest.approx(eq11, rel=1e-9)
     c = congestion.cycles(0.02, rtt, cmax, 1.0)
     eq13 = sum(p * mu * math.exp(-sd / mu) for p, mu in zip(pis, mus)) / (weight * 0.02 * c.mean_cycle)
-    assert m.spikes(rate, 576, rtt, sd, law, loss=0.02).goodput_pps == pytest.approx(eq13, rel=1e-9)
+    assert m.spikes(rate, 576, rtt, sd, law, loss=0.02, interval_kind="period").goodput_pps == pytest.approx(eq13, rel=1e-9)
 
 
 def test_wald_exponential_closed_form() -> None:
@@ -90,7 +90,7 @@ def test_wald_exponential_closed_form() -> None:
     for rate, p in [(40_000, 0.02), (100_000, 0.05), (2_000_000, 0.01)]:
         cmax = rate / (8 * 576)
         c = congestion.cycles(p, 0.3, cmax, 1.0)
-        numeric = m.spikes(rate, 576, 0.3, 3.0, m.Exponential(15.0), loss=p).goodput_pps
+        numeric = m.spikes(rate, 576, 0.3, 3.0, m.Exponential(15.0), loss=p, interval_kind="period").goodput_pps
         assert numeric == pytest.approx(congestion.goodput_exponential_wald(15.0, 3.0, c), rel=1e-9)
 
 
@@ -199,8 +199,8 @@ def test_model_monotone_in_spike_length_and_interval(loss: float, rate: float) -
 
 def test_exact_and_wald_agree_for_long_intervals() -> None:
     args = (100_000, 576, 0.246, 3.0, m.Uniform(40, 60))
-    wald = m.spikes(*args, loss=0.01, approx="wald").goodput_bps
-    exact = m.spikes(*args, loss=0.01, approx="exact").goodput_bps
+    wald = m.spikes(*args, loss=0.01, approx="wald", interval_kind="period").goodput_bps
+    exact = m.spikes(*args, loss=0.01, approx="exact", interval_kind="period").goodput_bps
     assert exact == pytest.approx(wald, rel=0.02)
 
 

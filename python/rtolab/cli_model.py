@@ -64,8 +64,8 @@ def spikes(
     loss: Annotated[float, typer.Option(help="Congestion loss probability p (0: lossless model).")] = 0.0,
     approx: Annotated[Approx, typer.Option(help="E(A | T') by Eq. 9 (wald) or Eq. 7 (exact).")] = Approx.wald,
     timeout: Annotated[str, typer.Option(help="TO, the mean timeout in τSS.")] = f"{DEFAULT_TIMEOUT_S}s",
-    spike_free: Annotated[
-        bool, typer.Option("--spike-free", help="The interval runs from a spike's end to the next start (ns-2 Delayer), not start to start.")
+    period: Annotated[
+        bool, typer.Option("--period", help="The interval runs from a spike's start to the next start (the paper's T), not from a spike's end to the next start (the simulator's reading, ns-2's Delayer).")
     ] = False,
     ca_growth: Annotated[CaGrowth, typer.Option(help="Congestion-avoidance slope: paper (1/R) or per_rtt (1/R², one packet per RTT).")] = CaGrowth.paper,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -84,7 +84,7 @@ def spikes(
             loss=loss,
             approx="exact" if approx is Approx.exact else "wald",
             timeout=_parsed("--timeout", timeout, seconds),
-            interval_kind="spike_free" if spike_free else "period",
+            interval_kind="period" if period else "spike_free",
             ca_growth="per_rtt" if ca_growth is CaGrowth.per_rtt else "paper",
         )
     except ValueError as e:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from . import congestion, lossless
+from . import congestion, lossless, parse
 from .defaults import DEFAULT_TIMEOUT_S
 from .intervals import EPSREL, Constant, IntervalDistribution
 
@@ -91,16 +91,21 @@ def _reward_function(
     raise ValueError(f"approx must be 'wald' or 'exact', got {approx!r}")
 
 
+def _number(value: float | str, parse_text: Callable[[str], float]) -> float:
+    """A number as given, or text with a unit read by the simulator's parser."""
+    return parse_text(value) if isinstance(value, str) else value
+
+
 def spikes(
-    rate_bps: float,
-    mss: float,
-    rtt: float,
-    spike_length: float | IntervalDistribution,
-    interval: IntervalDistribution,
+    rate_bps: float | str,
+    mss: float | str,
+    rtt: float | str,
+    spike_length: float | str | IntervalDistribution,
+    interval: str | IntervalDistribution,
     loss: float = 0.0,
     approx: Approx = "wald",
-    timeout: float = DEFAULT_TIMEOUT_S,
-    interval_kind: IntervalKind = "period",
+    timeout: float | str = DEFAULT_TIMEOUT_S,
+    interval_kind: IntervalKind = "spike_free",
     ca_growth: CaGrowth = "paper",
 ) -> SpikeGoodput:
     """Goodput (bit/s) of a bulk TCP transfer on a link of ``rate_bps`` with delay spikes.
@@ -113,7 +118,17 @@ def spikes(
     ("exact") or Eq. 9 ("wald", the paper's choice in its figures); ``timeout`` is TO; ``ca_growth`` is the
     congestion-avoidance slope: "paper" (1/R packets/s per second, as published) or "per_rtt"
     (1/R², a window growing one packet per RTT; see ``congestion``).
+
+    Quantities may be written as in a spec, with units, and then mean what they mean there:
+    ``spikes("40kbps", "576B", "315ms", "7.5s", "uniform(10s, 50s)")``. ``interval_kind``
+    defaults to the simulator's reading, "spike_free" (ns-2's Delayer: from a spike's end to
+    the next start); "period" is the paper's T, from one spike's start to the next.
     """
+    rate_bps, mss, rtt, timeout = _number(rate_bps, parse.rate_bps), _number(mss, parse.size_bytes), _number(rtt, parse.seconds), _number(timeout, parse.seconds)
+    if isinstance(spike_length, str):
+        spike_length = parse.duration_distribution(spike_length)
+    if isinstance(interval, str):
+        interval = parse.duration_distribution(interval)
     _positive("rate_bps", rate_bps)
     _positive("mss", mss)
     _positive("rtt", rtt)

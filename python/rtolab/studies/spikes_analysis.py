@@ -150,7 +150,7 @@ def sensitivity(means: list[float], loss: float) -> pl.DataFrame:
     rows = []
     for mean in means:
         for name, law in sensitivity_laws(mean).items():
-            g = spikes(SENSITIVITY_RATE_BPS, PACKET_BYTES, SENSITIVITY_RTT_S, SENSITIVITY_SD_S, law, loss=loss)
+            g = spikes(SENSITIVITY_RATE_BPS, PACKET_BYTES, SENSITIVITY_RTT_S, SENSITIVITY_SD_S, law, loss=loss, interval_kind="period")
             rows.append({"loss": loss, "law": name, "mean_interval_s": mean, "goodput_bps": g.goodput_bps})
     return pl.DataFrame(rows)
 
