@@ -7,6 +7,8 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rtolab
+from rtolab.store import Store
 from rtolab.executors import LocalExecutor, run_all
 from test_sweep import study_dict
 
@@ -104,3 +107,23 @@ def test_a_broken_pool_is_raised_without_lost() -> None:
     with LocalExecutor(2) as pool:
         with pytest.raises(cf.process.BrokenProcessPool):
             list(run_all(pool, _die_on_three, range(6)))
+
+
+def test_a_script_without_a_main_guard_is_told_and_does_not_hang(tmp_path: Path) -> None:
+    """Local workers import the user's script; one that sweeps at its top level reaches the
+    sweep again in every worker. Each such worker stops at once naming the fix, the runs are
+    recorded as lost with the same hint, and the script ends (it used to wait for the store's
+    lock forever)."""
+    script = tmp_path / "sweep_script.py"
+    script.write_text(
+        "import rtolab\n"
+        "scenario = {'duration': '1s', 'links': [{'name': 'l', 'rate': '1Mbps', 'delay': '10ms'}], 'flows': [{'name': 'f', 'route': ['l'], 'size': '10kB'}]}\n"
+        f"flows = rtolab.sweep({{'name': 'x', 'scenario': scenario, 'grid': {{'flows.f.tcp.iw': [3, 10]}}, 'replications': 1}}, {str(tmp_path / 'out')!r}, executor=rtolab.LocalExecutor(2))\n"
+        "print('rows', flows.height)\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "rows 0" in proc.stdout
+    assert 'if __name__ == "__main__":' in proc.stderr and "Traceback" not in proc.stderr
+    errors = Store(tmp_path / "out").errors()
+    assert errors.height == 2 and errors["error"].str.contains("__main__").all()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -78,6 +79,25 @@ def spec_errors(points: Sequence[RunPoint]) -> dict[int, str]:
     return errors
 
 
+#: What a script that sweeps at its top level needs (Python's multiprocessing guidelines,
+#: "safe importing of main module").
+MAIN_GUARD = 'call rtolab.sweep under `if __name__ == "__main__":` in a script that uses local worker processes'
+
+
+def _refuse_in_a_worker_importing_the_script() -> None:
+    """A local worker process is started by importing the user's script as ``__mp_main__``; a
+    sweep at the script's top level would then start again in every worker and wait for the
+    store's lock forever. Such a worker stops at once, saying why (its runs are reported by
+    the sweep that started it)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") != "__mp_main__":
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None:
+        sys.stderr.write(f"rtolab: a worker process imported the script that sweeps and reached rtolab.sweep again: {MAIN_GUARD}\n")
+        sys.stderr.flush()
+        os._exit(2)
+
+
 def sweep(
     study: Study | Mapping[str, Any] | str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -104,6 +124,7 @@ def sweep(
     from rtolab.store import Store
     from rtolab.store_lock import exclusive, writable_directory
 
+    _refuse_in_a_worker_importing_the_script()
     study = _as_study(study)
     points = study.points()
     invalid = spec_errors(points)
@@ -144,7 +165,7 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
     def lost(task: Task, attempts: int) -> Outcome:
-        return task[0], None, None, f"WorkerLost: the worker process running this run died {attempts} times (killed, or out of memory)"
+        return task[0], None, None, f"WorkerLost: the worker process running this run died {attempts} times (killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD})"
 
     def retrying(n: int) -> None:
         err.print(f"a worker process died; running its {n} run{'s' if n != 1 else ''} again on fresh workers", markup=False, highlight=False)
