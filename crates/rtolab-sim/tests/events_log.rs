@@ -4,7 +4,7 @@
 //! detected, undos, retransmits), and logging changes no other result.
 
 mod common;
-use common::{run, single_flow};
+use common::{matrix_cases, run};
 use rtolab_sim::{EventKind, EventRow, RunResult};
 
 const ALL: &str = r#"[output]
@@ -56,27 +56,14 @@ fn covered(detail: Option<&str>) -> u64 {
 #[test]
 fn events_agree_with_the_flows_table_on_the_matrix() {
     let mut undos = 0;
-    for rate in ["500kbps", "4Mbps"] {
-        for spike in ["none", "1s", "4s"] {
-            let presets = ["rto=rfc6298", "rto=linux", "rto=ns2"];
-            let stacks = ["stack=rfc", "stack=linux", "stack=freebsd", "stack=ns3", "stack=ns2-sack1", "stack=ns2-newreno"];
-            for variant in presets.into_iter().chain(stacks) {
-                let spikes = match spike {
-                    "none" => String::new(),
-                    len => format!("spikes = {{ at = [\"10s\", \"25s\", \"40s\"], length = \"{len}\" }}"),
-                };
-                let link = format!("queue = {{ kind = \"droptail\", limit = \"30p\" }}\n{spikes}");
-                let (key, value) = variant.split_once('=').expect("key=value");
-                let sack = if key == "rto" { ", sack = true" } else { "" };
-                let r = check(&format!("duration = \"60s\"\n{}", single_flow(rate, "50ms", "inf", &link, &format!("{key} = \"{value}\"{sack}"))));
-                undos += r.flows[0].undos;
-                let spike_rows = r.events.iter().filter(|e| e.kind == EventKind::Spike).count();
-                // Each spike holds both directions of the link: a start and an end row each.
-                assert_eq!(spike_rows, if spike == "none" { 0 } else { 3 * 2 * 2 }, "{variant}");
-                let drops = r.events.iter().filter(|e| e.kind == EventKind::Drop).count() as u64;
-                assert_eq!(drops, r.links.iter().map(|l| l.drops).sum::<u64>(), "{variant}: drop rows and the links' drops");
-            }
-        }
+    for (case, scenario) in matrix_cases() {
+        let r = check(&scenario);
+        undos += r.flows[0].undos;
+        let spike_rows = r.events.iter().filter(|e| e.kind == EventKind::Spike).count();
+        // Each spike holds both directions of the link: a start and an end row each.
+        assert_eq!(spike_rows, if case.contains("spike=none") { 0 } else { 3 * 2 * 2 }, "{case}");
+        let drops = r.events.iter().filter(|e| e.kind == EventKind::Drop).count() as u64;
+        assert_eq!(drops, r.links.iter().map(|l| l.drops).sum::<u64>(), "{case}: drop rows and the links' drops");
     }
     assert!(undos > 0, "the matrix exercises undos");
 }

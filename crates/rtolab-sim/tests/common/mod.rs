@@ -37,3 +37,28 @@ tcp = {{ {tcp} }}
 "#
     )
 }
+
+/// The snapshot matrix's cases: (label, scenario) for rate × spike length × RTO preset or
+/// named stack, one 60 s bulk flow each.
+#[allow(dead_code)] // not every test binary uses every helper
+pub fn matrix_cases() -> Vec<(String, String)> {
+    let mut cases = vec![];
+    for rate in ["500kbps", "4Mbps"] {
+        for spike in ["none", "1s", "4s"] {
+            let presets = ["rto=rfc6298", "rto=linux", "rto=ns2"];
+            let stacks = ["stack=rfc", "stack=linux", "stack=freebsd", "stack=ns3", "stack=ns2-sack1", "stack=ns2-newreno"];
+            for variant in presets.into_iter().chain(stacks) {
+                let spikes = match spike {
+                    "none" => String::new(),
+                    len => format!("spikes = {{ at = [\"10s\", \"25s\", \"40s\"], length = \"{len}\" }}"),
+                };
+                let link = format!("queue = {{ kind = \"droptail\", limit = \"30p\" }}\n{spikes}");
+                let (key, value) = variant.split_once('=').expect("key=value");
+                let sack = if key == "rto" { ", sack = true" } else { "" };
+                let tcp = format!("{key} = \"{value}\"{sack}");
+                cases.push((format!("{rate} spike={spike} {variant}"), format!("duration = \"60s\"\n{}", single_flow(rate, "50ms", "inf", &link, &tcp))));
+            }
+        }
+    }
+    cases
+}
