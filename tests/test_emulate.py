@@ -218,3 +218,20 @@ def _toml(spec: dict[str, Any]) -> str:
 
 def test_unavailable_machine_is_explained() -> None:
     assert issubclass(_core.EmulatorUnavailable, RuntimeError)
+
+
+def test_emulate_and_compare_print_csv_and_json(tmp_path: Path) -> None:
+    """--format on the emulator's commands: emulate's JSON has the meta and the flows, its
+    account on stderr; compare's CSV is its side-by-side summary, one row per flow."""
+    import polars as pl
+
+    path = tmp_path / "s.toml"
+    path.write_text(_toml(scenario("50kB")))
+    r = rtolab_cli("emulate", str(path), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["flows"][0]["bytes"] == 50_000 and "emulator" in doc["meta"] and "kernel" in r.stderr
+    c = rtolab_cli("compare", str(path), "--format", "csv", "--out", str(tmp_path / "cmp"))
+    assert c.returncode == 0, c.stderr
+    summary = pl.read_csv(c.stdout.encode())
+    assert summary.height == 1 and {"name", "retransmits", "retransmits_kernel"} <= set(summary.columns)

@@ -11,7 +11,7 @@ import typer
 
 from rtolab import _core
 from rtolab._console import check_out, err, fail, new_table, out, scenario_with
-from rtolab.cli_output import print_result
+from rtolab.cli_output import Format, TableName, print_frame, print_run
 
 T = TypeVar("T")
 
@@ -44,6 +44,8 @@ def emulate(
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit in seconds (beyond `duration`, if set).")] = 300.0,
     overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid); repeatable.", show_default=False)] = None,
+    form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv (one table, see --table), json (meta and every table), markdown.")] = Format.table,
+    table: Annotated[TableName, typer.Option("--table", help="With --format csv: which table.")] = TableName.flows,
 ) -> None:
     """Run a scenario over the kernel's own TCP in real time (root, /dev/net/tun)."""
     from rtolab.emulate import emulate as run_emulation
@@ -54,10 +56,14 @@ def emulate(
         check_out(out_dir, keep=False)
     spec = scenario_with(file, overrides)
     result = _guarded(lambda: run_emulation(spec, seed=seed, wall_limit_s=time_limit), "emulation failed")
-    print_result(result)
+    try:
+        print_run(result, form, table=table)
+    except ValueError as e:
+        raise fail(str(e)) from None
     emu = result.meta["emulator"]
     acc = ", ".join(f"{a['direction']} {a['rate_error_pct']:+.3f} %" for a in emu["accuracy"] if a["rate_error_pct"] is not None)
-    out.print(
+    # The emulator's own account goes with the terminal view, or to stderr beside CSV/JSON.
+    (out if form == Format.table else err).print(
         f"kernel {emu['kernel']}; added latency median {emu['added_latency_median_us']:.0f} µs, "
         f"p99 {emu['added_latency_p99_us']:.0f} µs; {emu['late_packets']} of {emu['released_packets']} releases > 1 ms late; "
         f"rate error {acc or '– (no back-to-back packets)'}"
@@ -74,6 +80,7 @@ def compare(
     out_dir: Annotated[Path, typer.Option("--out", help="Where compare.csv and the figure go.")] = Path("compare-out"),
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit per kernel run, in seconds.")] = 300.0,
     overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid); repeatable.", show_default=False)] = None,
+    form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv, json or markdown: the side-by-side summary, every column.")] = Format.table,
 ) -> None:
     """Run a scenario in the simulator and over the kernel; print them side by side."""
     from rtolab.emulate import COMPARED, compare as run_compare, figure
@@ -84,6 +91,13 @@ def compare(
     spec = scenario_with(file, overrides)
     c = _guarded(lambda: run_compare(spec, stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
+    if form != Format.table:
+        print_frame(summary, form)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        c.rows.write_csv(out_dir / "compare.csv")
+        written = figure(c, out_dir / "cwnd-rtt.png")
+        err.print(f"compare.csv and {written.name} in {out_dir}/")
+        return
     table = new_table(f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]

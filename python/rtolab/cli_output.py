@@ -113,6 +113,23 @@ def _cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
+def print_frame(df: pl.DataFrame, form: Format) -> None:
+    """One table on standard output as ``form`` (csv, json rows or markdown), every column at
+    full precision."""
+    if form == Format.csv:
+        sys.stdout.write(df.write_csv())
+    elif form == Format.json:
+        sys.stdout.write(json.dumps(df.to_dicts(), default=str) + "\n")
+    else:
+        sys.stdout.write(_markdown(df) + "\n")
+
+
+def _markdown(df: pl.DataFrame) -> str:
+    lines = ["| " + " | ".join(df.columns) + " |", "|" + " --- |" * df.width]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in df.iter_rows()]
+    return "\n".join(lines) + "\n"
+
+
 def print_run(result: Result, form: Format, all_flows: bool = False, table: TableName = TableName.flows) -> None:
     """The run's tables on standard output: ``table`` as the terminal view above; ``csv`` the
     one table named ``table`` (every column, every flow, full precision); ``json`` an object
@@ -131,6 +148,4 @@ def print_run(result: Result, form: Format, all_flows: bool = False, table: Tabl
         sys.stdout.write(json.dumps(doc, default=str) + "\n")
     else:
         for name, df in tables.items():
-            lines = [f"## {name}", "", "| " + " | ".join(df.columns) + " |", "|" + " --- |" * df.width]
-            lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in df.iter_rows()]
-            sys.stdout.write("\n".join(lines) + "\n\n")
+            sys.stdout.write(f"## {name}\n\n{_markdown(df)}\n")
