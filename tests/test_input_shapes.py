@@ -88,7 +88,7 @@ def test_every_wrong_shape_gets_a_users_message(path: str) -> None:
         except SpecError as e:
             message = str(e)
             # The field itself, one inside it, or one the change breaks (a renamed link: a route).
-            assert e.path, f"{path} = {value!r}: {message}"
+            assert e.path and ".." not in e.path and not e.path.endswith("."), f"{path} = {value!r}: {message}"
             assert not RUST.search(e.message), f"{path} = {value!r}: {message}"
             assert "expected" in e.message or "got" in e.message or "unknown" in e.message or "missing" in e.message or "needs" in e.message or "no " in e.message, f"{path} = {value!r}: {message}"
 

@@ -117,7 +117,9 @@ fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
     let value = serde_json::Value::Object(table);
     fn inner<T: serde::de::DeserializeOwned>(path: &str, v: serde_json::Value) -> Option<SpecError> {
         let err = serde_path_to_error::deserialize::<_, T>(v).err()?;
-        Some(SpecError::new(format!("{path}.{}", err.path()), json_message(err.inner())))
+        // An error of the table itself (a missing field) has the path "."; it is the table's.
+        let inner = path_of(&err);
+        Some(SpecError::new(if inner.is_empty() { path.to_string() } else { format!("{path}.{inner}") }, json_message(err.inner())))
     }
     let is_queue = path.ends_with("queue");
     match kind.as_str()? {
@@ -202,6 +204,9 @@ mod tests {
         assert_eq!(e.path, "generators[0].thinking");
         let red = "[[links]]\nname = \"l\"\nrate = 1e6\ndelay = 0\nqueue = { kind = \"red\", limit = \"5p\", q_weight = \"x\" }\n";
         assert_eq!(from_toml(red).unwrap_err().path, "links[0].queue.q_weight");
+        // A field missing from a tagged table is the table's error (no empty path segment).
+        let e = from_toml(&red.replace("limit = \"5p\", q_weight = \"x\" ", "")).unwrap_err();
+        assert_eq!((e.path.as_str(), e.message.contains("missing field `limit`")), ("links[0].queue", true), "{e}");
     }
 
     #[test]
