@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 
 from rtolab import _core
 import rtolab
+from conftest import rtolab_cli
 from rtolab import SpecError
 
 BASE: dict[str, Any] = {
@@ -104,3 +106,14 @@ def test_lists_for_tables_name_the_form() -> None:
         _core.validate(json.dumps(replaced("links[1].queue", ["droptail", "5p"])), "json")
     with pytest.raises(SpecError, match=r'flows\[0\]\.tcp\.iw: got the text "10", expected'):
         _core.validate(json.dumps(replaced("flows[0].tcp.iw", "10")), "json")
+
+
+def test_a_duration_written_as_a_bare_number_is_said(tmp_path: Path) -> None:
+    """A bare number for a duration is seconds, as the schema says; a run says so for each
+    one (0 needs no unit), so `delay = 70` meant as milliseconds does not pass unseen."""
+    path = tmp_path / "bare.toml"
+    path.write_text('duration = "2s"\n[[links]]\nname = "l"\nrate = "1Mbps"\ndelay = 0.07\n[[flows]]\nname = "f"\nroute = ["l"]\nsize = "10kB"\ntcp = { min_rto = 0 }\n')
+    proc = rtolab_cli("run", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("note: ") == 1
+    assert 'note: links[0].delay = 0.07 is read as 0.07 s (a bare number is seconds); write "0.07ms" if milliseconds were meant' in proc.stderr

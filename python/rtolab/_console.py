@@ -48,12 +48,26 @@ def scenario_with(file: Path, overrides: list[str] | None) -> str | dict[str, ob
     """The scenario a command runs: the file's path as it is, or with ``--set`` its fields
     changed (``rtolab.study.with_overrides``). Exits 2 for a malformed override or a path the
     scenario does not have."""
-    if not overrides:
-        return str(file)
     from rtolab import _core
     from rtolab.study import with_overrides
 
     try:
-        return with_overrides(file, overrides)
+        spec: str | dict[str, object] = with_overrides(file, overrides) if overrides else str(file)
     except _core.SpecError as e:
         raise fail(str(e)) from None
+    say_notes(spec)
+    return spec
+
+
+def say_notes(spec: str | dict[str, object]) -> None:
+    """Says on stderr what the core notes of a spec (each duration written as a bare number,
+    read as seconds), so that `delay = 70` meant as milliseconds does not pass unseen."""
+    from rtolab import _core
+    from rtolab.spec import to_text
+
+    try:
+        text, form = to_text(spec)
+    except (OSError, _core.SpecError):
+        return  # the command's own reading of the spec reports it
+    for note in _core.spec_notes(text, form):
+        err.print(f"note: {note}", markup=False, highlight=False)

@@ -2,7 +2,7 @@
 
 from typing import Any, Callable
 
-__all__ = ["SpecError", "SimulationError", "__version__", "validate", "schema", "run", "bench_names", "run_bench", "parse_quantity", "parse_duration_rv", "_panic_for_test", "EmulatorUnavailable", "emulate", "result_schemas", "series_metrics"]
+__all__ = ["SpecError", "SimulationError", "__version__", "validate", "spec_notes", "schema", "run", "bench_names", "run_bench", "parse_quantity", "parse_duration_rv", "_panic_for_test", "EmulatorUnavailable", "emulate", "result_schemas", "series_metrics"]
 
 __version__: str
 
@@ -20,6 +20,7 @@ class EmulatorUnavailable(RuntimeError):
 
 def validate(text: str, format: str) -> None: ...
 def schema() -> str: ...
+def spec_notes(text: str, format: str) -> list[str]: ...
 def run(text: str, format: str, seed: int | None = None, progress: Callable[[float, int, float | None], object] | None = None) -> dict[str, Any]:
     """Table name → Arrow record batch (``__arrow_c_array__``), ``meta`` → dict, ``pcaps`` → dict."""
 

@@ -44,6 +44,12 @@ fn validate(text: &str, format: &str) -> PyResult<()> {
     parse(text, format).map(|_| ())
 }
 
+/// What a run says of a spec it accepts (durations written as bare numbers, read as seconds).
+#[pyfunction]
+fn spec_notes(text: &str, format: &str) -> Vec<String> {
+    spec::notes(text, format)
+}
+
 /// The JSON Schema of scenarios.
 #[pyfunction]
 fn schema() -> String {
@@ -184,6 +190,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(spec_notes, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;

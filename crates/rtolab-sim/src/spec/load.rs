@@ -145,6 +145,23 @@ fn toml_message(e: &toml::de::Error, text: &str) -> String {
     }
 }
 
+/// What a run should say of a spec it accepts: each duration written as a bare number other
+/// than 0, read as seconds (`links[0].delay = 70 is read as 70 s …`). `format` is "toml" or
+/// "json"; text that does not parse has nothing to say (its errors come from parsing).
+pub fn notes(text: &str, format: &str) -> Vec<String> {
+    let tree = match format {
+        "toml" => toml::from_str::<serde_json::Value>(text).ok(),
+        _ => serde_json::from_str::<serde_json::Value>(text).ok(),
+    };
+    let Some(tree) = tree else {
+        return Vec::new();
+    };
+    super::shape::bare_durations(&tree)
+        .into_iter()
+        .map(|(path, s)| format!("{path} = {s} is read as {s} s (a bare number is seconds); write \"{s}ms\" if milliseconds were meant"))
+        .collect()
+}
+
 /// The JSON Schema of a scenario, for editors and docs.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);

@@ -11,7 +11,7 @@ mod validate;
 
 pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
 pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
-pub use load::{from_json, from_toml, json_schema, parse_for_any_target, SpecError};
+pub use load::{from_json, from_toml, json_schema, notes, parse_for_any_target, SpecError};
 pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
 pub use crate::results::{EventKind, SeriesMetric};
 pub use crate::tcp::cc::{CcKind, CcName};

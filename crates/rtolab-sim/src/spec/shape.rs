@@ -241,6 +241,53 @@ fn step(root: &Value, s: &Value, v: &Value, key: &str) -> Option<Value> {
     s.get("properties").and_then(|p| p.get(key)).or_else(|| s.get("additionalProperties").filter(|a| a.is_object())).cloned()
 }
 
+/// The durations written as bare numbers, other than 0: (path, seconds). A bare number is
+/// read as seconds (the schema's forms say so); a run reports them, so that `delay = 70`
+/// meant as milliseconds does not pass unseen.
+pub fn bare_durations(tree: &Value) -> Vec<(String, f64)> {
+    let root = schema();
+    let mut found = Vec::new();
+    visit(root, root, tree, String::new(), &mut |name, v, path| {
+        if let (Some("Duration" | "RandomDuration"), Some(x)) = (name, v.as_f64()) {
+            if x != 0.0 {
+                found.push((path.to_string(), x));
+            }
+        }
+    });
+    found
+}
+
+/// Calls `f` with each node's named type (the `$defs` name its schema refers to), value and
+/// path, going into tables, lists and the one fitting alternative.
+fn visit(root: &Value, s: &Value, v: &Value, path: String, f: &mut dyn FnMut(Option<&str>, &Value, &str)) {
+    let name = s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"));
+    f(name, v, &path);
+    let s = resolve(root, s);
+    if let Some(alts) = alternatives(s) {
+        if let [one] = alts.iter().filter(|a| fits(root, a, v)).collect::<Vec<_>>()[..] {
+            visit(root, one, v, path, f);
+        }
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            for (k, item) in m {
+                if let Some(p) = s.get("properties").and_then(|p| p.get(k)).or_else(|| s.get("additionalProperties").filter(|a| a.is_object())) {
+                    visit(root, p, item, field(&path, k), f);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = s.get("items").filter(|i| i.is_object()) {
+                for (i, item) in items.iter().enumerate() {
+                    visit(root, item_schema, item, format!("{path}[{i}]"), f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether a serde message speaks of Rust types (`struct RedSpec`, `enum InitialWindow`,
 /// `u32`), which a user cannot act on.
 pub fn speaks_rust(message: &str) -> bool {
@@ -290,6 +337,14 @@ mod tests {
         let e = check(&tree).unwrap_err();
         assert_eq!((e.path.as_str(), e.message.as_str()), ("flows[0].tcp.mss", r#"got the text "1000", expected a whole number"#));
         assert_eq!(plain_message(&tree, "flows[0].tcp.mss").unwrap(), e.message);
+    }
+
+    #[test]
+    fn bare_durations_are_found_with_their_paths() {
+        let tree = scenario(json!({"delay": 70, "spikes": {"interval": 20, "length": "1s"}}), json!({"min_rto": 0.2, "initial_rto": 0}));
+        // In the order of the tree's keys (sorted).
+        assert_eq!(bare_durations(&tree), vec![("flows[0].tcp.min_rto".to_string(), 0.2), ("links[0].delay".to_string(), 70.0), ("links[0].spikes.interval".to_string(), 20.0)]);
+        assert!(bare_durations(&scenario(json!({}), json!({}))).is_empty());
     }
 
     /// A name that is not one of the allowed names is left to serde, whose message lists them.
