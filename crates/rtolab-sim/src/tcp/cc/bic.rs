@@ -43,6 +43,7 @@
 //! is today's kernel's in rtolab's sender.
 
 use crate::tcp::jiffies::{self, HZ};
+use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::state::LossState;
 use crate::time::SimTime;
@@ -105,15 +106,6 @@ impl Bic {
         }
     }
 
-    /// `bictcp_reset`.
-    fn reset(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
-        self.loss_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.delayed_ack = INITIAL_DELAYED_ACK;
-    }
 
     /// `bictcp_update`: `cnt` for `cwnd`, at most every HZ/32 jiffies while cwnd stays.
     fn update(&mut self, now_j: u32, cwnd: u32) {
@@ -151,21 +143,6 @@ impl Bic {
         self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
     }
 
-    /// `bictcp_recalc_ssthresh`.
-    fn recalc_ssthresh(&mut self) -> u32 {
-        let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd = if cwnd < self.last_max_cwnd && FAST_CONVERGENCE {
-            cwnd.wrapping_mul(BETA_SCALE + BETA) / (2 * BETA_SCALE)
-        } else {
-            cwnd
-        };
-        self.loss_cwnd = cwnd;
-        if cwnd <= LOW_WINDOW {
-            (cwnd >> 1).max(2)
-        } else {
-            (cwnd.wrapping_mul(BETA) / BETA_SCALE).max(2)
-        }
-    }
 }
 
 impl CongestionControl for Bic {
@@ -212,23 +189,43 @@ impl CongestionControl for Bic {
     }
     /// `tcp_init_cwnd_reduction` with `bictcp_recalc_ssthresh`.
     fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {
-        self.core.begin_reduction();
-        let ssthresh = self.recalc_ssthresh();
-        self.core.set_ssthresh_packets(ssthresh);
+        self.reduce_for_recovery();
     }
     /// `tcp_enter_loss`: ssthresh when the sender reduces (`first_timeout`), cwnd one
     /// segment, then `bictcp_state(TCP_CA_Loss)` resets BIC.
     fn on_rto(&mut self, _now: SimTime, _flight: u64, first_timeout: bool) {
-        if first_timeout {
-            let ssthresh = self.recalc_ssthresh();
-            self.core.set_ssthresh_packets(ssthresh);
-        }
-        self.core.loss_window();
-        self.reset();
+        self.reduce_for_loss(first_timeout);
         self.ca_state = LossState::Loss { point: 0 };
     }
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.recovery_ended = true;
+    }
+}
+
+impl SsthreshHook for Bic {
+    /// `bictcp_recalc_ssthresh`.
+    fn ssthresh_hook(&mut self) -> u32 {
+        let cwnd = self.core.cwnd_packets();
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && FAST_CONVERGENCE {
+            cwnd.wrapping_mul(BETA_SCALE + BETA) / (2 * BETA_SCALE)
+        } else {
+            cwnd
+        };
+        self.loss_cwnd = cwnd;
+        if cwnd <= LOW_WINDOW {
+            (cwnd >> 1).max(2)
+        } else {
+            (cwnd.wrapping_mul(BETA) / BETA_SCALE).max(2)
+        }
+    }
+    /// `bictcp_reset`.
+    fn reset_state(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.loss_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.delayed_ack = INITIAL_DELAYED_ACK;
     }
 }
 

@@ -25,6 +25,7 @@
 
 use super::cubic_curve::{BETA_SCALE, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
 use super::hystart::{self, HyStart};
+use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::time::SimTime;
@@ -111,20 +112,6 @@ impl Cubic {
         }
     }
 
-    /// `bictcp_reset`: everything but the HyStart round (which the caller resets).
-    fn reset(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.origin_point = 0;
-        self.k = 0;
-        self.delay_min = 0;
-        self.epoch_start = None;
-        self.ack_cnt = 0;
-        self.tcp_cwnd = 0;
-        self.hystart.clear_found();
-    }
 
     /// `cubictcp_acked`: the RTT sample of an ACK. Samples within 1 s of an epoch's start
     /// are ignored (right after a reduction the queue is still draining); HyStart looks at
@@ -209,16 +196,6 @@ impl Cubic {
         self.cnt = self.cnt.max(2);
     }
 
-    /// `cubictcp_recalc_ssthresh`: the epoch ends; W_max becomes cwnd, or with fast
-    /// convergence, when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; ssthresh is
-    /// β·cwnd, at least 2.
-    fn recalc_ssthresh(&mut self) -> u32 {
-        self.epoch_start = None;
-        let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd =
-            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.params.beta) / (2 * BETA_SCALE) } else { cwnd };
-        (cwnd.wrapping_mul(self.params.beta) / BETA_SCALE).max(2)
-    }
 }
 
 impl CongestionControl for Cubic {
@@ -243,21 +220,14 @@ impl CongestionControl for Cubic {
     }
     /// `tcp_init_cwnd_reduction` with `cubictcp_recalc_ssthresh`.
     fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {
-        self.core.begin_reduction();
-        let ssthresh = self.recalc_ssthresh();
-        self.core.set_ssthresh_packets(ssthresh);
+        self.reduce_for_recovery();
     }
     /// `tcp_enter_loss`: ssthresh from `cubictcp_recalc_ssthresh` when the sender reduces
     /// (`first_timeout`), cwnd one segment, then `cubictcp_state(TCP_CA_Loss)`: the whole
     /// state reset (W_max, delay_min and HyStart's exit included) and a new HyStart round
     /// ending at SND.MAX.
     fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool) {
-        if first_timeout {
-            let ssthresh = self.recalc_ssthresh();
-            self.core.set_ssthresh_packets(ssthresh);
-        }
-        self.core.loss_window();
-        self.reset();
+        self.reduce_for_loss(first_timeout);
         self.hystart.reset_round(jiffies::micros(now), self.snd_una + flight);
     }
     /// `CA_EVENT_TX_START`: after an idle or application-limited spell the epoch moves on by
@@ -275,6 +245,33 @@ impl CongestionControl for Cubic {
             let shifted = epoch.wrapping_add(idle as u32);
             self.epoch_start = Some(if jiffies::after(shifted, now_j) { now_j } else { shifted });
         }
+    }
+}
+
+impl SsthreshHook for Cubic {
+    /// `cubictcp_recalc_ssthresh`: the epoch ends; W_max becomes cwnd, or with fast
+    /// convergence, when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; ssthresh is
+    /// β·cwnd, at least 2.
+    fn ssthresh_hook(&mut self) -> u32 {
+        self.epoch_start = None;
+        let cwnd = self.core.cwnd_packets();
+        self.last_max_cwnd =
+            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.params.beta) / (2 * BETA_SCALE) } else { cwnd };
+        (cwnd.wrapping_mul(self.params.beta) / BETA_SCALE).max(2)
+    }
+    /// `bictcp_reset`: everything but the HyStart round (which the caller resets).
+    fn reset_state(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.origin_point = 0;
+        self.k = 0;
+        self.delay_min = 0;
+        self.epoch_start = None;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
+        self.hystart.clear_found();
     }
 }
 

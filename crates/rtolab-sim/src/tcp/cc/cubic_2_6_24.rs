@@ -50,6 +50,7 @@
 //! cumulatively acknowledged segments, rtolab's `ca_rtt` prefers newly SACKed ones.
 
 use super::cubic_curve::{BETA_SCALE, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
+use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::tcp::state::LossState;
@@ -130,21 +131,6 @@ impl Cubic2624 {
         }
     }
 
-    /// `bictcp_reset`: everything of `struct bictcp`.
-    fn reset(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
-        self.loss_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.origin_point = 0;
-        self.k = 0;
-        self.delay_min = 0;
-        self.epoch_start = None;
-        self.delayed_ack = INITIAL_DELAYED_ACK;
-        self.ack_cnt = 0;
-        self.tcp_cwnd = 0;
-    }
 
     /// `bictcp_acked` with the segments this ACK acknowledged cumulatively: the delayed-ACK
     /// ratio in Open, then the delay sample in whole jiffies.
@@ -233,17 +219,6 @@ impl Cubic2624 {
         }
     }
 
-    /// `bictcp_recalc_ssthresh`: the epoch ends; W_max becomes cwnd, or with fast convergence,
-    /// when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; `loss_cwnd` = cwnd;
-    /// ssthresh = β·cwnd, at least 2.
-    fn recalc_ssthresh(&mut self) -> u32 {
-        self.epoch_start = None;
-        let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd =
-            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.beta) / (2 * BETA_SCALE) } else { cwnd };
-        self.loss_cwnd = cwnd;
-        (cwnd.wrapping_mul(self.beta) / BETA_SCALE).max(2)
-    }
 }
 
 impl CongestionControl for Cubic2624 {
@@ -269,25 +244,47 @@ impl CongestionControl for Cubic2624 {
     /// `tcp_fastretrans_alert` entering Recovery: ssthresh from `bictcp_recalc_ssthresh`,
     /// `snd_cwnd_cnt` = 0.
     fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {
-        self.core.begin_reduction();
-        let ssthresh = self.recalc_ssthresh();
-        self.core.set_ssthresh_packets(ssthresh);
+        self.reduce_for_recovery();
     }
     /// `tcp_enter_loss`: ssthresh from `bictcp_recalc_ssthresh` when the sender reduces
     /// (`first_timeout`), cwnd one segment, `snd_cwnd_cnt` = 0, then
     /// `bictcp_state(TCP_CA_Loss)`: everything reset, `loss_cwnd` and `delayed_ack` too.
     fn on_rto(&mut self, _now: SimTime, _flight: u64, first_timeout: bool) {
-        if first_timeout {
-            let ssthresh = self.recalc_ssthresh();
-            self.core.set_ssthresh_packets(ssthresh);
-        }
-        self.core.loss_window();
-        self.reset();
+        self.reduce_for_loss(first_timeout);
         self.ca_state = LossState::Loss { point: 0 };
     }
     /// `CA_EVENT_COMPLETE_CWR`: module 2.1 has no `cwnd_event`; the next ACK finds Open.
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.recovery_ended = true;
+    }
+}
+
+impl SsthreshHook for Cubic2624 {
+    /// `bictcp_recalc_ssthresh`: the epoch ends; W_max becomes cwnd, or with fast convergence,
+    /// when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; `loss_cwnd` = cwnd;
+    /// ssthresh = β·cwnd, at least 2.
+    fn ssthresh_hook(&mut self) -> u32 {
+        self.epoch_start = None;
+        let cwnd = self.core.cwnd_packets();
+        self.last_max_cwnd =
+            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.beta) / (2 * BETA_SCALE) } else { cwnd };
+        self.loss_cwnd = cwnd;
+        (cwnd.wrapping_mul(self.beta) / BETA_SCALE).max(2)
+    }
+    /// `bictcp_reset`: everything of `struct bictcp`.
+    fn reset_state(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.loss_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.origin_point = 0;
+        self.k = 0;
+        self.delay_min = 0;
+        self.epoch_start = None;
+        self.delayed_ack = INITIAL_DELAYED_ACK;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
     }
 }
 

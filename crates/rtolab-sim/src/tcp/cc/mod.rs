@@ -28,6 +28,7 @@ mod cubic_curve;
 mod hystart;
 mod kind;
 mod reno;
+mod ssthresh_hook;
 mod westwood;
 #[cfg(test)]
 mod test_acks;
