@@ -1,8 +1,10 @@
-//! The congestion controls, by name: `CcKind` is the one enum of controllers, read by the
-//! sender (`SenderConfig::cc`, `AnyCc::new`) and named by the scenario schema through
-//! `CcName`, which adds the alias `"newreno"`.
+//! The congestion controls, by name: `CcKind` (made by `register_controllers!` in
+//! `cc/mod.rs`) is the one enum of controllers, read by the sender (`SenderConfig::cc`,
+//! `AnyCc::new`) and named by the scenario schema through `CcName`, which adds the alias
+//! `"newreno"`. CUBIC's parameters are chosen here, by hand, as only the CUBIC controllers
+//! read them.
 
-use super::{CubicParams, CUBIC_2_6_24_BETA};
+use super::{CcKind, CubicParams, CUBIC_2_6_24_BETA};
 use crate::tcp::recovery::RecoveryKind;
 use crate::tcp::setting::SpecValue;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -11,39 +13,11 @@ use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
 
-/// The controllers: how the window grows and shrinks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    /// RFC 5681 Reno (Linux `reno` under `rtolab emulate`).
-    Reno,
-    /// CUBIC with HyStart as Linux 6.x runs it (RFC 9438).
-    Cubic,
-    /// CUBIC as Linux 2.6.24 ran it (module 2.1): counted per ACK, `max_increment`,
-    /// cnt = 50 before the first loss, β = 0.8, no HyStart.
-    #[serde(rename = "cubic-2.6.24")]
-    Cubic2624,
-    /// Linux's BIC.
-    Bic,
-    /// Linux's Westwood+.
-    Westwood,
-}
-
 impl CcKind {
-    /// The name the Linux kernel gives this congestion control (`TCP_CONGESTION`).
-    pub fn kernel_name(self) -> &'static str {
-        match self {
-            CcKind::Reno => "reno",
-            CcKind::Cubic | CcKind::Cubic2624 => "cubic",
-            CcKind::Bic => "bic",
-            CcKind::Westwood => "westwood",
-        }
-    }
-
     /// CUBIC's parameters for this controller: HyStart as `hystart` says (default on; Linux
     /// 2.6.24's CUBIC had none) and β, a share of the window, in 1/1024 rounded (default
-    /// 717/1024 for today's CUBIC, 819/1024 for 2.6.24's). The other controllers read none
-    /// and get the defaults, so their configurations compare equal.
+    /// 717/1024 for today's CUBIC, 819/1024 for 2.6.24's). Every other controller reads none
+    /// and gets the defaults, so their configurations compare equal.
     pub fn cubic_params(self, hystart: Option<bool>, beta: Option<f64>) -> CubicParams {
         let scaled = |default: u32| beta.map_or(default, |b| (b * 1024.0).round() as u32);
         match self {
@@ -52,7 +26,7 @@ impl CcKind {
                 CubicParams { hystart: hystart.unwrap_or(defaults.hystart), beta: scaled(defaults.beta) }
             }
             CcKind::Cubic2624 => CubicParams { hystart: false, beta: scaled(CUBIC_2_6_24_BETA) },
-            CcKind::Reno | CcKind::Bic | CcKind::Westwood => CubicParams::default(),
+            _ => CubicParams::default(),
         }
     }
 }
@@ -73,8 +47,9 @@ pub struct CcName {
 }
 
 impl CcName {
-    /// Every name a spec may write, in the schema's order.
-    pub const NAMES: [&'static str; 6] = ["reno", "newreno", "cubic", "cubic-2.6.24", "bic", "westwood"];
+    /// Every name a spec may write, in the schema's order: the registry's, with
+    /// `"newreno"` after `"reno"`.
+    pub const NAMES: [&'static str; CcKind::ALL.len() + 1] = spec_names();
 
     /// The controller named as itself.
     pub fn of(kind: CcKind) -> CcName {
@@ -90,6 +65,22 @@ impl CcName {
             _ => None,
         }
     }
+}
+
+/// `CcKind`'s names in registry order, `"newreno"` inserted after `"reno"`.
+const fn spec_names() -> [&'static str; CcKind::ALL.len() + 1] {
+    let mut names = [""; CcKind::ALL.len() + 1];
+    let (mut i, mut j) = (0, 0);
+    while i < CcKind::ALL.len() {
+        names[j] = CcKind::ALL[i].name();
+        j += 1;
+        if matches!(CcKind::ALL[i], CcKind::Reno) {
+            names[j] = "newreno";
+            j += 1;
+        }
+        i += 1;
+    }
+    names
 }
 
 /// The merged setting is the controller; the alias has chosen its recovery already.

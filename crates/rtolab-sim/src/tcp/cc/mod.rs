@@ -8,8 +8,9 @@
 //! before the reduction (the controller is `Clone`) and takes back what its algorithm says:
 //! Reno its window; Linux's controllers cwnd and ssthresh only (`tcp_undo_cwnd_reduction`),
 //! their own state staying as the reduction left it.
-//! Adding an algorithm: a file with a type implementing `CongestionControl`, a variant in
-//! `AnyCc` and in `CcKind` (with its name in `CcName::NAMES`).
+//! Adding an algorithm: a file with a type implementing `CongestionControl`, then a `mod`
+//! line and one entry in `register_controllers!` below (`registry.rs`), which makes its
+//! `CcKind` variant (the spec's name), its kernel name and its `AnyCc` variant.
 //!
 //! Files: `core.rs` (the window arithmetics), `reno.rs`, and Linux's controllers as Linux
 //! 6.x runs them: `cubic.rs` with `hystart.rs` and `cube_root.rs`, `bic.rs`, `westwood.rs`;
@@ -27,6 +28,7 @@ mod cubic_2_6_24;
 mod cubic_curve;
 mod hystart;
 mod kind;
+mod registry;
 mod reno;
 mod ssthresh_hook;
 mod westwood;
@@ -35,7 +37,7 @@ mod test_acks;
 
 pub use self::core::{WindowArith, WindowCore};
 pub use bic::Bic;
-pub use kind::{CcKind, CcName};
+pub use kind::CcName;
 pub use cubic::{Cubic, CubicParams};
 pub use cubic_2_6_24::{Cubic2624, BETA as CUBIC_2_6_24_BETA};
 pub use reno::Reno;
@@ -150,76 +152,18 @@ pub trait CongestionControl {
     fn on_tx_start(&mut self, _now: SimTime, _last_send: SimTime) {}
 }
 
-/// The algorithms rtolab has, as one enum so the hot path needs no dynamic dispatch.
-#[derive(Clone, Debug)]
-pub enum AnyCc {
-    Reno(Reno),
-    Cubic(Cubic),
-    Cubic2624(Cubic2624),
-    Bic(Bic),
-    Westwood(Westwood),
-}
-
-impl AnyCc {
-    /// The controller `kind` on `core`; CUBIC's take their HyStart and β from `cubic`
-    /// (Linux 2.6.24's reads β alone).
-    pub fn new(kind: CcKind, cubic: CubicParams, core: WindowCore) -> Self {
-        match kind {
-            CcKind::Reno => AnyCc::Reno(Reno::new(core)),
-            CcKind::Cubic => AnyCc::Cubic(Cubic::new(core, cubic)),
-            CcKind::Cubic2624 => AnyCc::Cubic2624(Cubic2624::new(core, cubic.beta)),
-            CcKind::Bic => AnyCc::Bic(Bic::new(core)),
-            CcKind::Westwood => AnyCc::Westwood(Westwood::new(core)),
-        }
-    }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $cc:ident => $e:expr) => {
-        match $self {
-            AnyCc::Reno($cc) => $e,
-            AnyCc::Cubic($cc) => $e,
-            AnyCc::Cubic2624($cc) => $e,
-            AnyCc::Bic($cc) => $e,
-            AnyCc::Westwood($cc) => $e,
-        }
-    };
-}
-
-impl CongestionControl for AnyCc {
-    fn core(&self) -> &WindowCore {
-        dispatch!(self, c => c.core())
-    }
-    fn core_mut(&mut self) -> &mut WindowCore {
-        dispatch!(self, c => c.core_mut())
-    }
-    fn on_ack(&mut self, ack: &AckSample) {
-        dispatch!(self, c => c.on_ack(ack))
-    }
-    fn on_congestion_event(&mut self, now: SimTime, flight: u64) {
-        dispatch!(self, c => c.on_congestion_event(now, flight))
-    }
-    fn on_rto(&mut self, now: SimTime, flight: u64, first_timeout: bool) {
-        dispatch!(self, c => c.on_rto(now, flight, first_timeout))
-    }
-    fn min_cwnd(&self) -> u64 {
-        dispatch!(self, c => c.min_cwnd())
-    }
-    fn on_recovery_exit(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_recovery_exit(now))
-    }
-    fn on_tx_start(&mut self, now: SimTime, last_send: SimTime) {
-        dispatch!(self, c => c.on_tx_start(now, last_send))
-    }
-    /// `prior` is a snapshot of this same controller (`Episode::prior`), so the kinds match.
-    fn undo(&mut self, prior: &Self) {
-        match (self, prior) {
-            (AnyCc::Reno(c), AnyCc::Reno(p)) => c.undo(p),
-            (AnyCc::Cubic(c), AnyCc::Cubic(p)) => c.undo(p),
-            (AnyCc::Cubic2624(c), AnyCc::Cubic2624(p)) => c.undo(p),
-            (AnyCc::Bic(c), AnyCc::Bic(p)) => c.undo(p),
-            (AnyCc::Westwood(c), AnyCc::Westwood(p)) => c.undo(p),
-            _ => unreachable!("an undo restores a snapshot of the same controller"),
-        }
-    }
+// The registry: each controller's spec name, kernel name, type and constructor, in the
+// schema's order (`CcName` puts the alias "newreno" after "reno").
+registry::register_controllers! {
+    /// RFC 5681 Reno (Linux `reno` under `rtolab emulate`).
+    Reno = "reno", kernel "reno" => reno::Reno, |core, _| Reno::new(core),
+    /// CUBIC with HyStart as Linux 6.x runs it (RFC 9438).
+    Cubic = "cubic", kernel "cubic" => cubic::Cubic, |core, cubic| Cubic::new(core, cubic),
+    /// CUBIC as Linux 2.6.24 ran it (module 2.1): counted per ACK, `max_increment`,
+    /// cnt = 50 before the first loss, β = 0.8, no HyStart.
+    Cubic2624 = "cubic-2.6.24", kernel "cubic" => cubic_2_6_24::Cubic2624, |core, cubic| Cubic2624::new(core, cubic.beta),
+    /// Linux's BIC.
+    Bic = "bic", kernel "bic" => bic::Bic, |core, _| Bic::new(core),
+    /// Linux's Westwood+.
+    Westwood = "westwood", kernel "westwood" => westwood::Westwood, |core, _| Westwood::new(core),
 }
