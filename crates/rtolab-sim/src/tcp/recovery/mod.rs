@@ -3,17 +3,21 @@
 //!
 //! The sender owns the loss state and the scoreboard; an algorithm here only answers what
 //! the window becomes and whether to retransmit, so it cannot do half of a state change.
+//!
+//! Adding an algorithm: a file with a type implementing `LossRecovery` and `Default`, then a
+//! `mod` line and one entry in `register_recoveries!` below (`registry.rs`), which makes its
+//! `RecoveryKind` variant (the spec's name, or none for a stack's own) and its `AnyRecovery`
+//! variant.
 
-mod kind;
 mod newreno;
 mod ns2_newreno;
 mod ns2_sack1;
 mod prr;
 mod rate_halving;
+mod registry;
 mod reno;
 mod sack;
 
-pub use kind::RecoveryKind;
 pub use newreno::NewReno;
 pub use ns2_newreno::Ns2NewReno;
 pub use ns2_sack1::Ns2Sack1;
@@ -142,92 +146,23 @@ pub trait LossRecovery {
     fn sent_in_recovery(&mut self, _bytes: u64, _mss: u64) {}
 }
 
-#[derive(Clone, Debug)]
-pub enum AnyRecovery {
-    Reno(Reno),
-    NewReno(NewReno),
-    Sack(Sack),
-    Prr(Prr),
-    RateHalving(RateHalving),
-    Ns2Sack1(Ns2Sack1),
-    Ns2NewReno(Ns2NewReno),
-}
-
-impl AnyRecovery {
-    pub fn new(kind: RecoveryKind) -> Self {
-        match kind {
-            RecoveryKind::Reno => AnyRecovery::Reno(Reno),
-            RecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::default()),
-            RecoveryKind::Sack => AnyRecovery::Sack(Sack),
-            RecoveryKind::Prr => AnyRecovery::Prr(Prr::default()),
-            RecoveryKind::RateHalving => AnyRecovery::RateHalving(RateHalving::default()),
-            RecoveryKind::Ns2Sack1 => AnyRecovery::Ns2Sack1(Ns2Sack1::default()),
-            RecoveryKind::Ns2NewReno => AnyRecovery::Ns2NewReno(Ns2NewReno::default()),
-        }
-    }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $r:ident => $e:expr) => {
-        match $self {
-            AnyRecovery::Reno($r) => $e,
-            AnyRecovery::NewReno($r) => $e,
-            AnyRecovery::Sack($r) => $e,
-            AnyRecovery::Prr($r) => $e,
-            AnyRecovery::RateHalving($r) => $e,
-            AnyRecovery::Ns2Sack1($r) => $e,
-            AnyRecovery::Ns2NewReno($r) => $e,
-        }
-    };
-}
-
-impl LossRecovery for AnyRecovery {
-    fn enter(&mut self, w: Window, dupthresh: u64) -> Entry {
-        dispatch!(self, r => r.enter(w, dupthresh))
-    }
-    fn on_recovery_ack(&mut self) {
-        dispatch!(self, r => r.on_recovery_ack())
-    }
-    fn on_recovery_send(&mut self) {
-        dispatch!(self, r => r.on_recovery_send())
-    }
-    fn on_dupack(&mut self, w: Window) -> Option<u64> {
-        dispatch!(self, r => r.on_dupack(w))
-    }
-    fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck {
-        dispatch!(self, r => r.on_partial_ack(w, acked))
-    }
-    fn exit_cwnd(&self, w: Window) -> Option<u64> {
-        dispatch!(self, r => r.exit_cwnd(w))
-    }
-    fn transmit(&self) -> Transmit {
-        dispatch!(self, r => r.transmit())
-    }
-    fn may_send(&self, cwnd: u64, mss: u64) -> bool {
-        dispatch!(self, r => r.may_send(cwnd, mss))
-    }
-    fn forgets_recovery_point(&self) -> bool {
-        dispatch!(self, r => r.forgets_recovery_point())
-    }
-    fn on_exit(&mut self) {
-        dispatch!(self, r => r.on_exit())
-    }
-    fn extra_window(&self, mss: u64) -> u64 {
-        dispatch!(self, r => r.extra_window(mss))
-    }
-    fn burst_limit(&self) -> Option<u32> {
-        dispatch!(self, r => r.burst_limit())
-    }
-    fn grows_on_exit(&self) -> bool {
-        dispatch!(self, r => r.grows_on_exit())
-    }
-    fn reduce(&mut self, w: Window, r: Reduction) -> Option<u64> {
-        dispatch!(self, x => x.reduce(w, r))
-    }
-    fn reduces_by_delivery(&self) -> bool {
-        dispatch!(self, r => r.reduces_by_delivery())
-    }
-    fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
-        dispatch!(self, r => r.sent_in_recovery(bytes, mss))
-    }
+// The registry: each recovery's spec name (none for a stack's own), type and what runs
+// without SACK, in the schema's order.
+registry::register_recoveries! {
+    /// RFC 5681 3.2.
+    Reno = "reno" => reno::Reno,
+    /// RFC 6582.
+    NewReno = "newreno" => newreno::NewReno,
+    /// RFC 6675 (needs `sack = true`).
+    Sack = "sack", without_sack NewReno => sack::Sack,
+    /// RFC 6937 PRR with RFC 6675's choice of segments, as Linux (needs `sack = true`).
+    Prr = "prr", without_sack NewReno => prr::Prr,
+    /// Linux 2.6.24's rate halving with RFC 6675's choice of segments (needs `sack = true`).
+    RateHalving = "rate-halving", without_sack NewReno => rate_halving::RateHalving,
+    /// ns-2.35's `Agent/TCP/Sack1` (stack `ns2-sack1` only).
+    #[serde(skip)]
+    Ns2Sack1, without_sack Ns2NewReno => ns2_sack1::Ns2Sack1,
+    /// ns-2.35's `Agent/TCP/Newreno` (stack `ns2-newreno` only).
+    #[serde(skip)]
+    Ns2NewReno => ns2_newreno::Ns2NewReno,
 }
