@@ -3,6 +3,7 @@
 //! it is. A flow reaches a mobile user by naming the radio
 //! (`name`, default `"hsdpa"`) as the last entry of its route.
 
+pub use super::scheduler::SchedulerKind;
 use crate::units::{Distance, Duration, DurationRv, Limit, Probability, Rate, SpeedRv};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -132,19 +133,6 @@ pub struct HopSpec {
     /// The hop's DropTail limit, packets or bytes (default 100 packets).
     #[serde(default = "default_hop_queue")]
     pub queue: Limit,
-}
-
-/// The HS-DSCH scheduler of every cell.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum SchedulerKind {
-    /// Round robin: the backlogged user served longest ago goes first (paper 000).
-    #[default]
-    Rr,
-    /// Maximum SIR: the backlogged user with the best SIR goes first (paper 000).
-    MaxSir,
-    /// Proportional fair: the highest ratio of achievable rate to average throughput.
-    Pf,
 }
 
 fn default_name() -> String {
