@@ -69,8 +69,9 @@ def test_every_spike_timeout_is_spurious_without_loss(table_40k: pl.DataFrame) -
 
 
 def test_reproduce_spikes_quick_end_to_end(tmp_path: Path) -> None:
-    """``rtolab reproduce spikes --quick``: every point compared, Figures 6–9 as PNG and SVG."""
-    r = reproduce("spikes", tmp_path, quick=True, executor=LocalExecutor(2))
+    """``rtolab reproduce spikes --quick`` (2 replications of its 5, for time): every point
+    compared, Figures 6–9 as PNG and SVG."""
+    r = reproduce("spikes", tmp_path, quick=True, executor=LocalExecutor(2), replications=2)
     assert r.failed == 0
     assert_graded(tmp_path / "findings.csv", spikes_findings.REGISTRY)
     table = pl.read_csv(tmp_path / "comparison.csv")

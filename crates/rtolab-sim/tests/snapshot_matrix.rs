@@ -5,6 +5,11 @@
 
 mod common;
 use common::{flow, matrix_cases, run};
+
+/// The event log against the flows table, on the same matrix (one test binary: each costs a
+/// link in `make test`).
+#[path = "matrix/events_log.rs"]
+mod events_log;
 use serde::Serialize;
 
 #[derive(Serialize)]
