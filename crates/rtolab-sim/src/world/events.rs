@@ -74,8 +74,8 @@ impl EventLog {
         self.wanted[kind as usize]
     }
 
-    /// Timeout `id` of flow `f` expired at `now` with SND.UNA at `seq`; the window and
-    /// threshold before it, and `sender_after` after the sender handled it.
+    /// Timeout `id` of flow `f` expired at `now` with SND.UNA at `seq`: (cwnd, ssthresh)
+    /// `before` the timeout reduced them and `after` the sender handled it.
     pub fn timeout(&mut self, now: SimTime, f: FlowId, id: u64, seq: u64, before: (u64, u64), after: (u64, u64)) {
         if self.wants(EventKind::Timeout) {
             let mut e = Entry::new(now, EventKind::Timeout);
