@@ -23,7 +23,7 @@
 //! `cubictcp_cwnd_event(CA_EVENT_TX_START)`; `undo` is `tcp_reno_undo_cwnd`, which restores
 //! cwnd and ssthresh only: the epoch and W_max stay as the reduction left them.
 
-use super::cubic_curve::{BETA_SCALE, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
+use super::cubic_curve::{at_loss, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
 use super::hystart::{self, HyStart};
 use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
@@ -35,8 +35,6 @@ use crate::time::SimTime;
 const BETA: u32 = 717;
 /// The cap on `cnt` before any reduction (5 % per RTT).
 const CNT_BEFORE_LOSS: u32 = 20;
-/// `fast_convergence`.
-const FAST_CONVERGENCE: bool = true;
 
 /// The module parameters a spec may change (`/sys/module/tcp_cubic/parameters`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,9 +253,9 @@ impl SsthreshHook for Cubic {
     fn ssthresh_hook(&mut self) -> u32 {
         self.epoch_start = None;
         let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd =
-            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.params.beta) / (2 * BETA_SCALE) } else { cwnd };
-        (cwnd.wrapping_mul(self.params.beta) / BETA_SCALE).max(2)
+        let ssthresh;
+        (self.last_max_cwnd, ssthresh) = at_loss(self.last_max_cwnd, cwnd, self.params.beta);
+        ssthresh
     }
     /// `bictcp_reset`: everything but the HyStart round (which the caller resets).
     fn reset_state(&mut self) {

@@ -49,7 +49,7 @@
 //! `epoch_start = 0`, which depends on the host's uptime); the kernel's RTT comes from
 //! cumulatively acknowledged segments, rtolab's `ca_rtt` prefers newly SACKed ones.
 
-use super::cubic_curve::{BETA_SCALE, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
+use super::cubic_curve::{at_loss, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
 use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
@@ -66,8 +66,6 @@ const CNT_BEFORE_LOSS: u32 = 50;
 const ACK_RATIO_SHIFT: u32 = 4;
 /// `delayed_ack` after `bictcp_reset`: two segments per ACK.
 const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
-/// `fast_convergence`.
-const FAST_CONVERGENCE: bool = true;
 
 /// Module 2.1's state (`struct bictcp`) and its window (with `snd_cwnd_cnt`).
 #[derive(Clone, Debug)]
@@ -266,10 +264,10 @@ impl SsthreshHook for Cubic2624 {
     fn ssthresh_hook(&mut self) -> u32 {
         self.epoch_start = None;
         let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd =
-            if cwnd < self.last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + self.beta) / (2 * BETA_SCALE) } else { cwnd };
+        let ssthresh;
+        (self.last_max_cwnd, ssthresh) = at_loss(self.last_max_cwnd, cwnd, self.beta);
         self.loss_cwnd = cwnd;
-        (cwnd.wrapping_mul(self.beta) / BETA_SCALE).max(2)
+        ssthresh
     }
     /// `bictcp_reset`: everything of `struct bictcp`.
     fn reset_state(&mut self) {

@@ -36,6 +36,17 @@ pub fn epoch(last_max_cwnd: u32, cwnd: u32) -> (u32, u32) {
     }
 }
 
+/// `fast_convergence`, on in every module version.
+const FAST_CONVERGENCE: bool = true;
+
+/// `*_recalc_ssthresh` at a loss with window `cwnd`: (the new W_max, ssthresh). W_max is
+/// cwnd, or with fast convergence, when cwnd fell short of the previous W_max,
+/// cwnd·(1 + β)/2; ssthresh is β·cwnd, at least 2 (u32 arithmetic, wrapping as the kernel's).
+pub fn at_loss(last_max_cwnd: u32, cwnd: u32, beta: u32) -> (u32, u32) {
+    let w_max = if cwnd < last_max_cwnd && FAST_CONVERGENCE { cwnd.wrapping_mul(BETA_SCALE + beta) / (2 * BETA_SCALE) } else { cwnd };
+    (w_max, (cwnd.wrapping_mul(beta) / BETA_SCALE).max(2))
+}
+
 /// The curve's window at `t` (2^-10 s since the epoch began, delay_min included): origin
 /// ± C·|t − K|³, below the plateau before K, above it after (u32 arithmetic, wrapping as the
 /// kernel's).
