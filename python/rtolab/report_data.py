@@ -92,19 +92,22 @@ def load(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0) -> 
     return Flows(name, params, table, warm_up_s, flows.height - kept.height)
 
 
+def measured(flows: Flows, metric: str) -> pl.DataFrame:
+    """The flows that have a value of ``metric`` (neither null nor NaN)."""
+    return flows.table.filter(pl.col(metric).is_not_null() & pl.col(metric).is_not_nan())
+
+
 def per_replication(flows: Flows, metric: str) -> pl.DataFrame:
     """One value per (grid point, group, run): the mean of ``metric`` over the run's flows of
     the group that have a value."""
-    present = flows.table.filter(pl.col(metric).is_not_null() & pl.col(metric).is_not_nan())
-    return present.group_by([*flows.keys, "run"], maintain_order=True).agg(pl.col(metric).cast(pl.Float64).mean().alias(metric))
+    return measured(flows, metric).group_by([*flows.keys, "run"], maintain_order=True).agg(pl.col(metric).cast(pl.Float64).mean().alias(metric))
 
 
 def summary(flows: Flows, metric: str, level: float = 0.9) -> pl.DataFrame:
     """Per (grid point, group): the replications that measured ``metric``, their mean and its
     Student-t interval at ``level``, and the flows' median and count."""
     runs = stats.summarize(per_replication(flows, metric), metric, flows.keys, level)
-    present = flows.table.filter(pl.col(metric).is_not_null() & pl.col(metric).is_not_nan())
-    pooled = present.group_by(flows.keys, maintain_order=True).agg(
+    pooled = measured(flows, metric).group_by(flows.keys, maintain_order=True).agg(
         pl.len().alias("flows"), pl.col(metric).cast(pl.Float64).median().alias("flow median")
     )
     return runs.select(*flows.keys, pl.col("n").alias("replications"), "mean", "ci_low", "ci_high").join(

@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import EngFormatter
 
-from rtolab.report_data import EVENTS, Flows, label
+from rtolab.report_data import EVENTS, Flows, label, measured
 
 LOG_SPAN = 100.0
 MAX_HEIGHT_IN = 11.0
@@ -53,9 +53,8 @@ def _value_axis(ax: Axes, values: np.ndarray) -> None:
 
 
 def _groups(flows: Flows, metric: str) -> list[tuple[str, np.ndarray]]:
-    present = flows.table.filter(pl.col(metric).is_not_null() & pl.col(metric).is_not_nan())
     out = []
-    for keys, part in present.group_by(flows.keys, maintain_order=True):
+    for keys, part in measured(flows, metric).group_by(flows.keys, maintain_order=True):
         out.append((label(dict(zip(flows.keys, keys)), flows), part[metric].cast(pl.Float64).to_numpy()))
     return out
 

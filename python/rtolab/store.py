@@ -110,13 +110,19 @@ def _parquet(df: pl.DataFrame) -> bytes:
     return buffer.getvalue()
 
 
-def param_dtypes(study: Study) -> dict[str, pl.DataType]:
-    """One dtype per parameter so every run file has the same schema: numbers stay numbers
-    (floats if any value is a float), anything else is stored as text."""
+def _parameter_values(study: Study) -> dict[str, list[Any]]:
+    """Each parameter of ``study`` and the values it takes, one per combination."""
     values: dict[str, list[Any]] = {p: [] for p in study.parameters}
     for combo in study.combinations():
         for k, v in combo.items():
             values[k].append(v)
+    return values
+
+
+def param_dtypes(study: Study) -> dict[str, pl.DataType]:
+    """One dtype per parameter so every run file has the same schema: numbers stay numbers
+    (floats if any value is a float), anything else is stored as text."""
+    values = _parameter_values(study)
     out: dict[str, pl.DataType] = {}
     for name, vs in values.items():
         if all(isinstance(v, bool) for v in vs):
@@ -135,11 +141,7 @@ def param_quantities(study: Study) -> dict[str, tuple[str, str]]:
     (``sweep_quantities``)."""
     from rtolab.sweep_quantities import quantity_columns
 
-    values: dict[str, list[Any]] = {p: [] for p in study.parameters}
-    for combo in study.combinations():
-        for k, v in combo.items():
-            values[k].append(v)
-    return quantity_columns(values)
+    return quantity_columns(_parameter_values(study))
 
 
 def _param_value(v: Any, dtype: pl.DataType) -> Any:
