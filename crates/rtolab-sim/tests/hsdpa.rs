@@ -149,6 +149,23 @@ fn web_users_are_deterministic_and_conserve_packets() {
     assert!(a.cells.iter().all(|c| c.ttis_busy > 0), "every cell served someone");
 }
 
+/// A cell's shared buffer is the sum of its users' buffers: for a lone user, a shared
+/// limit of 8 packets behaves exactly as a per-user limit of 8 (same drops, same flow), and
+/// with 150 web users in seven cells a shared limit of 20 packets refuses more packets than
+/// per-user limits of 20 alone (packets are conserved in both: checked during the run).
+#[test]
+fn a_cell_buffer_limits_what_its_users_queue_together() {
+    let bulk = |radio: &str| run(&LONE_USER.replace("shadowing_db = 0", &format!("shadowing_db = 0\n{radio}")));
+    let (shared, own) = (bulk("cell_buffer = 8"), bulk("buffer = 8"));
+    assert!(own.cells[0].buffer_drops > 0, "the lone user's window overflows 8 packets");
+    assert_eq!((&shared.flows, &shared.cells), (&own.flows, &own.cells));
+    let drops = |r: &RunResult| r.cells.iter().map(|c| c.buffer_drops).sum::<u64>();
+    let web = web_users(150, "rr", "200ms", "30s");
+    let per_user = run(&web.replace("[radio]", "[radio]\nbuffer = 20"));
+    let per_cell = run(&web.replace("[radio]", "[radio]\nbuffer = 20\ncell_buffer = 20"));
+    assert!(drops(&per_cell) > drops(&per_user), "{} drops with a shared 20-packet buffer, {} without", drops(&per_cell), drops(&per_user));
+}
+
 fn spurious_share(r: &RunResult) -> f64 {
     let done: Vec<_> = r.flows.iter().filter(|f| f.end_s.is_some()).collect();
     done.iter().filter(|f| f.spurious_timeouts > 0).count() as f64 / done.len() as f64

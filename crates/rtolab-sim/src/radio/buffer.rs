@@ -27,15 +27,17 @@ impl UeBuffer {
     /// Queues a packet of `bytes`; false (and nothing queued) when the limit would be
     /// exceeded.
     pub fn offer(&mut self, id: PacketId, bytes: u32) -> bool {
-        let fits = match self.limit {
-            Limit::Packets(n) => (self.packets.len() as u64) < n,
-            Limit::Bytes(n) => self.queued_bytes + bytes as u64 <= n,
-        };
+        let fits = fits(self.limit, self.packets.len() as u64, self.queued_bytes, bytes);
         if fits {
             self.packets.push_back((id, bytes));
             self.queued_bytes += bytes as u64;
         }
         fits
+    }
+
+    /// Bytes of the queued packets (those partly sent included).
+    pub fn queued_bytes(&self) -> u64 {
+        self.queued_bytes
     }
 
     /// Bytes still to cross the air.
@@ -78,6 +80,55 @@ impl UeBuffer {
         self.queued_bytes = 0;
         self.head_sent = 0;
         self.packets.drain(..).map(|(id, _)| id)
+    }
+}
+
+/// Whether a packet of `bytes` joins a queue of `packets` packets and `queued` bytes under
+/// `limit` (tail drop: a packet limit counts packets already queued, a byte limit the bytes
+/// after the arrival).
+fn fits(limit: Limit, packets: u64, queued: u64, bytes: u32) -> bool {
+    match limit {
+        Limit::Packets(n) => packets < n,
+        Limit::Bytes(n) => queued + bytes as u64 <= n,
+    }
+}
+
+/// The occupancy of a buffer shared by the users of a cell (`cell_buffer`): the sums of its
+/// users' queues, against an optional limit.
+///
+/// Invariant: `packets` and `bytes` equal the sums of `len()` and `queued_bytes()` over the
+/// buffers of the users attached to the cell; callers report every change (`UeBuffer`'s own
+/// limit applies besides).
+#[derive(Debug, Default)]
+pub struct SharedBuffer {
+    limit: Option<Limit>,
+    packets: u64,
+    bytes: u64,
+}
+
+impl SharedBuffer {
+    pub fn new(limit: Option<Limit>) -> Self {
+        SharedBuffer { limit, packets: 0, bytes: 0 }
+    }
+
+    /// Whether a packet of `bytes` fits (always, without a limit).
+    pub fn fits(&self, bytes: u32) -> bool {
+        self.limit.is_none_or(|l| fits(l, self.packets, self.bytes, bytes))
+    }
+
+    pub fn add(&mut self, bytes: u32) {
+        self.packets += 1;
+        self.bytes += bytes as u64;
+    }
+
+    /// Packets and bytes that left one of the users' buffers.
+    pub fn remove(&mut self, packets: u64, bytes: u64) {
+        self.packets -= packets;
+        self.bytes -= bytes;
+    }
+
+    pub fn packets(&self) -> u64 {
+        self.packets
     }
 }
 
@@ -128,6 +179,25 @@ mod tests {
         assert!(b.offer(PacketId(0), 1500) && b.offer(PacketId(1), 1500));
         assert!(!b.offer(PacketId(2), 1));
         assert_eq!(b.len(), 2);
+    }
+
+    /// The shared limit counts what the users' buffers hold together: a packet limit of 2
+    /// takes two packets whatever their users, a byte limit of 1500 B takes 1000 B + 500 B
+    /// and refuses one byte more; what leaves frees room.
+    #[test]
+    fn shared_buffer_limits_the_sum_of_the_users_queues() {
+        let mut by_packets = SharedBuffer::new(Some(Limit::Packets(2)));
+        assert!(by_packets.fits(1500));
+        by_packets.add(1500);
+        by_packets.add(40);
+        assert!(!by_packets.fits(40));
+        by_packets.remove(1, 40);
+        assert!(by_packets.fits(40));
+        let mut by_bytes = SharedBuffer::new(Some(Limit::Bytes(1500)));
+        by_bytes.add(1000);
+        assert!(by_bytes.fits(500) && !by_bytes.fits(501));
+        let unlimited = SharedBuffer::new(None);
+        assert!(unlimited.fits(u32::MAX));
     }
 
     #[test]

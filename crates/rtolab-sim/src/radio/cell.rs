@@ -1,5 +1,6 @@
 //! A cell of the HS-DSCH: its backlogged users, its TTI clock and its counters.
 
+use super::buffer::SharedBuffer;
 use crate::net::PacketId;
 use crate::results::CellRow;
 use crate::time::{SimDuration, SimTime};
@@ -19,7 +20,7 @@ pub struct CellStats {
     pub served_ttis: u64,
     /// Sum over served blocks of the user's SIR in dB.
     pub sir_db_sum: f64,
-    /// Packets refused by a full user buffer.
+    /// Packets refused by a full user buffer or a full shared cell buffer.
     pub buffer_drops: u64,
     /// Packets dropped from a buffer because its user moved on to a new transfer.
     pub flushed: u64,
@@ -36,12 +37,14 @@ pub struct Cell {
     pub delivering: Vec<PacketId>,
     /// Block-error draws.
     pub rng: Xoshiro256PlusPlus,
+    /// What the attached users' buffers hold, against the cell's shared limit.
+    pub shared: SharedBuffer,
     pub stats: CellStats,
 }
 
 impl Cell {
-    pub fn new(rng: Xoshiro256PlusPlus) -> Self {
-        Cell { active: Vec::new(), next_tti: None, last_tx: None, delivering: Vec::new(), rng, stats: CellStats::default() }
+    pub fn new(rng: Xoshiro256PlusPlus, shared: SharedBuffer) -> Self {
+        Cell { active: Vec::new(), next_tti: None, last_tx: None, delivering: Vec::new(), rng, shared, stats: CellStats::default() }
     }
 
     /// Whether this cell sends in the TTI that starts at `t` (it did already, or its pending

@@ -15,7 +15,7 @@
 //! block (uniform draw at the block error rate) leaves the buffer as it was and the user goes
 //! first next TTI.
 
-use super::buffer::UeBuffer;
+use super::buffer::{SharedBuffer, UeBuffer};
 use super::cell::Cell;
 use super::geometry::Layout;
 use super::link_adaptation::LinkAdaptation;
@@ -69,7 +69,9 @@ impl RadioNetwork {
     pub fn new(spec: &RadioSpec, ues: usize, first_uplink: DirId, seed: u64, record: RadioRecording) -> Self {
         let layout = Layout::hexagonal(spec.cells, spec.radius.0).expect("validated: 1, 7 or 19 cells and a positive radius");
         let n = layout.cells();
-        let cells = (0..n).map(|c| Cell::new(stream(seed, &format!("radio/{}/cell{c}", spec.name), "block-errors"))).collect();
+        let cells = (0..n)
+            .map(|c| Cell::new(stream(seed, &format!("radio/{}/cell{c}", spec.name), "block-errors"), SharedBuffer::new(spec.cell_buffer)))
+            .collect();
         let ues = (0..ues)
             .map(|u| {
                 let mut rng = stream(seed, &format!("radio/{}/ue{u}", spec.name), "movement-and-shadowing");
@@ -130,8 +132,11 @@ impl RadioNetwork {
         let u = &mut self.ues[ue as usize];
         let old = u.cell as usize;
         let before = flushed.len();
+        let bytes = u.buffer.queued_bytes();
         flushed.extend(u.buffer.flush());
-        self.cells[old].stats.flushed += (flushed.len() - before) as u64;
+        let packets = (flushed.len() - before) as u64;
+        self.cells[old].shared.remove(packets, bytes);
+        self.cells[old].stats.flushed += packets;
         if u.active {
             u.active = false;
             self.cells[old].active.retain(|&x| x != ue);
@@ -143,10 +148,11 @@ impl RadioNetwork {
     pub fn offer(&mut self, now: SimTime, ue: u32, id: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
         let u = &mut self.ues[ue as usize];
         let c = u.cell as usize;
-        if !u.buffer.offer(id, bytes) {
+        if !self.cells[c].shared.fits(bytes) || !u.buffer.offer(id, bytes) {
             self.cells[c].stats.buffer_drops += 1;
             return Offer::Dropped;
         }
+        self.cells[c].shared.add(bytes);
         if !u.active {
             u.active = true;
             self.cells[c].active.push(ue);
@@ -227,7 +233,10 @@ impl RadioNetwork {
                 cell.stats.blocks_lost += 1;
                 0
             } else {
-                u.buffer.take(block.bytes, &mut cell.delivering)
+                let (packets, bytes) = (u.buffer.len(), u.buffer.queued_bytes());
+                let taken = u.buffer.take(block.bytes, &mut cell.delivering);
+                cell.shared.remove((packets - u.buffer.len()) as u64, bytes - u.buffer.queued_bytes());
+                taken
             };
             cell.stats.bytes += taken as u64;
             u.average = update_average(u.average, taken, self.pf_window_ttis);
@@ -261,6 +270,11 @@ impl RadioNetwork {
 
     /// Packets the network holds: queued at base stations or being handed over.
     pub fn packets_inside(&self) -> usize {
+        debug_assert_eq!(
+            self.cells.iter().map(|c| c.shared.packets()).sum::<u64>(),
+            self.ues.iter().map(|u| u.buffer.len() as u64).sum::<u64>(),
+            "the cells' shared buffers count every queued packet"
+        );
         self.ues.iter().map(|u| u.buffer.len()).sum::<usize>() + self.cells.iter().map(|c| c.delivering.len()).sum::<usize>()
     }
 

@@ -85,6 +85,12 @@ pub struct RadioSpec {
     /// dropped. Not given in paper 000.
     #[serde(default = "default_buffer")]
     pub buffer: Limit,
+    /// The base station's buffer shared by all users of a cell, in packets or bytes, on top of
+    /// each user's `buffer`: a packet is dropped when either is full. None by default (each
+    /// user's buffer alone). Not given in paper 000; its model ran in ns-2.27, whose queues
+    /// hold 50 packets unless set otherwise (`Queue set limit_ 50`, `tcl/lib/ns-default.tcl`).
+    #[serde(default)]
+    pub cell_buffer: Option<Limit>,
     /// Which users a cell serves in a TTI.
     #[serde(default)]
     pub scheduler: SchedulerKind,
