@@ -108,8 +108,9 @@ declare_tcp_settings! {
         ack_every: u32 => u32 = 2,
             kernel: Kernel::Fixed(|n| (*n != 2).then_some("the kernel acknowledges every second full-sized segment; expected 2"));
         /// With delayed ACKs: the longest an ACK waits (default 200 ms, and each `stack` sets its
-        /// own).
-        delack_timeout: Duration => SimDuration = ms(200),
+        /// own; ns-2's delayed-ACK sinks wait 100 ms: `Agent/TCPSink/DelAck` and
+        /// `Agent/TCPSink/Sack1/DelAck set interval_ 100ms`, `tcl/lib/ns-default.tcl`).
+        delack_timeout: Duration => SimDuration = ms(200); Ns2Sack1 | Ns2Newreno = ms(100),
             kernel: Kernel::Lacks("the kernel's delayed-ACK timer adapts between 40 ms and 200 ms and cannot be set");
         /// Grow cwnd only while it limits the sender (RFC 7661, Linux).
         cwnd_validation: bool => bool = false; Linux = true,
@@ -225,6 +226,18 @@ mod tests {
         let merged = s.settings();
         assert_eq!((merged.delack_timeout, merged.max_window, merged.cc), (ms(100), Some(30), CcKind::Reno));
         assert_eq!((merged.mss, merged.initial_rto), (536, Some(SimDuration::from_secs(3))));
+    }
+
+    /// ns-2's delayed-ACK sinks wait 100 ms (`Agent/TCPSink/Sack1/DelAck set interval_
+    /// 100ms`, ns-default.tcl): the ns-2 stacks with delayed ACKs turned on wait that long,
+    /// the others the default 200 ms.
+    #[test]
+    fn ns2_delayed_acks_wait_100_ms() {
+        for stack in ["ns2-sack1", "ns2-newreno"] {
+            let s = spec(&format!("stack = \"{stack}\"\ndelayed_ack = true")).settings();
+            assert_eq!((s.delayed_ack, s.delack_timeout), (true, ms(100)), "{stack}");
+        }
+        assert_eq!(spec("stack = \"rfc\"").settings().delack_timeout, ms(200));
     }
 
     /// The kernel's refusals name the first field, in the table's order, it cannot run.
