@@ -12,6 +12,7 @@ use rtolab_sim::{spec, RunResult, Scenario};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
 
+mod drill;
 mod emulate;
 mod tables;
 
@@ -200,5 +201,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables::series_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     emulate::register(m)?;
+    drill::register(m)?;
     Ok(())
 }

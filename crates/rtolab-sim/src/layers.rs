@@ -13,11 +13,12 @@
 //! - `build`: a scenario's network parts, for the simulator and the emulator.
 //! - `fabric`: the network of a run (links, spikes, radio network, routes, packet store and
 //!   their events), driven by the simulator and the emulator, calling back to their hosts.
-//! - `world`: the simulation. `bench`: the benchmark scenarios.
+//! - `world`: the simulation. `bench`: the benchmark scenarios. `drill`: one socket of a
+//!   stack driven packet by packet (`rtolab drill`).
 
 /// Every top-level module of the crate, lowest layer first.
-pub const ORDER: [&str; 18] = [
-    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench",
+pub const ORDER: [&str; 19] = [
+    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
 ];
 
 #[cfg(test)]

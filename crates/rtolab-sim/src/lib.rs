@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod build;
 pub mod control;
+pub mod drill;
 pub mod engine;
 pub mod fabric;
 pub mod ids;

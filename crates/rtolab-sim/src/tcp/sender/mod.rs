@@ -365,6 +365,54 @@ impl TcpSender {
         }
     }
 
+    /// A passive open: the peer's SYN was answered and its ACK of the SYN-ACK arrived at
+    /// `now`. `rtt` is the SYN-ACK's round trip when it was sent once (Linux
+    /// `tcp_synack_rtt_meas`), `rwnd` the peer's window in bytes. From here on the sender
+    /// has only the data the application supplies (`supply`), none yet.
+    pub fn accept(&mut self, now: SimTime, rtt: Option<SimDuration>, rwnd: u64) {
+        self.phase = Phase::Established;
+        self.syn_sent_at = now;
+        self.rwnd = rwnd;
+        self.geometry.data_end = 0;
+        if let Some(rtt) = rtt {
+            self.take_rtt_sample(now, rtt, rtt, self.snd_una);
+        }
+    }
+
+    /// The application wrote `bytes` more (a sender opened by `accept`): what the window
+    /// allows goes at once.
+    pub fn supply(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
+        self.geometry.data_end = self.geometry.data_end.saturating_add(bytes);
+        if self.phase == Phase::Established {
+            self.send_allowed(now, out);
+        }
+    }
+
+    /// The configuration the sender runs.
+    pub fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
+
+    /// Bytes the application has supplied so far (the end of the data).
+    pub fn data_end(&self) -> u64 {
+        self.geometry.data_end
+    }
+
+    /// SND.MAX: the end of the highest data sent.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+
+    /// The RTO estimator (smoothed RTT, variation, back-off).
+    pub fn rto_estimator(&self) -> &RtoEstimator {
+        &self.rto
+    }
+
+    /// The SACK scoreboard.
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.scoreboard
+    }
+
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         out.push(Segment { flags: FLAG_SYN, ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 }, ..Default::default() });
         self.arm_rto(now);

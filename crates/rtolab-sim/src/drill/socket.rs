@@ -1,0 +1,398 @@
+//! A listening socket of one stack profile that accepts one connection and sends what its
+//! application writes: the simulated counterpart of a packetdrill script's server socket.
+//!
+//! The handshake follows Linux's passive open, which every stack profile shares here: the
+//! SYN-ACK carries the MSS of a 1500-byte MTU, SACK-permitted and timestamps when the peer
+//! offered them and the profile runs them, and a window scale when the peer sent one, in
+//! the order of Linux's `tcp_options_write`; it is sent again after 1 s, doubling
+//! (`TCP_TIMEOUT_INIT`, `tcp_rtx_synack`). The ACK of the SYN-ACK establishes the
+//! connection; its round trip is the first RTT sample when the SYN-ACK went once
+//! (`tcp_synack_rtt_meas`). From then on the profile's sender (`TcpSender`) runs alone.
+//!
+//! Invariants: the peer's bytes acknowledged are `ack − 1`; the sender's data offset `o` is
+//! sequence number `o + 1`; a timestamp tick is 1 ms and tick `k` stands for the simulated
+//! time `(k − 1)` ms (tick 0 would mean "no timestamp" to the sender).
+
+use super::info::{TcpInfo, INFINITE_SSTHRESH, TCP_CA_DISORDER, TCP_CA_LOSS, TCP_CA_OPEN, TCP_CA_RECOVERY};
+use super::wire::{WireOption, WireSegment, ACK, FIN, PSH, RST, SYN};
+use crate::spec::TcpSpec;
+use crate::tcp::segment::{FLAG_ACK, FLAG_FIN};
+use crate::tcp::{LossState, Segment, SharedSenderConfig, TcpSender};
+use crate::time::{SimDuration, SimTime};
+
+/// The MSS a 1500-byte MTU allows (IPv4 and TCP headers without options), as the SYN-ACK
+/// advertises it.
+const LOCAL_MSS: u32 = 1460;
+/// Bytes of the timestamp option on every segment once negotiated (RFC 7323: 10, padded to 12).
+const TIMESTAMP_BYTES: u32 = 12;
+/// The first SYN-ACK timeout (Linux `TCP_TIMEOUT_INIT`).
+const SYNACK_TIMEOUT: SimDuration = SimDuration::from_secs(1);
+/// The receive window a Linux listener advertises in its SYN-ACK with the default
+/// `tcp_rmem` (131072 B at half overhead, rounded down to whole 1460-byte segments).
+const INITIAL_RECEIVE_WINDOW: u32 = 64240;
+/// Linux's default `tcp_rmem[2]`, which sets the window scale it offers.
+pub const DEFAULT_RMEM_MAX: u64 = 6 * 1024 * 1024;
+const NS_PER_TICK: u64 = 1_000_000;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DrillError {
+    /// The script asks for something this socket does not model; the script is skipped.
+    #[error("not modelled: {0}")]
+    Unsupported(String),
+    /// The script's packet or call makes no sense in the socket's state.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// What the peer's SYN offered.
+#[derive(Clone, Copy, Debug, Default)]
+struct Peer {
+    mss: Option<u16>,
+    window_scale: Option<u8>,
+    sack: bool,
+    timestamps: bool,
+}
+
+#[derive(Debug)]
+enum State {
+    Listen,
+    SynReceived { first_sent: SimTime, resent: bool, timer: SimTime, timeout: SimDuration },
+    Established,
+    Closed,
+}
+
+/// One socket and its connection.
+#[derive(Debug)]
+pub struct DrillSocket {
+    spec: TcpSpec,
+    state: State,
+    peer: Peer,
+    sack: bool,
+    timestamps: bool,
+    /// Window scale this side offered (when the peer offered one too).
+    local_scale: Option<u8>,
+    /// The last TSval of the peer, echoed in TSecr (RFC 7323 `TS.Recent`).
+    ts_recent: u32,
+    sender: Option<TcpSender>,
+    accepted: bool,
+}
+
+impl DrillSocket {
+    /// A listening socket of the profile `spec` (a `tcp` table: `stack` and overrides). Its
+    /// window scale follows Linux's `tcp_select_initial_window`: log2(`rmem_max`) − 15,
+    /// clamped to 0–14 (RFC 7323 2.3).
+    pub fn listen(spec: TcpSpec, rmem_max: u64) -> Self {
+        let scale = (63 - rmem_max.max(1).leading_zeros() as i64 - 15).clamp(0, 14) as u8;
+        DrillSocket {
+            spec,
+            state: State::Listen,
+            peer: Peer::default(),
+            sack: false,
+            timestamps: false,
+            local_scale: Some(scale),
+            ts_recent: 0,
+            sender: None,
+            accepted: false,
+        }
+    }
+
+    /// The next time a timer of the socket fires, if one is armed.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        match &self.state {
+            State::SynReceived { timer, .. } => Some(*timer),
+            State::Established => self.sender.as_ref().and_then(|s| s.next_wakeup()),
+            _ => None,
+        }
+    }
+
+    /// Fires every timer due at or before `now`, in time order: what the socket sends, each
+    /// with the time it left.
+    pub fn advance(&mut self, now: SimTime) -> Vec<(SimTime, WireSegment)> {
+        let mut out = Vec::new();
+        while let Some(t) = self.next_wakeup().filter(|t| *t <= now) {
+            match &mut self.state {
+                State::SynReceived { resent, timer, timeout, .. } => {
+                    *resent = true;
+                    *timeout = *timeout + *timeout;
+                    *timer = t + *timeout;
+                    out.push((t, self.syn_ack(t)));
+                }
+                State::Established => {
+                    let mut segs = Vec::new();
+                    self.sender.as_mut().expect("established").on_timer(t, &mut segs);
+                    out.extend(segs.iter().map(|s| (t, self.to_wire(s))));
+                }
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// The peer's segment arrives at `now`; returns what the socket sends at once.
+    pub fn inbound(&mut self, now: SimTime, seg: &WireSegment) -> Result<Vec<WireSegment>, DrillError> {
+        if seg.has(RST) {
+            self.state = State::Closed;
+            return Ok(Vec::new());
+        }
+        if seg.len > 0 || seg.has(FIN) {
+            return Err(DrillError::Unsupported("the peer sending data or a FIN (the socket only sends)".into()));
+        }
+        if let Some((val, _)) = seg.timestamp() {
+            self.ts_recent = val;
+        }
+        match self.state {
+            State::Listen if seg.has(SYN) && !seg.has(ACK) => {
+                let profile = self.spec.settings();
+                self.peer = Peer { mss: seg.mss(), window_scale: seg.window_scale(), sack: seg.sack_permitted(), timestamps: seg.timestamp().is_some() };
+                self.sack = self.peer.sack && profile.sack;
+                self.timestamps = self.peer.timestamps && profile.timestamps;
+                if self.peer.window_scale.is_none() {
+                    self.local_scale = None;
+                }
+                self.state = State::SynReceived { first_sent: now, resent: false, timer: now + SYNACK_TIMEOUT, timeout: SYNACK_TIMEOUT };
+                Ok(vec![self.syn_ack(now)])
+            }
+            State::Listen => Err(DrillError::Refused(format!("a listening socket got a segment without SYN: {seg:?}"))),
+            State::SynReceived { first_sent, resent, .. } if seg.has(ACK) && !seg.has(SYN) => {
+                if seg.ack != 1 {
+                    return Err(DrillError::Refused(format!("the handshake's ACK acknowledges {} (expected 1)", seg.ack)));
+                }
+                let rtt = (!resent).then(|| now.since(first_sent));
+                let mut sender = TcpSender::new(SharedSenderConfig::from(self.sender_config()));
+                sender.accept(now, rtt, self.peer_window(seg));
+                self.sender = Some(sender);
+                self.state = State::Established;
+                Ok(Vec::new())
+            }
+            State::SynReceived { .. } if seg.has(SYN) => Ok(vec![self.syn_ack(now)]),
+            State::SynReceived { .. } => Err(DrillError::Refused("a segment without ACK during the handshake".into())),
+            State::Established => {
+                let inner = self.from_wire(seg);
+                let mut segs = Vec::new();
+                self.sender.as_mut().expect("established").on_segment(now, &inner, &mut segs);
+                Ok(segs.iter().map(|s| self.to_wire(s)).collect())
+            }
+            State::Closed => Err(DrillError::Refused("the connection was reset".into())),
+        }
+    }
+
+    /// `accept()`: whether a connection is established and not yet accepted (then it is).
+    pub fn accept(&mut self) -> bool {
+        let ready = matches!(self.state, State::Established) && !self.accepted;
+        self.accepted |= ready;
+        ready
+    }
+
+    /// The application writes `bytes` at `now`; returns what is sent at once.
+    ///
+    /// The simulator's segments tile the data on MSS boundaries, so a write may not follow
+    /// a short segment already sent (Linux would coalesce the two; not modelled).
+    pub fn write(&mut self, now: SimTime, bytes: u64) -> Result<Vec<WireSegment>, DrillError> {
+        let Some(sender) = self.sender.as_mut().filter(|_| matches!(self.state, State::Established)) else {
+            return Err(DrillError::Refused("write before the connection is established".into()));
+        };
+        let mss = sender.config().mss as u64;
+        if sender.snd_max() == sender.data_end() && sender.snd_max() % mss != 0 {
+            return Err(DrillError::Unsupported(format!("a write after a short segment ({} bytes sent, MSS {mss}): segments tile the data on MSS boundaries", sender.snd_max())));
+        }
+        let mut segs = Vec::new();
+        sender.supply(now, bytes, &mut segs);
+        Ok(segs.iter().map(|s| self.to_wire(s)).collect())
+    }
+
+    /// `getsockopt(TCP_INFO)` now.
+    pub fn info(&self) -> TcpInfo {
+        let Some(s) = &self.sender else {
+            return TcpInfo { tcpi_snd_ssthresh: INFINITE_SSTHRESH, tcpi_snd_cwnd: 0, ..Default::default() };
+        };
+        let mss = s.config().mss as u64;
+        let (first, end) = (s.snd_una() / mss, s.snd_max().div_ceil(mss));
+        let count = |f: &dyn Fn(u64) -> bool| (first..end).filter(|&k| f(k)).count() as u32;
+        let board = s.scoreboard();
+        let rto = s.rto_estimator();
+        let us = |d: SimDuration| (d.as_nanos() / 1000) as u32;
+        TcpInfo {
+            tcpi_ca_state: match s.state() {
+                LossState::Open => TCP_CA_OPEN,
+                LossState::Disorder => TCP_CA_DISORDER,
+                LossState::Recovery { .. } => TCP_CA_RECOVERY,
+                LossState::Loss { .. } => TCP_CA_LOSS,
+            },
+            tcpi_retransmits: if s.state().is_loss() { rto.backoff().min(255) as u8 } else { 0 },
+            tcpi_backoff: rto.backoff().min(255) as u8,
+            tcpi_rto: us(s.rto()),
+            tcpi_snd_mss: mss as u32,
+            tcpi_unacked: (end - first) as u32,
+            tcpi_sacked: count(&|k| board.is_sacked_segment(k)),
+            tcpi_lost: count(&|k| board.is_lost(k)),
+            tcpi_retrans: count(&|k| board.is_retransmitted(k)),
+            tcpi_rtt: rto.srtt().map_or(0, us),
+            tcpi_rttvar: us(rto.rttvar()),
+            tcpi_snd_ssthresh: if s.ssthresh() >= u64::MAX / 2 { INFINITE_SSTHRESH } else { (s.ssthresh() / mss) as u32 },
+            tcpi_snd_cwnd: (s.cwnd() / mss) as u32,
+            tcpi_reordering: s.config().dupthresh,
+            tcpi_total_retrans: s.stats.retransmits as u32,
+        }
+    }
+
+    /// The profile's sender for this connection: the MSS both sides allow less the
+    /// timestamp option (Linux `tcp_sync_mss`), SACK and timestamps as negotiated, no
+    /// handshake of its own.
+    fn sender_config(&self) -> crate::tcp::SenderConfig {
+        let mut spec = self.spec.clone();
+        let mss = self.peer.mss.map_or(536, u32::from).min(LOCAL_MSS) - if self.timestamps { TIMESTAMP_BYTES } else { 0 };
+        spec.mss = Some(mss);
+        spec.sack = Some(self.sack);
+        spec.timestamps = Some(self.timestamps);
+        spec.handshake = Some(false);
+        spec.resolve(None).sender
+    }
+
+    /// The peer's window in bytes: scaled when both sides offered a scale (RFC 7323 2.2);
+    /// never on a SYN.
+    fn peer_window(&self, seg: &WireSegment) -> u64 {
+        let shift = match (self.local_scale, self.peer.window_scale) {
+            (Some(_), Some(p)) if !seg.has(SYN) => p.min(14),
+            _ => 0,
+        };
+        (seg.win as u64) << shift
+    }
+
+    fn syn_ack(&self, now: SimTime) -> WireSegment {
+        let mut options = vec![WireOption::Mss(LOCAL_MSS as u16)];
+        match (self.sack, self.timestamps) {
+            (true, true) => options.extend([WireOption::SackPermitted, self.timestamp_option(now)]),
+            (false, true) => options.extend([WireOption::Nop, WireOption::Nop, self.timestamp_option(now)]),
+            (true, false) => options.extend([WireOption::Nop, WireOption::Nop, WireOption::SackPermitted]),
+            (false, false) => {}
+        }
+        if let Some(scale) = self.local_scale {
+            options.extend([WireOption::Nop, WireOption::WindowScale(scale)]);
+        }
+        WireSegment { flags: SYN | ACK, seq: 0, ack: 1, win: INITIAL_RECEIVE_WINDOW as u16, len: 0, options }
+    }
+
+    fn timestamp_option(&self, now: SimTime) -> WireOption {
+        WireOption::Timestamp { val: (now.0 / NS_PER_TICK + 1) as u32, ecr: self.ts_recent }
+    }
+
+    /// A sender's segment on the wire: ACK always, PSH on the one that ends the data written
+    /// so far (Linux marks the last segment of a write, `tcp_push`), the window unscaled by
+    /// this side's scale, timestamps when negotiated.
+    fn to_wire(&self, s: &Segment) -> WireSegment {
+        let sender = self.sender.as_ref().expect("established");
+        let mut flags = if s.flags & FLAG_ACK != 0 || s.flags & FLAG_FIN == 0 { ACK } else { 0 };
+        if s.is_fin() {
+            flags |= FIN;
+        }
+        if s.len > 0 && s.end() == sender.data_end() {
+            flags |= PSH;
+        }
+        let win = (INITIAL_RECEIVE_WINDOW >> self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0)) as u16;
+        let options = if self.timestamps && s.ts_val != 0 {
+            vec![WireOption::Nop, WireOption::Nop, WireOption::Timestamp { val: (s.ts_val / NS_PER_TICK + 1) as u32, ecr: self.ts_recent }]
+        } else {
+            Vec::new()
+        };
+        WireSegment { flags, seq: (s.seq + 1) as u32, ack: 1, win, len: s.len, options }
+    }
+
+    /// The peer's ACK as the sender reads it: bytes acknowledged, SACK blocks as data
+    /// offsets, the window in bytes, TSecr as the simulated time it echoes.
+    fn from_wire(&self, seg: &WireSegment) -> Segment {
+        let mut inner = Segment { flags: FLAG_ACK, ack: seg.ack.saturating_sub(1) as u64, wnd: self.peer_window(seg), ..Default::default() };
+        for &(a, b) in seg.sack_blocks() {
+            inner.sack.push((a.saturating_sub(1) as u64, b.saturating_sub(1) as u64));
+        }
+        if self.timestamps {
+            if let Some((val, ecr)) = seg.timestamp() {
+                inner.ts_val = val.max(1) as u64;
+                inner.ts_ecr = if ecr == 0 { 0 } else { ((ecr as u64 - 1) * NS_PER_TICK).max(1) };
+            }
+        }
+        inner
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::profile::Stack;
+
+    fn linux() -> DrillSocket {
+        DrillSocket::listen(TcpSpec { stack: Some(Stack::Linux), ..Default::default() }, DEFAULT_RMEM_MAX)
+    }
+
+    fn ms(n: u64) -> SimTime {
+        SimTime(n * NS_PER_TICK)
+    }
+
+    fn syn() -> WireSegment {
+        let options = vec![WireOption::Mss(1000), WireOption::SackPermitted, WireOption::Nop, WireOption::Nop, WireOption::Nop, WireOption::WindowScale(7)];
+        WireSegment { flags: SYN, win: 32792, options, ..Default::default() }
+    }
+
+    fn ack(n: u32) -> WireSegment {
+        WireSegment { flags: ACK, seq: 1, ack: n, win: 257, ..Default::default() }
+    }
+
+    /// Linux's passive open, worked by hand: a SYN offering MSS 1000, SACK and scale 7 gets
+    /// `<mss 1460,nop,nop,sackOK,nop,wscale 7>` (6 MB `tcp_rmem[2]`: ilog2 = 22, 22 − 15 = 7)
+    /// and window 64240; the ACK 100 ms later gives SRTT 100 ms, RTTVAR 50 ms, RTO
+    /// 100 + 4 · 50 = 300 ms (RFC 6298 (2.2), Linux's 200 ms floor on the variance term not
+    /// binding); a 10000-byte write goes as IW 10 segments of 1000 bytes, PSH on the last; the
+    /// tail loss probe resends the last segment 2 · SRTT + 2 jiffies (8 ms) later, at 308 ms
+    /// (Linux `tcp_schedule_loss_probe`), and re-arms the RTO from then: 308 + 300 ms = 152
+    /// jiffies of 4 ms, 75 ahead, on the timer wheel's level 1 (8-jiffy buckets, rounded
+    /// up: (152 + 8) >> 3 = 20) fires at 160 jiffies, 640 ms, and resends 1:1001 with cwnd 1
+    /// in Loss, back-off 1, two retransmissions in all (the probe's and the timeout's).
+    #[test]
+    fn passive_open_write_and_timeout() {
+        let mut s = linux();
+        let synack = s.inbound(SimTime::ZERO, &syn()).unwrap();
+        let expected = vec![WireOption::Mss(1460), WireOption::Nop, WireOption::Nop, WireOption::SackPermitted, WireOption::Nop, WireOption::WindowScale(7)];
+        assert_eq!(synack, vec![WireSegment { flags: SYN | ACK, seq: 0, ack: 1, win: 64240, len: 0, options: expected }]);
+        assert!(!s.accept());
+        assert!(s.inbound(ms(100), &ack(1)).unwrap().is_empty());
+        assert!(s.accept() && !s.accept());
+        let info = s.info();
+        assert_eq!((info.tcpi_rtt, info.tcpi_rttvar, info.tcpi_rto, info.tcpi_snd_mss, info.tcpi_snd_cwnd), (100_000, 50_000, 300_000, 1000, 10));
+        let sent = s.write(ms(100), 10_000).unwrap();
+        assert_eq!(sent.len(), 10);
+        assert_eq!((sent[0].seq, sent[0].len, sent[0].flags), (1, 1000, ACK));
+        assert_eq!((sent[9].seq, sent[9].len, sent[9].flags), (9001, 1000, ACK | PSH));
+        assert_eq!(sent[0].win, (64240 >> 7) as u16);
+        assert_eq!(s.info().tcpi_unacked, 10);
+        let probe = s.advance(ms(308));
+        assert_eq!(probe.len(), 1);
+        assert_eq!((probe[0].0, probe[0].1.seq, probe[0].1.len), (ms(308), 9001, 1000));
+        let resent = s.advance(ms(1000));
+        assert_eq!(resent.len(), 1);
+        assert_eq!((resent[0].0, resent[0].1.seq, resent[0].1.len), (ms(640), 1, 1000));
+        let info = s.info();
+        assert_eq!((info.tcpi_ca_state, info.tcpi_snd_cwnd, info.tcpi_backoff, info.tcpi_total_retrans), (TCP_CA_LOSS, 1, 1, 2));
+    }
+
+    /// The SYN-ACK goes again after 1 s and 2 s more; the handshake's ACK then gives no RTT
+    /// sample (Karn), so the RTO stays the initial 1 s.
+    #[test]
+    fn a_resent_syn_ack_gives_no_sample() {
+        let mut s = linux();
+        s.inbound(SimTime::ZERO, &syn()).unwrap();
+        let resent: Vec<SimTime> = s.advance(ms(3500)).into_iter().map(|(t, seg)| {
+            assert!(seg.has(SYN) && seg.has(ACK));
+            t
+        }).collect();
+        assert_eq!(resent, vec![ms(1000), ms(3000)]);
+        s.inbound(ms(3600), &ack(1)).unwrap();
+        assert_eq!((s.info().tcpi_rtt, s.info().tcpi_rto), (0, 1_000_000));
+    }
+
+    /// A script whose peer sends data is not modelled: the error says so.
+    #[test]
+    fn peer_data_is_not_modelled() {
+        let mut s = linux();
+        let data = WireSegment { flags: ACK, len: 10, ..Default::default() };
+        assert!(matches!(s.inbound(SimTime::ZERO, &data), Err(DrillError::Unsupported(_))));
+    }
+}
