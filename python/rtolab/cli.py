@@ -1,5 +1,5 @@
 """The ``rtolab`` command line: run, schema, bench, demo, sweep, report, reproduce, model,
-emulate, compare.
+emulate, compare, drill.
 
 Bad input prints one message naming the field, the value and the expected form, exits with
 code 2 and writes nothing.
@@ -27,6 +27,7 @@ from rich.markup import escape
 
 from rtolab import _core
 from rtolab._console import check_out, err, fail as _fail, new_table, out, scenario_with
+from rtolab.cli_drill import register as register_drill
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 from rtolab.cli_output import Format, TableName, print_result, print_run
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
 app.add_typer(model_app, name="model")
 register_emulation(app)
+register_drill(app)
 
 
 def _print_version(asked: bool) -> None:

@@ -277,8 +277,8 @@ impl DrillSocket {
     }
 
     /// A sender's segment on the wire: ACK always, PSH on the one that ends the data written
-    /// so far (Linux marks the last segment of a write, `tcp_push`), the window unscaled by
-    /// this side's scale, timestamps when negotiated.
+    /// so far (Linux marks the last segment of a write, `tcp_push`), the window in this
+    /// side's scale, timestamps when negotiated.
     fn to_wire(&self, s: &Segment) -> WireSegment {
         let sender = self.sender.as_ref().expect("established");
         let mut flags = if s.flags & FLAG_ACK != 0 || s.flags & FLAG_FIN == 0 { ACK } else { 0 };
@@ -288,7 +288,10 @@ impl DrillSocket {
         if s.len > 0 && s.end() == sender.data_end() {
             flags |= PSH;
         }
-        let win = (INITIAL_RECEIVE_WINDOW >> self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0)) as u16;
+        // Linux `__tcp_select_window`: the window is rounded up to the scale's unit
+        // (`ALIGN(window, 1 << rcv_wscale)`) so that it is not scaled away.
+        let shift = self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0);
+        let win = INITIAL_RECEIVE_WINDOW.div_ceil(1 << shift) as u16;
         let options = if self.timestamps && s.ts_val != 0 {
             vec![WireOption::Nop, WireOption::Nop, WireOption::Timestamp { val: (s.ts_val / NS_PER_TICK + 1) as u32, ecr: self.ts_recent }]
         } else {
@@ -361,7 +364,7 @@ mod tests {
         assert_eq!(sent.len(), 10);
         assert_eq!((sent[0].seq, sent[0].len, sent[0].flags), (1, 1000, ACK));
         assert_eq!((sent[9].seq, sent[9].len, sent[9].flags), (9001, 1000, ACK | PSH));
-        assert_eq!(sent[0].win, (64240 >> 7) as u16);
+        assert_eq!(sent[0].win, 502); // ⌈64240 / 2^7⌉: `ALIGN` in `__tcp_select_window`
         assert_eq!(s.info().tcpi_unacked, 10);
         let probe = s.advance(ms(308));
         assert_eq!(probe.len(), 1);

@@ -1,0 +1,137 @@
+"""The ``sysctl`` settings a script may make, as settings of a simulated stack.
+
+A script's shell commands (its init command, timed back-quoted commands, and the lines of a
+shell file such as the Linux self-tests' ``defaults.sh`` that a command runs) may set
+``net.ipv4`` sysctls. Those that select a behaviour rtolab models map to a field of the
+flow's ``tcp`` table (``docs/tcp-stacks.md``); those that change nothing a script can see in
+the simulated socket (metrics caching, memory limits, the qdisc) are accepted and ignored;
+any other command makes the script *skipped*, with the command as the reason.
+Sources: ``Documentation/networking/ip-sysctl.rst`` of Linux.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Linux's default ``tcp_rmem[2]`` (6 MB): it sets the window scale the socket offers.
+DEFAULT_RMEM_MAX = 6 * 1024 * 1024
+#: The Linux stack's spurious-timeout detectors (``tcp_frto`` and the two undos).
+LINUX_DETECTORS = ("eifel", "frto", "dsack")
+
+#: Sysctls without effect on the simulated socket: metrics caching (no earlier connection
+#: is remembered), memory limits, the send buffer (the application writes at once), the
+#: qdisc, the ECN and fast-open switches when off.
+IGNORED = {
+    "tcp_no_metrics_save", "tcp_wmem", "tcp_mem", "tcp_min_tso_segs", "tcp_pacing_ss_ratio",
+    "tcp_pacing_ca_ratio", "tcp_autocorking", "tcp_tso_win_divisor", "tcp_shrink_window",
+    "tcp_syncookies", "tcp_min_snd_mss", "tcp_moderate_rcvbuf", "ip_local_port_range",
+}
+
+
+class Unsupported(Exception):
+    """A command the simulated stack cannot honour: the script is skipped with this reason."""
+
+
+@dataclass
+class StackSettings:
+    """The ``tcp`` table of the simulated socket and its receive-buffer limit."""
+
+    tcp: dict[str, Any] = field(default_factory=dict)
+    rmem_max: int = DEFAULT_RMEM_MAX
+
+    def apply(self, name: str, value: str) -> None:
+        """Applies ``net.ipv4.<name> = value``; raises :class:`Unsupported` for a name or a
+        value rtolab does not model."""
+        words = value.split()
+        number = int(words[0]) if words and re.fullmatch(r"-?\d+", words[0]) else None
+        if name in IGNORED:
+            return
+        if name == "tcp_sack" and number in (0, 1):
+            self.tcp["sack"] = number == 1
+        elif name == "tcp_dsack" and number in (0, 1):
+            self.tcp["dsack"] = number == 1
+            self._detector("dsack", number == 1)
+        elif name == "tcp_timestamps" and number in (0, 1):
+            self.tcp["timestamps"] = number == 1
+        elif name == "tcp_frto" and number in (0, 1, 2):
+            self._detector("frto", number != 0)
+        elif name == "tcp_early_retrans" and number in (0, 3, 4):
+            self.tcp["tlp"] = number != 0
+        elif name == "tcp_recovery" and number in (0, 1):
+            self.tcp["rack"] = number == 1
+        elif name == "tcp_reordering" and number is not None and number > 0:
+            self.tcp["dupthresh"] = number
+        elif name == "tcp_congestion_control" and value in ("reno", "cubic"):
+            self.tcp["cc"] = value
+        elif name == "tcp_rmem" and len(words) == 3 and all(w.isdigit() for w in words):
+            self.rmem_max = int(words[2])
+        elif name in ("tcp_slow_start_after_idle", "tcp_fastopen", "tcp_ecn") and number == 0:
+            return
+        else:
+            raise Unsupported(f"sysctl net.ipv4.{name}={value}")
+
+    def _detector(self, name: str, on: bool) -> None:
+        current = list(self.tcp.get("detect", LINUX_DETECTORS))
+        if on and name not in current:
+            current.append(name)
+        if not on and name in current:
+            current.remove(name)
+        self.tcp["detect"] = current
+
+
+_SYSCTL = re.compile(r"^(?:net\.ipv4\.|/proc/sys/net/ipv4/)([a-z_0-9]+)$")
+
+
+def run_command(settings: StackSettings, command: str, directory: Path) -> None:
+    """Applies a shell command line by line: ``sysctl -q -w net.ipv4.x=v`` (or ``-qw``,
+    several assignments), ``echo v > /proc/sys/net/ipv4/x``, a shell file run as
+    ``./file``, ``sh file`` or ``source file`` (its lines, recursively), comments and empty
+    lines; ``ip tcp_metrics flush`` and ``tc qdisc ...`` are accepted and do nothing (the
+    simulated socket remembers no earlier connection and has no qdisc: a script that depends
+    on fq's pacing differs); anything else is :class:`Unsupported`."""
+    for raw in command.replace("\\\n", " ").splitlines():
+        line = raw.split("#", 1)[0].strip().rstrip(";").strip()
+        if not line:
+            continue
+        for part in (p.strip() for p in line.split("&&")):
+            _run_one(settings, part, directory)
+
+
+def _run_one(settings: StackSettings, line: str, directory: Path) -> None:
+    words = shlex.split(line)
+    if not words:
+        return
+    if words[0] == "sysctl":
+        assignments = [w for w in words[1:] if not w.startswith("-")]
+        if not assignments:
+            raise Unsupported(f"command {line!r}")
+        for a in assignments:
+            key, _, value = a.partition("=")
+            match = _SYSCTL.match(key.strip())
+            if not match:
+                raise Unsupported(f"sysctl {key}")
+            settings.apply(match.group(1), value.strip().strip('"'))
+        return
+    echo = re.fullmatch(r"echo\s+(.+?)\s*>\s*(\S+)", line)
+    if echo:
+        match = _SYSCTL.match(echo.group(2))
+        if not match:
+            raise Unsupported(f"command {line!r}")
+        settings.apply(match.group(1), echo.group(1).strip().strip('"'))
+        return
+    if words[:3] == ["ip", "tcp_metrics", "flush"]:
+        return  # no earlier connection is remembered
+    if words[:2] == ["tc", "qdisc"]:
+        return  # the socket sends straight onto the wire: no qdisc, no pacing
+    shell_file = words[1] if words[0] in ("sh", "bash", "source", ".") and len(words) == 2 else words[0] if words[0].startswith(("./", "../")) else None
+    if shell_file is not None:
+        path = (directory / shell_file).resolve()
+        if not path.is_file():
+            raise Unsupported(f"command {line!r} (no file {path})")
+        run_command(settings, path.read_text(), path.parent)
+        return
+    raise Unsupported(f"command {line!r}")
