@@ -366,16 +366,26 @@ impl TcpSender {
     }
 
     /// A passive open: the peer's SYN was answered and its ACK of the SYN-ACK arrived at
-    /// `now`. `rtt` is the SYN-ACK's round trip when it was sent once (Linux
-    /// `tcp_synack_rtt_meas`), `rwnd` the peer's window in bytes. From here on the sender
-    /// has only the data the application supplies (`supply`), none yet.
-    pub fn accept(&mut self, now: SimTime, rtt: Option<SimDuration>, rwnd: u64) {
+    /// `now`, after `synack_retransmits` retransmissions of the SYN-ACK. `rtt` is the
+    /// SYN-ACK's round trip when it was sent once (Linux `tcp_synack_rtt_meas`), `rwnd` the
+    /// peer's window in bytes. Without a sample the RTO falls back as after a lost SYN (RFC
+    /// 6298 (5.7); Linux `tcp_init_metrics`: 3 s), and as many retransmissions as make an
+    /// active opener restart from the stack's window after a lost SYN do so here (Linux
+    /// `tcp_init_transfer`: cwnd 1 after more than one). From here on the sender has only
+    /// the data the application supplies (`supply`), none yet.
+    pub fn accept(&mut self, now: SimTime, rtt: Option<SimDuration>, rwnd: u64, synack_retransmits: u32) {
         self.phase = Phase::Established;
         self.syn_sent_at = now;
         self.rwnd = rwnd;
         self.geometry.data_end = 0;
-        if let Some(rtt) = rtt {
-            self.take_rtt_sample(now, rtt, rtt, self.snd_una);
+        match rtt {
+            Some(rtt) => self.take_rtt_sample(now, rtt, rtt, self.snd_una),
+            None => self.rto.apply_syn_fallback(false),
+        }
+        if synack_retransmits > 0 && synack_retransmits >= self.cfg.syn_losses_for_window {
+            if let Some(w) = self.cfg.syn_loss_window {
+                self.cc.set_cwnd(w);
+            }
         }
     }
 
