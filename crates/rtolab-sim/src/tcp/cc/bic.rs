@@ -43,13 +43,13 @@
 //! is today's kernel's in rtolab's sender.
 
 use crate::tcp::jiffies::{self, HZ};
+use super::ack_ratio::AckRatio;
+use super::cubic_curve::at_loss;
 use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
-use crate::tcp::state::LossState;
 use crate::time::SimTime;
 
-/// `BICTCP_BETA_SCALE` and `beta`: β = 819/1024 ≈ 0.8.
-const BETA_SCALE: u32 = 1024;
+/// `beta`: β = 819/1024 ≈ 0.8.
 const BETA: u32 = 819;
 /// `BICTCP_B`: the binary search goes to (max + min)/B.
 const B: u32 = 4;
@@ -61,12 +61,6 @@ const LOW_WINDOW: u32 = 14;
 const SMOOTH_PART: u32 = 20;
 /// The cap on `cnt` before any loss.
 const CNT_BEFORE_LOSS: u32 = 20;
-/// `fast_convergence`.
-const FAST_CONVERGENCE: bool = true;
-/// `ACK_RATIO_SHIFT`: `delayed_ack` holds segments per ACK × 16.
-const ACK_RATIO_SHIFT: u32 = 4;
-/// `delayed_ack` at the start: two segments per ACK.
-const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
 
 /// BIC's state (`struct bictcp`) and its window.
 #[derive(Clone, Debug)]
@@ -82,13 +76,8 @@ pub struct Bic {
     /// cwnd and jiffies when `cnt` was last computed (`last_cwnd`, `last_time`).
     last_cwnd: u32,
     last_time: u32,
-    /// Segments per ACK × 16, averaged (`delayed_ack`).
-    delayed_ack: u32,
-    /// The loss state when the next ACK arrives (the kernel's `icsk_ca_state` as
-    /// `bictcp_acked` sees it, before that ACK moves it).
-    ca_state: LossState,
-    /// Fast recovery ended during the current ACK: the state after it is Open.
-    recovery_ended: bool,
+    /// `delayed_ack` and the state `bictcp_acked` reads it in.
+    acks: AckRatio,
 }
 
 impl Bic {
@@ -100,9 +89,7 @@ impl Bic {
             loss_cwnd: 0,
             last_cwnd: 0,
             last_time: 0,
-            delayed_ack: INITIAL_DELAYED_ACK,
-            ca_state: LossState::Open,
-            recovery_ended: false,
+            acks: AckRatio::new(),
         }
     }
 
@@ -140,7 +127,7 @@ impl Bic {
         if before_loss && self.cnt > CNT_BEFORE_LOSS {
             self.cnt = CNT_BEFORE_LOSS;
         }
-        self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
+        self.cnt = self.acks.scale(self.cnt);
     }
 
 }
@@ -159,10 +146,10 @@ impl CongestionControl for Bic {
     fn on_ack(&mut self, ack: &AckSample) {
         let mss = self.core.mss;
         let per_ack = self.core.counts_acks();
-        if self.ca_state == LossState::Open && (!per_ack || ack.acked_bytes > 0) {
-            self.delayed_ack = self.delayed_ack.wrapping_add(ack.acked_packets(mss)).wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
+        if !per_ack || ack.acked_bytes > 0 {
+            self.acks.count(ack.acked_packets(mss));
         }
-        self.ca_state = if std::mem::take(&mut self.recovery_ended) { LossState::Open } else { ack.state };
+        self.acks.ack_done(ack.state);
         if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
             return;
         }
@@ -195,37 +182,36 @@ impl CongestionControl for Bic {
     /// segment, then `bictcp_state(TCP_CA_Loss)` resets BIC.
     fn on_rto(&mut self, _now: SimTime, _flight: u64, first_timeout: bool) {
         self.reduce_for_loss(first_timeout);
-        self.ca_state = LossState::Loss { point: 0 };
     }
+    /// `CA_EVENT_COMPLETE_CWR`: BIC has no `cwnd_event`; the next ACK finds Open.
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.recovery_ended = true;
+        self.acks.recovery_exit();
     }
 }
 
 impl SsthreshHook for Bic {
-    /// `bictcp_recalc_ssthresh`.
+    /// `bictcp_recalc_ssthresh`: W_max as CUBIC's (`cubic_curve::at_loss`, with fast
+    /// convergence), `loss_cwnd` = cwnd; ssthresh = β·cwnd, or cwnd/2 at or below
+    /// `low_window`, at least 2.
     fn ssthresh_hook(&mut self) -> u32 {
         let cwnd = self.core.cwnd_packets();
-        self.last_max_cwnd = if cwnd < self.last_max_cwnd && FAST_CONVERGENCE {
-            cwnd.wrapping_mul(BETA_SCALE + BETA) / (2 * BETA_SCALE)
-        } else {
-            cwnd
-        };
+        let ssthresh;
+        (self.last_max_cwnd, ssthresh) = at_loss(self.last_max_cwnd, cwnd, BETA);
         self.loss_cwnd = cwnd;
         if cwnd <= LOW_WINDOW {
             (cwnd >> 1).max(2)
         } else {
-            (cwnd.wrapping_mul(BETA) / BETA_SCALE).max(2)
+            ssthresh
         }
     }
-    /// `bictcp_reset`.
+    /// `bictcp_reset`; the next ACK finds Loss.
     fn reset_state(&mut self) {
         self.cnt = 0;
         self.last_max_cwnd = 0;
         self.loss_cwnd = 0;
         self.last_cwnd = 0;
         self.last_time = 0;
-        self.delayed_ack = INITIAL_DELAYED_ACK;
+        self.acks.enter_loss();
     }
 }
 

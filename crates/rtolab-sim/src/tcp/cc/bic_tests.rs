@@ -5,10 +5,23 @@
 use super::super::test_acks::{ms, Stream, MSS};
 use super::super::{CongestionControl, WindowArith, WindowCore};
 use super::*;
+use crate::tcp::state::LossState;
 
-/// A loss at `w_max` segments (the first, so W_max = cwnd), recovery to ssthresh.
+/// BIC on a 10-segment window, counting segments as today's module or, with
+/// `ack_counting`, ACKs as Linux 2.6.24's.
+fn bic(ack_counting: bool) -> Bic {
+    Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes).with_ack_counting(ack_counting))
+}
+
+/// Today's module after `after_a_loss_counting`.
 fn after_a_loss(w_max: u64) -> (Bic, Stream) {
-    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes));
+    after_a_loss_counting(w_max, false)
+}
+
+/// `bic(ack_counting)` after a loss at `w_max` segments (the first, so W_max = cwnd) and
+/// recovery to ssthresh.
+fn after_a_loss_counting(w_max: u64, ack_counting: bool) -> (Bic, Stream) {
+    let mut cc = bic(ack_counting);
     let mut s = Stream::start(&mut cc, SimTime::ZERO);
     cc.set_cwnd(w_max * MSS);
     cc.on_congestion_event(s.now, 0);
@@ -26,6 +39,16 @@ fn cnt_at(cc: &mut Bic, s: &mut Stream, cwnd: u64) -> u32 {
     cc.cnt
 }
 
+/// After a loss at `w_max` segments ssthresh is `ssthresh` segments, and `cnt_at` each
+/// window of `cnts` gives its `cnt`.
+fn assert_cnts_after_a_loss(w_max: u64, ssthresh: u64, cnts: &[(u64, u32)]) {
+    let (mut cc, mut s) = after_a_loss(w_max);
+    assert_eq!(cc.ssthresh(), ssthresh * MSS);
+    for &(cwnd, cnt) in cnts {
+        assert_eq!(cnt_at(&mut cc, &mut s, cwnd), cnt, "cwnd {cwnd}");
+    }
+}
+
 /// W_max = 100: ssthresh = ⌊100·819/1024⌋ = ⌊79.98⌋ = 79. Binary search below W_max, with
 /// d = ⌊(100 − cwnd)/4⌋: cwnd 79: d = 5, raw ⌊79/5⌋ = 15, cnt 7; cwnd 90: d = 2, raw 45,
 /// cnt 22; cwnd 97: d = 0 ≤ 1, raw = ⌊97·20/4⌋ = 485, cnt 242. In segments per RTT
@@ -41,7 +64,7 @@ fn binary_search_after_a_loss_at_one_hundred_segments() {
         s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
         assert_eq!((cc.cnt, cc.cwnd() / MSS), (7, cwnd), "ACK {i}");
     }
-    assert_eq!(cc.delayed_ack, 32);
+    assert_eq!(cc.acks.delayed_ack, 32);
     assert_eq!(cnt_at(&mut cc, &mut s, 90), 22);
     assert_eq!(cnt_at(&mut cc, &mut s, 97), 242);
 }
@@ -50,28 +73,21 @@ fn binary_search_after_a_loss_at_one_hundred_segments() {
 /// d = ⌊201/4⌋ = 50 > 16, so raw = ⌊799/16⌋ = 49 and cnt = 24.
 #[test]
 fn max_increment_caps_the_search() {
-    let (mut cc, mut s) = after_a_loss(1000);
-    assert_eq!(cc.ssthresh(), 799 * MSS);
-    assert_eq!(cnt_at(&mut cc, &mut s, 799), 24);
+    assert_cnts_after_a_loss(1000, 799, &[(799, 24)]);
 }
 
-/// Beyond W_max = 100 (max probing): cwnd 102 < 100 + B: raw ⌊102·20/4⌋ = 510, cnt 255;
-/// cwnd 110 < 100 + 16·3: raw ⌊110·3/10⌋ = 33, cnt 16 (slow start away from W_max);
-/// cwnd 150 ≥ 148: raw ⌊150/16⌋ = 9, cnt 4 (linear, the max_increment rate).
+/// Beyond W_max = 100 (ssthresh 79 as above; max probing): cwnd 102 < 100 + B: raw
+/// ⌊102·20/4⌋ = 510, cnt 255; cwnd 110 < 100 + 16·3: raw ⌊110·3/10⌋ = 33, cnt 16 (slow start
+/// away from W_max); cwnd 150 ≥ 148: raw ⌊150/16⌋ = 9, cnt 4 (linear, the max_increment rate).
 #[test]
 fn slow_start_beyond_w_max() {
-    let (mut cc, mut s) = after_a_loss(100);
-    assert_eq!(cnt_at(&mut cc, &mut s, 102), 255);
-    assert_eq!(cnt_at(&mut cc, &mut s, 110), 16);
-    assert_eq!(cnt_at(&mut cc, &mut s, 150), 4);
+    assert_cnts_after_a_loss(100, 79, &[(102, 255), (110, 16), (150, 4)]);
 }
 
 /// At or below `low_window` BIC is Reno: cnt = cwnd (unscaled), ssthresh = cwnd/2.
 #[test]
 fn reno_below_low_window() {
-    let (mut cc, mut s) = after_a_loss(12);
-    assert_eq!(cc.ssthresh(), 6 * MSS);
-    assert_eq!(cnt_at(&mut cc, &mut s, 12), 12);
+    assert_cnts_after_a_loss(12, 6, &[(12, 12)]);
 }
 
 /// `bictcp_acked` averages only ACKs that arrive in Open. The duplicate that starts fast
@@ -80,21 +96,21 @@ fn reno_below_low_window() {
 /// in Open, moves 30 by 10 − 30/16 = 9 to 39.
 #[test]
 fn delayed_ack_ratio_counts_open_acks_only() {
-    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes));
+    let mut cc = bic(false);
     let mut s = Stream::start(&mut cc, SimTime::ZERO);
     let recovery = LossState::Recovery { point: u64::MAX };
     let mut dup = s.sample(s.now + ms(1), 0, None);
     dup.state = recovery;
     cc.on_ack(&dup);
-    assert_eq!(cc.delayed_ack, 30);
+    assert_eq!(cc.acks.delayed_ack, 30);
     let mut partial = s.sample(s.now + ms(2), 10, Some(ms(100)));
     partial.state = recovery;
     cc.on_ack(&partial);
     cc.on_recovery_exit(partial.now);
     cc.on_ack(&partial);
-    assert_eq!(cc.delayed_ack, 30);
+    assert_eq!(cc.acks.delayed_ack, 30);
     s.ack(&mut cc, s.now + ms(3), 10, Some(ms(100)));
-    assert_eq!(cc.delayed_ack, 39);
+    assert_eq!(cc.acks.delayed_ack, 39);
 }
 
 /// A timeout at cwnd 90 takes ssthresh = ⌊90·819/1024⌋ = ⌊71.98⌋ = 71, then resets BIC
@@ -107,23 +123,10 @@ fn timeout_resets_and_undo_restores_the_window() {
     let prior = cc.clone();
     cc.on_rto(s.now, 0, true);
     assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 71 * MSS));
-    assert_eq!((cc.last_max_cwnd, cc.delayed_ack), (0, 32));
+    assert_eq!((cc.last_max_cwnd, cc.acks.delayed_ack), (0, 32));
     cc.undo(&prior);
     assert_eq!((cc.cwnd(), cc.ssthresh()), (90 * MSS, 79 * MSS));
     assert_eq!(cc.last_max_cwnd, 0);
-}
-
-/// Linux 2.6.24's module (`ack_counting`), after the same loss at 100 as `after_a_loss`.
-fn after_a_loss_2_6_24(w_max: u64) -> (Bic, Stream) {
-    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes).with_ack_counting(true));
-    let mut s = Stream::start(&mut cc, SimTime::ZERO);
-    cc.set_cwnd(w_max * MSS);
-    cc.on_congestion_event(s.now, 0);
-    let ssthresh = cc.ssthresh();
-    cc.set_cwnd(ssthresh);
-    cc.on_recovery_exit(s.now);
-    s.snd_max = s.snd_una + cc.cwnd();
-    (cc, s)
 }
 
 /// 2.6.24's `bictcp_cong_avoid` counts ACKs. W_max 100, ssthresh 79 = cwnd: the first
@@ -135,7 +138,7 @@ fn after_a_loss_2_6_24(w_max: u64) -> (Bic, Stream) {
 /// segment counting makes it about twice as fast.
 #[test]
 fn linux_2_6_24_counts_acks_after_a_loss() {
-    let (mut cc, mut s) = after_a_loss_2_6_24(100);
+    let (mut cc, mut s) = after_a_loss_counting(100, true);
     assert_eq!((cc.ssthresh(), cc.last_max_cwnd, cc.loss_cwnd), (79 * MSS, 100, 100));
     s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
     assert_eq!(cc.cwnd(), 80 * MSS);
@@ -144,7 +147,7 @@ fn linux_2_6_24_counts_acks_after_a_loss() {
         assert_eq!((cc.cnt, cc.core.cwnd_cnt(), cc.cwnd()), (8, i, 80 * MSS), "ACK {i}");
     }
     s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
-    assert_eq!((cc.cwnd(), cc.core.cwnd_cnt(), cc.delayed_ack), (81 * MSS, 0, 32));
+    assert_eq!((cc.cwnd(), cc.core.cwnd_cnt(), cc.acks.delayed_ack), (81 * MSS, 0, 32));
 
     let (mut today, mut t) = after_a_loss(100);
     today.set_cwnd(80 * MSS);
@@ -161,7 +164,7 @@ fn linux_2_6_24_counts_acks_after_a_loss() {
 /// two-segment ACK grows it (26 segments; today's: the 6th, 12 segments).
 #[test]
 fn linux_2_6_24_reno_below_low_window() {
-    let (mut cc, mut s) = after_a_loss_2_6_24(12);
+    let (mut cc, mut s) = after_a_loss_counting(12, true);
     cc.set_cwnd(12 * MSS);
     for i in 1..=12 {
         s.ack(&mut cc, s.now + ms(1), 2, Some(ms(100)));
@@ -176,12 +179,12 @@ fn linux_2_6_24_reno_below_low_window() {
 /// kernel averages in its 0 segments (30, `delayed_ack_ratio_counts_open_acks_only`).
 #[test]
 fn linux_2_6_24_duplicates_leave_the_delayed_ack_ratio() {
-    let mut cc = Bic::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes).with_ack_counting(true));
+    let mut cc = bic(true);
     let s = Stream::start(&mut cc, SimTime::ZERO);
     let mut dup = s.sample(s.now + ms(1), 0, None);
     dup.state = LossState::Recovery { point: u64::MAX };
     cc.on_ack(&dup);
-    assert_eq!(cc.delayed_ack, 32);
+    assert_eq!(cc.acks.delayed_ack, 32);
 }
 
 /// 2.6.24 caps cnt at 20 while `loss_cwnd` is 0, today's while W_max is 0. They part where
@@ -202,7 +205,7 @@ fn linux_2_6_24_caps_cnt_while_loss_cwnd_is_zero() {
         assert_eq!(cnt_at(&mut cc, &mut s, 400), cnt, "ack_counting {ack_counting}");
         if ack_counting {
             cc.on_rto(s.now, 0, true);
-            cc.ca_state = LossState::Open;
+            cc.acks.ca_state = LossState::Open;
             cc.set_ssthresh(2 * MSS);
             assert_eq!(cnt_at(&mut cc, &mut s, 400), 10);
         }

@@ -23,7 +23,8 @@
 //! `cubictcp_cwnd_event(CA_EVENT_TX_START)`; `undo` is `tcp_reno_undo_cwnd`, which restores
 //! cwnd and ssthresh only: the epoch and W_max stay as the reduction left them.
 
-use super::cubic_curve::{at_loss, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
+use super::bictcp::Bictcp;
+use super::cubic_curve::{BICTCP_HZ, cnt_toward, friendly_scale, target};
 use super::hystart::{self, HyStart};
 use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
@@ -58,26 +59,8 @@ pub struct Cubic {
     params: CubicParams,
     /// `beta_scale` for `params.beta`.
     friendly_scale: u32,
-    /// Segments to acknowledge per segment of growth (`cnt`).
-    cnt: u32,
-    /// W_max, segments (`last_max_cwnd`); 0 before the first reduction.
-    last_max_cwnd: u32,
-    /// cwnd and jiffies when `cnt` was last computed (`last_cwnd`, `last_time`).
-    last_cwnd: u32,
-    last_time: u32,
-    /// W_max of the curve (`bic_origin_point`).
-    origin_point: u32,
-    /// K, 1/1024 s (`bic_K`).
-    k: u32,
-    /// Smallest RTT sample, µs; 0 before any (`delay_min`).
-    delay_min: u32,
-    /// Jiffies when the epoch began; `None` between a reduction and the next congestion
-    /// avoidance (the kernel's `epoch_start == 0`).
-    epoch_start: Option<u32>,
-    /// Segments acknowledged towards Reno's estimate (`ack_cnt`).
-    ack_cnt: u32,
-    /// Reno's estimate of its window, segments (`tcp_cwnd`).
-    tcp_cwnd: u32,
+    /// `struct bictcp`'s common fields: `cnt` counts segments, `delay_min` is in µs.
+    bictcp: Bictcp,
     hystart: HyStart,
     /// The pacing rate the last ACK left (`sk_pacing_rate`, B/s); `u64::MAX` before any.
     pacing_rate: u64,
@@ -93,16 +76,7 @@ impl Cubic {
             core: core.into_linux(),
             params,
             friendly_scale: friendly_scale(params.beta),
-            cnt: 0,
-            last_max_cwnd: 0,
-            last_cwnd: 0,
-            last_time: 0,
-            origin_point: 0,
-            k: 0,
-            delay_min: 0,
-            epoch_start: None,
-            ack_cnt: 0,
-            tcp_cwnd: 0,
+            bictcp: Bictcp::default(),
             hystart: HyStart::new(),
             pacing_rate: u64::MAX,
             snd_una: 0,
@@ -115,18 +89,15 @@ impl Cubic {
     /// are ignored (right after a reduction the queue is still draining); HyStart looks at
     /// the rest while in slow start with cwnd ≥ 16.
     fn on_rtt_sample(&mut self, ack: &AckSample, now_j: u32, rtt_us: u32) {
-        if self.epoch_start.is_some_and(|e| jiffies::elapsed(now_j, e) < HZ as i32) {
-            return;
-        }
         let delay = rtt_us.max(1);
-        if self.delay_min == 0 || self.delay_min > delay {
-            self.delay_min = delay;
+        if !self.bictcp.delay_sample(now_j, delay) {
+            return;
         }
         let cwnd = self.core.cwnd_packets();
         if self.params.hystart && !self.hystart.found() && self.core.in_slow_start() && cwnd >= hystart::LOW_WINDOW {
             let ack_delay = hystart::ack_delay_us(self.pacing_rate);
             let now_us = jiffies::micros(ack.now);
-            if self.hystart.update(now_us, ack.snd_una, ack.snd_max, delay, self.delay_min, ack_delay) {
+            if self.hystart.update(now_us, ack.snd_una, ack.snd_max, delay, self.bictcp.delay_min, ack_delay) {
                 self.core.set_ssthresh_packets(cwnd);
             }
         }
@@ -142,56 +113,39 @@ impl Cubic {
             }
         }
         self.update(now_j, self.core.cwnd_packets(), acked);
-        self.core.cong_avoid_ai(self.cnt, acked);
+        self.core.cong_avoid_ai(self.bictcp.cnt, acked);
     }
 
     /// `bictcp_update`: `cnt` for the window `cwnd`, at most once per jiffy, and when cwnd
     /// has not changed at most every HZ/32 jiffies.
     fn update(&mut self, now_j: u32, cwnd: u32, acked: u32) {
-        self.ack_cnt = self.ack_cnt.wrapping_add(acked);
-        if self.last_cwnd == cwnd && jiffies::elapsed(now_j, self.last_time) <= (HZ / 32) as i32 {
+        if self.bictcp.count_and_hold(now_j, cwnd, acked) {
             return;
         }
-        if self.epoch_start.is_some() && now_j == self.last_time {
+        if self.bictcp.epoch_start.is_some() && now_j == self.bictcp.last_time {
             self.tcp_friendliness(cwnd);
             return;
         }
-        self.last_cwnd = cwnd;
-        self.last_time = now_j;
-        let epoch_start = match self.epoch_start {
-            Some(e) => e,
-            None => self.start_epoch(now_j, cwnd, acked),
-        };
+        let epoch_start = self.bictcp.recompute(now_j, cwnd, acked);
         // t: time since the epoch began plus delay_min, in 1/1024 s (sign-extended as the
         // kernel's s32 → u64).
         let mut t = jiffies::elapsed(now_j, epoch_start) as i64 as u64;
-        t = t.wrapping_add(jiffies::usecs_to_jiffies(self.delay_min) as u64);
+        t = t.wrapping_add(jiffies::usecs_to_jiffies(self.bictcp.delay_min) as u64);
         t = (t << BICTCP_HZ) / HZ as u64;
-        self.cnt = cnt_toward(target(t, self.k, self.origin_point), cwnd);
-        if self.last_max_cwnd == 0 && self.cnt > CNT_BEFORE_LOSS {
-            self.cnt = CNT_BEFORE_LOSS;
+        let b = &mut self.bictcp;
+        b.cnt = cnt_toward(target(t, b.k, b.origin_point), cwnd);
+        if b.last_max_cwnd == 0 && b.cnt > CNT_BEFORE_LOSS {
+            b.cnt = CNT_BEFORE_LOSS;
         }
         self.tcp_friendliness(cwnd);
-    }
-
-    /// A new epoch at `now_j`: Reno's estimate starts from cwnd; the curve passes through
-    /// cwnd and has its plateau at W_max, K seconds on (or starts there if cwnd ≥ W_max).
-    fn start_epoch(&mut self, now_j: u32, cwnd: u32, acked: u32) -> u32 {
-        self.epoch_start = Some(now_j);
-        self.ack_cnt = acked;
-        self.tcp_cwnd = cwnd;
-        (self.k, self.origin_point) = epoch(self.last_max_cwnd, cwnd);
-        now_j
     }
 
     /// The TCP-friendly region: Reno's estimate `tcp_cwnd` gains a segment per
     /// cwnd·`beta_scale`/8 segments acknowledged; if it is ahead of cwnd, `cnt` is at most
     /// cwnd / (tcp_cwnd − cwnd). Then `cnt` ≥ 2.
     fn tcp_friendliness(&mut self, cwnd: u32) {
-        if let Some(max_cnt) = reno_estimate(&mut self.ack_cnt, &mut self.tcp_cwnd, cwnd, self.friendly_scale) {
-            self.cnt = self.cnt.min(max_cnt);
-        }
-        self.cnt = self.cnt.max(2);
+        self.bictcp.friendly_cap(cwnd, self.friendly_scale);
+        self.bictcp.cnt = self.bictcp.cnt.max(2);
     }
 
 }
@@ -239,9 +193,9 @@ impl CongestionControl for Cubic {
         }
         let now_j = jiffies::jiffies(now);
         let idle = jiffies::elapsed(now_j, jiffies::jiffies(last_send));
-        if let Some(epoch) = self.epoch_start.filter(|_| idle > 0) {
+        if let Some(epoch) = self.bictcp.epoch_start.filter(|_| idle > 0) {
             let shifted = epoch.wrapping_add(idle as u32);
-            self.epoch_start = Some(if jiffies::after(shifted, now_j) { now_j } else { shifted });
+            self.bictcp.epoch_start = Some(if jiffies::after(shifted, now_j) { now_j } else { shifted });
         }
     }
 }
@@ -251,24 +205,11 @@ impl SsthreshHook for Cubic {
     /// convergence, when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; ssthresh is
     /// β·cwnd, at least 2.
     fn ssthresh_hook(&mut self) -> u32 {
-        self.epoch_start = None;
-        let cwnd = self.core.cwnd_packets();
-        let ssthresh;
-        (self.last_max_cwnd, ssthresh) = at_loss(self.last_max_cwnd, cwnd, self.params.beta);
-        ssthresh
+        self.bictcp.at_loss(self.core.cwnd_packets(), self.params.beta)
     }
     /// `bictcp_reset`: everything but the HyStart round (which the caller resets).
     fn reset_state(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.origin_point = 0;
-        self.k = 0;
-        self.delay_min = 0;
-        self.epoch_start = None;
-        self.ack_cnt = 0;
-        self.tcp_cwnd = 0;
+        self.bictcp.reset();
         self.hystart.clear_found();
     }
 }

@@ -49,11 +49,12 @@
 //! `epoch_start = 0`, which depends on the host's uptime); the kernel's RTT comes from
 //! cumulatively acknowledged segments, rtolab's `ca_rtt` prefers newly SACKed ones.
 
-use super::cubic_curve::{at_loss, BICTCP_HZ, cnt_toward, epoch, friendly_scale, reno_estimate, target};
+use super::ack_ratio::AckRatio;
+use super::bictcp::Bictcp;
+use super::cubic_curve::{BICTCP_HZ, cnt_toward, friendly_scale, target};
 use super::ssthresh_hook::SsthreshHook;
 use super::{AckSample, CongestionControl, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
-use crate::tcp::state::LossState;
 use crate::time::SimTime;
 
 /// `beta` of module 2.1: the window keeps 819/1024 ≈ 0.8 at a loss.
@@ -62,10 +63,6 @@ pub const BETA: u32 = 819;
 const MAX_INCREMENT: u32 = 16;
 /// `cnt` while `loss_cwnd == 0`.
 const CNT_BEFORE_LOSS: u32 = 50;
-/// `ACK_RATIO_SHIFT`: `delayed_ack` holds segments per ACK × 16.
-const ACK_RATIO_SHIFT: u32 = 4;
-/// `delayed_ack` after `bictcp_reset`: two segments per ACK.
-const INITIAL_DELAYED_ACK: u32 = 2 << ACK_RATIO_SHIFT;
 
 /// Module 2.1's state (`struct bictcp`) and its window (with `snd_cwnd_cnt`).
 #[derive(Clone, Debug)]
@@ -75,34 +72,13 @@ pub struct Cubic2624 {
     beta: u32,
     /// `beta_scale` for `beta`.
     friendly_scale: u32,
-    /// ACKs per segment of growth, after the delayed-ACK scaling (`cnt`).
-    cnt: u32,
-    /// W_max, segments (`last_max_cwnd`).
-    last_max_cwnd: u32,
+    /// `struct bictcp`'s common fields: `cnt` counts ACKs, after the delayed-ACK scaling;
+    /// `delay_min` is in jiffies × 8.
+    bictcp: Bictcp,
     /// cwnd at the last reduction; 0 before any and after a timeout (`loss_cwnd`).
     loss_cwnd: u32,
-    /// cwnd and jiffies when `cnt` was last computed (`last_cwnd`, `last_time`).
-    last_cwnd: u32,
-    last_time: u32,
-    /// W_max of the curve (`bic_origin_point`).
-    origin_point: u32,
-    /// K, 1/1024 s (`bic_K`).
-    k: u32,
-    /// Smallest RTT, jiffies × 8; 0 before any (`delay_min`).
-    delay_min: u32,
-    /// Jiffies when the epoch began; `None` for the kernel's `epoch_start == 0`.
-    epoch_start: Option<u32>,
-    /// ACKs counted towards Reno's estimate (`ack_cnt`).
-    ack_cnt: u32,
-    /// Reno's estimate of its window, segments (`tcp_cwnd`).
-    tcp_cwnd: u32,
-    /// Segments per ACK × 16, averaged (`delayed_ack`).
-    delayed_ack: u32,
-    /// The loss state the next ACK finds (`icsk_ca_state` as `bictcp_acked` sees it, before
-    /// that ACK moves it).
-    ca_state: LossState,
-    /// Fast recovery ended during the current ACK: the state after it is Open.
-    recovery_ended: bool,
+    /// `delayed_ack` and the state `bictcp_acked` reads it in.
+    acks: AckRatio,
 }
 
 impl Cubic2624 {
@@ -112,20 +88,9 @@ impl Cubic2624 {
             core: core.into_linux(),
             beta,
             friendly_scale: friendly_scale(beta),
-            cnt: 0,
-            last_max_cwnd: 0,
+            bictcp: Bictcp::default(),
             loss_cwnd: 0,
-            last_cwnd: 0,
-            last_time: 0,
-            origin_point: 0,
-            k: 0,
-            delay_min: 0,
-            epoch_start: None,
-            ack_cnt: 0,
-            tcp_cwnd: 0,
-            delayed_ack: INITIAL_DELAYED_ACK,
-            ca_state: LossState::Open,
-            recovery_ended: false,
+            acks: AckRatio::new(),
         }
     }
 
@@ -133,10 +98,7 @@ impl Cubic2624 {
     /// `bictcp_acked` with the segments this ACK acknowledged cumulatively: the delayed-ACK
     /// ratio in Open, then the delay sample in whole jiffies.
     fn pkts_acked(&mut self, ack: &AckSample, now_j: u32) {
-        if self.ca_state == LossState::Open {
-            let cnt = ack.acked_packets(self.core.mss);
-            self.delayed_ack = self.delayed_ack.wrapping_add(cnt.wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT));
-        }
+        self.acks.count(ack.acked_packets(self.core.mss));
         let Some(rtt) = ack.rtt else { return };
         // `ca_seq_rtt` = tcp_time_stamp − when: jiffies between the send and this ACK; the
         // kernel passes `rtt_us` = −1 unless it is positive.
@@ -145,14 +107,8 @@ impl Cubic2624 {
         if seq_rtt as i32 <= 0 {
             return;
         }
-        if self.epoch_start.is_some_and(|e| jiffies::elapsed(now_j, e) < HZ as i32) {
-            return;
-        }
         // usecs_to_jiffies(jiffies_to_usecs(seq_rtt)) << 3.
-        let delay = (seq_rtt << 3).max(1);
-        if self.delay_min == 0 || self.delay_min > delay {
-            self.delay_min = delay;
-        }
+        self.bictcp.delay_sample(now_j, (seq_rtt << 3).max(1));
     }
 
     /// `bictcp_cong_avoid` past `tcp_is_cwnd_limited`: 2.6.24's `tcp_slow_start` while
@@ -166,57 +122,33 @@ impl Cubic2624 {
             return;
         }
         self.update(now_j, cwnd);
-        self.core.cong_avoid_per_ack(self.cnt);
+        self.core.cong_avoid_per_ack(self.bictcp.cnt);
     }
 
     /// `bictcp_update` for the window `cwnd`, in the kernel's u32 arithmetic.
     fn update(&mut self, now_j: u32, cwnd: u32) {
-        self.ack_cnt = self.ack_cnt.wrapping_add(1);
-        if self.last_cwnd == cwnd && jiffies::elapsed(now_j, self.last_time) <= (HZ / 32) as i32 {
+        if self.bictcp.count_and_hold(now_j, cwnd, 1) {
             return;
         }
-        self.last_cwnd = cwnd;
-        self.last_time = now_j;
-        let epoch_start = match self.epoch_start {
-            Some(e) => e,
-            None => self.start_epoch(now_j, cwnd),
-        };
+        let epoch_start = self.bictcp.recompute(now_j, cwnd, 1);
         // t = ((tcp_time_stamp + delay_min/8 − epoch_start) << BICTCP_HZ) / HZ, all u32.
-        let t = (now_j.wrapping_add(self.delay_min >> 3).wrapping_sub(epoch_start) << BICTCP_HZ) / HZ;
-        let k = self.k;
-        self.cnt = cnt_toward(target(u64::from(t), k, self.origin_point), cwnd);
-        if self.delay_min > 0 {
-            let min_cnt = cwnd.wrapping_mul(HZ * 8) / (10 * MAX_INCREMENT * self.delay_min);
+        let b = &mut self.bictcp;
+        let t = (now_j.wrapping_add(b.delay_min >> 3).wrapping_sub(epoch_start) << BICTCP_HZ) / HZ;
+        b.cnt = cnt_toward(target(u64::from(t), b.k, b.origin_point), cwnd);
+        if b.delay_min > 0 {
+            let min_cnt = cwnd.wrapping_mul(HZ * 8) / (10 * MAX_INCREMENT * b.delay_min);
             // Concave growth only from the plateau on.
-            if self.cnt < min_cnt && t >= k {
-                self.cnt = min_cnt;
+            if b.cnt < min_cnt && t >= b.k {
+                b.cnt = min_cnt;
             }
         }
         if self.loss_cwnd == 0 {
-            self.cnt = CNT_BEFORE_LOSS;
+            b.cnt = CNT_BEFORE_LOSS;
         }
-        self.tcp_friendliness(cwnd);
-        self.cnt = ((self.cnt << ACK_RATIO_SHIFT) / self.delayed_ack.max(1)).max(1);
+        // TCP friendliness, with no floor of 2 (later modules').
+        b.friendly_cap(cwnd, self.friendly_scale);
+        b.cnt = self.acks.scale(b.cnt);
     }
-
-    /// A new epoch at `now_j`: Reno's estimate starts from cwnd with one ACK counted; the
-    /// curve passes through cwnd and has its plateau at W_max (or starts there if cwnd ≥ W_max).
-    fn start_epoch(&mut self, now_j: u32, cwnd: u32) -> u32 {
-        self.epoch_start = Some(now_j);
-        self.ack_cnt = 1;
-        self.tcp_cwnd = cwnd;
-        (self.k, self.origin_point) = epoch(self.last_max_cwnd, cwnd);
-        now_j
-    }
-
-    /// The TCP-friendly bound: `tcp_cwnd` gains a segment per cwnd·`beta_scale`/8 ACKs; when
-    /// it is ahead of cwnd, cnt ≤ cwnd / (tcp_cwnd − cwnd). No floor of 2 (later modules').
-    fn tcp_friendliness(&mut self, cwnd: u32) {
-        if let Some(max_cnt) = reno_estimate(&mut self.ack_cnt, &mut self.tcp_cwnd, cwnd, self.friendly_scale) {
-            self.cnt = self.cnt.min(max_cnt);
-        }
-    }
-
 }
 
 impl CongestionControl for Cubic2624 {
@@ -234,7 +166,7 @@ impl CongestionControl for Cubic2624 {
         if ack.acked_bytes > 0 {
             self.pkts_acked(ack, now_j);
         }
-        self.ca_state = if std::mem::take(&mut self.recovery_ended) { LossState::Open } else { ack.state };
+        self.acks.ack_done(ack.state);
         if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
             self.cong_avoid(now_j);
         }
@@ -249,11 +181,10 @@ impl CongestionControl for Cubic2624 {
     /// `bictcp_state(TCP_CA_Loss)`: everything reset, `loss_cwnd` and `delayed_ack` too.
     fn on_rto(&mut self, _now: SimTime, _flight: u64, first_timeout: bool) {
         self.reduce_for_loss(first_timeout);
-        self.ca_state = LossState::Loss { point: 0 };
     }
     /// `CA_EVENT_COMPLETE_CWR`: module 2.1 has no `cwnd_event`; the next ACK finds Open.
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.recovery_ended = true;
+        self.acks.recovery_exit();
     }
 }
 
@@ -262,27 +193,16 @@ impl SsthreshHook for Cubic2624 {
     /// when cwnd fell short of the previous W_max, cwnd·(1 + β)/2; `loss_cwnd` = cwnd;
     /// ssthresh = β·cwnd, at least 2.
     fn ssthresh_hook(&mut self) -> u32 {
-        self.epoch_start = None;
         let cwnd = self.core.cwnd_packets();
-        let ssthresh;
-        (self.last_max_cwnd, ssthresh) = at_loss(self.last_max_cwnd, cwnd, self.beta);
         self.loss_cwnd = cwnd;
-        ssthresh
+        self.bictcp.at_loss(cwnd, self.beta)
     }
-    /// `bictcp_reset`: everything of `struct bictcp`.
+    /// `bictcp_reset`: everything of `struct bictcp`, `loss_cwnd` and `delayed_ack` too;
+    /// the next ACK finds Loss.
     fn reset_state(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
+        self.bictcp.reset();
         self.loss_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.origin_point = 0;
-        self.k = 0;
-        self.delay_min = 0;
-        self.epoch_start = None;
-        self.delayed_ack = INITIAL_DELAYED_ACK;
-        self.ack_cnt = 0;
-        self.tcp_cwnd = 0;
+        self.acks.enter_loss();
     }
 }
 
@@ -290,6 +210,7 @@ impl SsthreshHook for Cubic2624 {
 mod tests {
     use super::super::test_acks::{at_ms, ms, Stream, MSS};
     use super::super::WindowArith;
+    use crate::tcp::state::LossState;
     use super::*;
 
     fn cubic(iw_segments: u64) -> Cubic2624 {
@@ -330,19 +251,19 @@ mod tests {
     fn cnt_is_fifty_before_the_first_loss_scaled_by_the_delayed_ack_ratio() {
         let (mut cc, mut s) = before_a_loss();
         assert_eq!(acks_to_grow(&mut cc, &mut s, 2), 26);
-        assert_eq!((cc.cwnd(), cc.delayed_ack, cc.cnt), (21 * MSS, 32, 25));
+        assert_eq!((cc.cwnd(), cc.acks.delayed_ack, cc.bictcp.cnt), (21 * MSS, 32, 25));
         assert_eq!(acks_to_grow(&mut cc, &mut s, 2), 26);
 
         let (mut cc, mut s) = before_a_loss();
         assert_eq!(acks_to_grow(&mut cc, &mut s, 1), 26);
-        assert_eq!((cc.delayed_ack, cc.cnt), (31, 25));
+        assert_eq!((cc.acks.delayed_ack, cc.bictcp.cnt), (31, 25));
 
         let (mut cc, mut s) = before_a_loss();
-        cc.delayed_ack = 16;
-        cc.ca_state = LossState::Recovery { point: 0 }; // keeps the ratio for the first ACK
+        cc.acks.delayed_ack = 16;
+        cc.acks.ca_state = LossState::Recovery { point: 0 }; // keeps the ratio for the first ACK
         s.ack(&mut cc, s.now + ms(10), 1, Some(ms(100)));
-        assert_eq!(cc.cnt, 50);
-        cc.delayed_ack = 16;
+        assert_eq!(cc.bictcp.cnt, 50);
+        cc.acks.delayed_ack = 16;
         assert_eq!(acks_to_grow(&mut cc, &mut s, 1), 50);
     }
 
@@ -355,13 +276,13 @@ mod tests {
         let mut s = Stream::start(&mut cc, SimTime::ZERO);
         for i in 1..=20u64 {
             s.ack(&mut cc, at_ms(10 * i), 3, Some(ms(100)));
-            assert_eq!(cc.delayed_ack, (32 + i as u32).min(48), "ACK {i}");
+            assert_eq!(cc.acks.delayed_ack, (32 + i as u32).min(48), "ACK {i}");
         }
-        cc.ca_state = LossState::Recovery { point: 0 };
+        cc.acks.ca_state = LossState::Recovery { point: 0 };
         let mut a = s.sample(s.now + ms(10), 1, Some(ms(100)));
         a.state = LossState::Recovery { point: 0 };
         s.deliver(&mut cc, &a);
-        assert_eq!(cc.delayed_ack, 48);
+        assert_eq!(cc.acks.delayed_ack, 48);
     }
 
     /// `min_cnt` = cwnd·HZ·8 / (10·`max_increment`·`delay_min`): cwnd 100, RTT 100 ms = 25
@@ -375,21 +296,21 @@ mod tests {
     fn max_increment_floors_cnt_beyond_the_plateau() {
         let mut cc = cubic(100);
         cc.set_ssthresh(50 * MSS);
-        cc.delayed_ack = 16;
+        cc.acks.delayed_ack = 16;
         cc.loss_cwnd = 100;
-        cc.delay_min = 200;
+        cc.bictcp.delay_min = 200;
         let now_j = 10_000;
-        cc.epoch_start = Some(now_j - 1225);
-        cc.tcp_cwnd = 100;
-        cc.origin_point = 100;
+        cc.bictcp.epoch_start = Some(now_j - 1225);
+        cc.bictcp.tcp_cwnd = 100;
+        cc.bictcp.origin_point = 100;
         cc.update(now_j, 100);
-        assert_eq!(cc.cnt, 6);
+        assert_eq!(cc.bictcp.cnt, 6);
 
-        cc.last_cwnd = 0;
-        cc.k = 6000;
-        cc.origin_point = 200;
+        cc.bictcp.last_cwnd = 0;
+        cc.bictcp.k = 6000;
+        cc.bictcp.origin_point = 200;
         cc.update(now_j, 100);
-        assert_eq!(cc.cnt, 1);
+        assert_eq!(cc.bictcp.cnt, 1);
     }
 
     /// `beta_scale` = ⌊⌊8·1843/3⌋/205⌋ = 23: at cwnd 8 Reno's estimate gains a segment per
@@ -399,12 +320,12 @@ mod tests {
     fn tcp_friendliness_counts_acks() {
         let mut cc = cubic(8);
         cc.loss_cwnd = 8;
-        cc.epoch_start = Some(1000);
-        cc.tcp_cwnd = 8;
-        cc.origin_point = 8;
-        cc.ack_cnt = 46;
+        cc.bictcp.epoch_start = Some(1000);
+        cc.bictcp.tcp_cwnd = 8;
+        cc.bictcp.origin_point = 8;
+        cc.bictcp.ack_cnt = 46;
         cc.update(1001, 8);
-        assert_eq!((cc.ack_cnt, cc.tcp_cwnd, cc.cnt), (1, 10, 2));
+        assert_eq!((cc.bictcp.ack_cnt, cc.bictcp.tcp_cwnd, cc.bictcp.cnt), (1, 10, 2));
         assert_eq!(cc.friendly_scale, 23);
     }
 
@@ -440,19 +361,19 @@ mod tests {
         s.ack(&mut cc, at_ms(100), 1, Some(ms(100)));
         cc.set_cwnd(100 * MSS);
         cc.on_congestion_event(s.now, 0);
-        assert_eq!((cc.ssthresh(), cc.last_max_cwnd, cc.loss_cwnd), (79 * MSS, 100, 100));
+        assert_eq!((cc.ssthresh(), cc.bictcp.last_max_cwnd, cc.loss_cwnd), (79 * MSS, 100, 100));
         cc.set_cwnd(80 * MSS);
         s.snd_max = s.snd_una + cc.cwnd();
         s.ack(&mut cc, at_ms(200), 1, Some(ms(100)));
-        assert_eq!((cc.k, cc.delayed_ack, cc.cnt), (3770, 31, 20));
+        assert_eq!((cc.bictcp.k, cc.acks.delayed_ack, cc.bictcp.cnt), (3770, 31, 20));
 
         cc.on_rto(at_ms(300), 0, true);
-        assert_eq!((cc.cwnd(), cc.loss_cwnd, cc.delayed_ack, cc.delay_min, cc.epoch_start), (MSS, 0, 32, 0, None));
+        assert_eq!((cc.cwnd(), cc.loss_cwnd, cc.acks.delayed_ack, cc.bictcp.delay_min, cc.bictcp.epoch_start), (MSS, 0, 32, 0, None));
         cc.set_cwnd(cc.ssthresh() + MSS);
-        cc.ca_state = LossState::Open;
+        cc.acks.ca_state = LossState::Open;
         s.snd_max = s.snd_una + cc.cwnd();
         s.ack(&mut cc, at_ms(400), 2, Some(ms(100)));
-        assert_eq!(cc.cnt, 25);
+        assert_eq!(cc.bictcp.cnt, 25);
     }
 
     /// RTT samples in whole jiffies (HZ 250): 100 ms is 25 jiffies, `delay_min` 25·8 = 200;
@@ -463,10 +384,10 @@ mod tests {
         let mut cc = cubic(10);
         let mut s = Stream::start(&mut cc, SimTime::ZERO);
         s.ack(&mut cc, at_ms(100), 1, Some(ms(100)));
-        assert_eq!(cc.delay_min, 200);
+        assert_eq!(cc.bictcp.delay_min, 200);
         s.ack(&mut cc, at_ms(203), 1, Some(ms(3))); // sent at 200 ms, jiffy 50 both
-        assert_eq!(cc.delay_min, 200);
+        assert_eq!(cc.bictcp.delay_min, 200);
         s.ack(&mut cc, at_ms(305), 1, Some(ms(3))); // sent at 302 ms: jiffies 75 → 76
-        assert_eq!(cc.delay_min, 8);
+        assert_eq!(cc.bictcp.delay_min, 8);
     }
 }

@@ -36,10 +36,12 @@ pub fn epoch(last_max_cwnd: u32, cwnd: u32) -> (u32, u32) {
     }
 }
 
-/// `fast_convergence`, on in every module version.
+/// `fast_convergence`, on in every module version (BIC's too).
 const FAST_CONVERGENCE: bool = true;
 
-/// `*_recalc_ssthresh` at a loss with window `cwnd`: (the new W_max, ssthresh). W_max is
+/// `*_recalc_ssthresh` at a loss with window `cwnd`: (the new W_max, ssthresh), BIC's
+/// (`tcp_bic.c`, which CUBIC's inherits, but for BIC's ssthresh at or below `low_window`)
+/// as well as every CUBIC version's. W_max is
 /// cwnd, or with fast convergence, when cwnd fell short of the previous W_max,
 /// cwnd·(1 + β)/2; ssthresh is β·cwnd, at least 2 (u32 arithmetic, wrapping as the kernel's).
 pub fn at_loss(last_max_cwnd: u32, cwnd: u32, beta: u32) -> (u32, u32) {

@@ -31,7 +31,7 @@ fn after_a_loss(w_max: u64, rtt: SimDuration) -> (Cubic, Stream) {
 
 /// The jiffy at which the epoch began, as a time.
 fn epoch_start(cc: &Cubic) -> SimTime {
-    at_ms(cc.epoch_start.expect("an epoch") as u64)
+    at_ms(cc.bictcp.epoch_start.expect("an epoch") as u64)
 }
 
 /// A loss at W_max = 100 segments: ssthresh = ⌊100·717/1024⌋ = 70 and cwnd resumes at 70.
@@ -46,9 +46,9 @@ fn epoch_start(cc: &Cubic) -> SimTime {
 fn window_follows_the_cubic_curve_after_a_loss_at_one_hundred_segments() {
     let (mut cc, mut s) = after_a_loss(100, ms(100));
     assert_eq!(cc.ssthresh(), 70 * MSS);
-    assert_eq!(cc.last_max_cwnd, 100);
+    assert_eq!(cc.bictcp.last_max_cwnd, 100);
     s.run(&mut cc, ms(100), s.now + ms(1));
-    assert_eq!(cc.k, 4316);
+    assert_eq!(cc.bictcp.k, 4316);
     let k = 4.2153;
     let start = epoch_start(&cc);
     for (t, tol) in [(k / 2.0, 2.0), (k, 2.0), (2.0 * k, 3.0)] {
@@ -67,12 +67,12 @@ fn fast_convergence_lowers_w_max() {
     let (mut cc, mut s) = after_a_loss(100, ms(100));
     cc.set_cwnd(90 * MSS);
     cc.on_congestion_event(s.now, 0);
-    assert_eq!(cc.last_max_cwnd, 76);
+    assert_eq!(cc.bictcp.last_max_cwnd, 76);
     assert_eq!(cc.ssthresh(), 63 * MSS);
     cc.set_cwnd(63 * MSS);
     s.snd_max = s.snd_una + cc.cwnd();
     s.run(&mut cc, ms(100), s.now + ms(1));
-    assert_eq!((cc.k, cc.origin_point), (3266, 76));
+    assert_eq!((cc.bictcp.k, cc.bictcp.origin_point), (3266, 76));
 }
 
 /// At a 10 ms RTT the cubic curve is slow (W(1.01 s) = 100 − 0.4·(4.2153 − 1.01)³ = 86.8)
@@ -148,8 +148,8 @@ fn cnt_is_capped_before_any_loss() {
     let mut s = Stream::start(&mut cc, SimTime::ZERO);
     s.train(&mut cc, ms(1), |_| ms(100), |c| c.ssthresh() < u64::MAX / 8);
     s.ack(&mut cc, s.now + ms(1), 1, Some(ms(100)));
-    assert_eq!(cc.last_max_cwnd, 0);
-    assert_eq!(cc.cnt, 20);
+    assert_eq!(cc.bictcp.last_max_cwnd, 0);
+    assert_eq!(cc.bictcp.cnt, 20);
 }
 
 /// A timeout: ssthresh = ⌊120·717/1024⌋ = 84, cwnd one segment, and `cubictcp_state(Loss)`
@@ -161,7 +161,7 @@ fn timeout_resets_cubic() {
     cc.set_cwnd(120 * MSS);
     cc.on_rto(s.now, s.snd_max - s.snd_una, true);
     assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 84 * MSS));
-    assert_eq!((cc.last_max_cwnd, cc.delay_min, cc.epoch_start, cc.hystart.found()), (0, 0, None, false));
+    assert_eq!((cc.bictcp.last_max_cwnd, cc.bictcp.delay_min, cc.bictcp.epoch_start, cc.hystart.found()), (0, 0, None, false));
     cc.on_rto(s.now + ms(1000), 0, false);
     assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 84 * MSS));
 }
@@ -172,14 +172,14 @@ fn timeout_resets_cubic() {
 fn tx_start_shifts_the_epoch() {
     let (mut cc, mut s) = after_a_loss(100, ms(100));
     s.run(&mut cc, ms(100), s.now + ms(300));
-    let epoch = cc.epoch_start.unwrap();
+    let epoch = cc.bictcp.epoch_start.unwrap();
     let last_send = s.now;
     cc.on_tx_start(last_send + ms(2000), last_send);
-    assert_eq!(cc.epoch_start, Some(epoch + 500));
+    assert_eq!(cc.bictcp.epoch_start, Some(epoch + 500));
     let now = jiffies::jiffies(last_send + ms(2000));
-    cc.epoch_start = Some(now - 10);
+    cc.bictcp.epoch_start = Some(now - 10);
     cc.on_tx_start(last_send + ms(2000), last_send);
-    assert_eq!(cc.epoch_start, Some(now));
+    assert_eq!(cc.bictcp.epoch_start, Some(now));
 }
 
 /// An undo restores cwnd 100 and ssthresh max(70, ⌊¾·100⌋ = 75, 80) = 80 segments (Linux's
@@ -196,7 +196,7 @@ fn undo_restores_the_window_only() {
     cc.set_cwnd(cc.ssthresh());
     cc.undo(&prior);
     assert_eq!((cc.cwnd(), cc.ssthresh()), (100 * MSS, 80 * MSS));
-    assert_eq!((cc.last_max_cwnd, cc.epoch_start), (100, None));
+    assert_eq!((cc.bictcp.last_max_cwnd, cc.bictcp.epoch_start), (100, None));
 }
 
 /// Linux 2.6.24's CUBIC (module 2.1): no HyStart and β = 819/1024.
@@ -227,9 +227,9 @@ fn beta_819_reduces_to_four_fifths() {
     cc.set_cwnd(100 * MSS);
     cc.on_congestion_event(s.now, 0);
     assert_eq!(cc.ssthresh(), 79 * MSS);
-    assert_eq!(cc.last_max_cwnd, 100);
+    assert_eq!(cc.bictcp.last_max_cwnd, 100);
     cc.set_cwnd(90 * MSS);
     cc.on_congestion_event(s.now, 0);
-    assert_eq!(cc.last_max_cwnd, 80);
+    assert_eq!(cc.bictcp.last_max_cwnd, 80);
     assert_eq!(cc.friendly_scale, 23);
 }

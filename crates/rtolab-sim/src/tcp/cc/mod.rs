@@ -14,13 +14,18 @@
 //!
 //! Files: `core.rs` (the window arithmetics), `reno.rs`, and Linux's controllers as Linux
 //! 6.x runs them: `cubic.rs` with `hystart.rs` and `cube_root.rs`, `bic.rs`, `westwood.rs`;
-//! `cubic_2_6_24.rs`, CUBIC as Linux 2.6.24 ran it (paper 004); `tcp/jiffies.rs` holds the
+//! `cubic_2_6_24.rs`, CUBIC as Linux 2.6.24 ran it (paper 004). What these share: `bictcp.rs`
+//! (the state every CUBIC version keeps), `cubic_curve.rs` (the curve and the loss-time
+//! W_max), `ack_ratio.rs` (BIC's and 2.6.24's CUBIC's delayed-ACK ratio), `ssthresh_hook.rs`
+//! (the reductions around a module's `ssthresh` hook); `tcp/jiffies.rs` holds the
 //! kernel clocks they read. A window built `with_ack_counting` grows per ACK as Linux
 //! 2.6.24's (`core.rs`: its `tcp_slow_start` and `tcp_reno_cong_avoid`, `tcp_abc` 0), which
 //! `reno.rs` and `westwood.rs` then follow and `bic.rs` turns into 2.6.24's module;
 //! `cubic_2_6_24.rs` always counts ACKs.
 
+mod ack_ratio;
 mod bic;
+mod bictcp;
 mod core;
 mod cube_root;
 mod cubic;
