@@ -7,8 +7,10 @@
 //! Adding an algorithm: a file with a type implementing `LossRecovery` and `Default`, then a
 //! `mod` line and one entry in `register_recoveries!` below (`registry.rs`), which makes its
 //! `RecoveryKind` variant (the spec's name, or none for a stack's own) and its `AnyRecovery`
-//! variant.
+//! variant. An algorithm that sets the window from what each ACK delivered, on RFC 6675's
+//! scoreboard, implements `by_delivery::ByDelivery` instead (PRR, rate halving).
 
+mod by_delivery;
 mod newreno;
 mod ns2_newreno;
 mod ns2_sack1;
@@ -17,6 +19,8 @@ mod rate_halving;
 mod registry;
 mod reno;
 mod sack;
+#[cfg(test)]
+mod test_windows;
 
 pub use newreno::NewReno;
 pub use ns2_newreno::Ns2NewReno;

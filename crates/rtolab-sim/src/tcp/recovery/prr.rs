@@ -12,7 +12,8 @@
 //!
 //! At the end of recovery cwnd = ssthresh (`tcp_end_cwnd_reduction`).
 
-use super::{Entry, LossRecovery, PartialAck, Reduction, Sack, Transmit, Window};
+use super::by_delivery::ByDelivery;
+use super::{Reduction, Window};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Prr {
@@ -21,33 +22,17 @@ pub struct Prr {
     out: u64,
 }
 
-impl LossRecovery for Prr {
+/// Everything but the window per ACK is RFC 6675's (`by_delivery.rs`), the exit window
+/// included.
+impl ByDelivery for Prr {
     /// Linux `tcp_init_cwnd_reduction`: the window stays; `prior_cwnd` is remembered.
-    fn enter(&mut self, w: Window, _dupthresh: u64) -> Entry {
+    fn begin(&mut self, w: Window) {
         *self = Prr { prior_cwnd: (w.cwnd / w.mss).max(1), delivered: 0, out: 0 };
-        Entry::Cwnd(w.cwnd)
     }
-    /// Duplicate ACKs, partial ACKs, the exit window and the choice of segments are RFC
-    /// 6675's (`sack.rs`); only the window per ACK differs.
-    fn on_dupack(&mut self, w: Window) -> Option<u64> {
-        Sack.on_dupack(w)
-    }
-    fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck {
-        Sack.on_partial_ack(w, acked)
-    }
-    fn exit_cwnd(&self, w: Window) -> Option<u64> {
-        Sack.exit_cwnd(w)
-    }
-    fn transmit(&self) -> Transmit {
-        Sack.transmit()
-    }
-    fn reduces_by_delivery(&self) -> bool {
-        true
-    }
-    fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
+    fn count_sent(&mut self, bytes: u64, mss: u64) {
         self.out += bytes.div_ceil(mss);
     }
-    fn reduce(&mut self, w: Window, r: Reduction) -> Option<u64> {
+    fn window_after(&mut self, w: Window, r: Reduction) -> Option<u64> {
         let mss = w.mss;
         let delivered = r.delivered.div_ceil(mss);
         if delivered == 0 {
@@ -71,16 +56,13 @@ impl LossRecovery for Prr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_windows::{reduction, w, MSS};
+    use super::super::LossRecovery;
     use super::*;
 
-    const MSS: u64 = 1000;
-
-    fn w(cwnd: u64, ssthresh: u64) -> Window {
-        Window { cwnd: cwnd * MSS, ssthresh: ssthresh * MSS, mss: MSS, flight: 0 }
-    }
-
+    /// An ACK that delivers `delivered` segments, with `pipe` segments in flight after it.
     fn ack(delivered: u64, pipe: u64) -> Reduction {
-        Reduction { delivered: delivered * MSS, pipe: pipe * MSS, una_advanced: false, newly_lost: false, dsack: false, cwnd_min: 0 }
+        reduction(delivered, pipe, 0)
     }
 
     /// RFC 6937 appendix-style example by hand: cwnd 20, ssthresh 14 (β 0.7), one loss.

@@ -26,7 +26,8 @@
 //! end (0 or 1), which 2.6.24 shares with congestion avoidance's `snd_cwnd_cnt`; CWR (ECN,
 //! and 2.6.24's answer to a spurious timeout), which rtolab has no state for.
 
-use super::{Entry, LossRecovery, PartialAck, Reduction, Sack, Transmit, Window};
+use super::by_delivery::ByDelivery;
+use super::{Reduction, Window};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RateHalving {
@@ -34,32 +35,19 @@ pub struct RateHalving {
     cnt: u64,
 }
 
-impl LossRecovery for RateHalving {
+/// Duplicate ACKs, partial ACKs and the choice of segments are RFC 6675's
+/// (`by_delivery.rs`); the window per ACK and at the exit are 2.6.24's.
+impl ByDelivery for RateHalving {
     /// `tcp_fastretrans_alert` entering Recovery: `snd_cwnd_cnt` = 0, cwnd as it was.
-    fn enter(&mut self, w: Window, _dupthresh: u64) -> Entry {
+    fn begin(&mut self, _w: Window) {
         self.cnt = 0;
-        Entry::Cwnd(w.cwnd)
-    }
-    /// Duplicate ACKs, partial ACKs and the choice of segments are RFC 6675's (`sack.rs`);
-    /// the window per ACK is `reduce`.
-    fn on_dupack(&mut self, w: Window) -> Option<u64> {
-        Sack.on_dupack(w)
-    }
-    fn on_partial_ack(&mut self, w: Window, acked: u64) -> PartialAck {
-        Sack.on_partial_ack(w, acked)
     }
     /// `tcp_complete_cwr`: cwnd = min(cwnd, ssthresh).
-    fn exit_cwnd(&self, w: Window) -> Option<u64> {
+    fn window_at_exit(&self, w: Window) -> Option<u64> {
         Some(w.cwnd.min(w.ssthresh))
     }
-    fn transmit(&self) -> Transmit {
-        Sack.transmit()
-    }
-    fn reduces_by_delivery(&self) -> bool {
-        true
-    }
     /// `tcp_cwnd_down`.
-    fn reduce(&mut self, w: Window, r: Reduction) -> Option<u64> {
+    fn window_after(&mut self, w: Window, r: Reduction) -> Option<u64> {
         if r.delivered == 0 && !r.una_advanced && !r.dsack {
             return None;
         }
@@ -78,17 +66,14 @@ impl LossRecovery for RateHalving {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_windows::{reduction, w, MSS};
+    use super::super::{Entry, LossRecovery};
     use super::*;
 
-    const MSS: u64 = 1000;
-
-    fn w(cwnd: u64, ssthresh: u64) -> Window {
-        Window { cwnd: cwnd * MSS, ssthresh: ssthresh * MSS, mss: MSS, flight: 0 }
-    }
-
-    /// An ACK that SACKs one new segment, with `pipe` segments in flight after it.
+    /// An ACK that SACKs one new segment, with `pipe` segments in flight after it and the
+    /// controller's floor at `floor`.
     fn ack(pipe: u64, floor: u64) -> Reduction {
-        Reduction { delivered: MSS, pipe: pipe * MSS, una_advanced: false, newly_lost: false, dsack: false, cwnd_min: floor * MSS }
+        reduction(1, pipe, floor)
     }
 
     /// Runs `n` progress ACKs from cwnd `cwnd` (pipe large enough not to clamp); the windows.
