@@ -2,8 +2,18 @@
 
 use crate::spec::{from_toml, Scenario};
 
-/// `bulk-lte`: one 50 Mbps / 15 ms bottleneck, DropTail 125 packets, four NewReno SACK bulk
-/// flows, MSS 1448, 1000 s simulated.
+/// The TCP of the NewReno SACK bulk flows (`bulk-lte`, `scale-N`).
+const NEWRENO_SACK: &str = "cc = \"newreno\", sack = true, mss = 1448";
+
+/// A `[[flows]]` entry: the bulk flow `name` over the link `link`, starting `start_ms` into
+/// the run (at 0 if `None`), with `tcp` spliced into its `tcp` table.
+fn bulk_flow(name: &str, link: &str, start_ms: Option<u64>, tcp: &str) -> String {
+    let start = start_ms.map(|ms| format!("start = \"{ms}ms\"\n")).unwrap_or_default();
+    format!("[[flows]]\nname = \"{name}\"\nroute = [\"{link}\"]\n{start}tcp = {{ {tcp} }}\n")
+}
+
+/// `bulk-lte` but its flows: one 50 Mbps / 15 ms bottleneck, DropTail 125 packets, 1000 s
+/// simulated.
 const BULK_LTE: &str = r#"
 name = "bulk-lte"
 duration = "1000s"
@@ -12,23 +22,17 @@ name = "lte"
 rate = "50Mbps"
 delay = "15ms"
 queue = { kind = "droptail", limit = "125p" }
-[[flows]]
-name = "bulk0"
-route = ["lte"]
-tcp = { cc = "newreno", sack = true, mss = 1448 }
-[[flows]]
-name = "bulk1"
-route = ["lte"]
-tcp = { cc = "newreno", sack = true, mss = 1448 }
-[[flows]]
-name = "bulk2"
-route = ["lte"]
-tcp = { cc = "newreno", sack = true, mss = 1448 }
-[[flows]]
-name = "bulk3"
-route = ["lte"]
-tcp = { cc = "newreno", sack = true, mss = 1448 }
 "#;
+
+/// `bulk-lte` named `name`: four bulk flows with `tcp` (NewReno SACK, MSS 1448, or for
+/// `bulk-lte-linux` the `linux` stack) through its bottleneck (`BULK_LTE`).
+fn bulk_lte(name: &str, tcp: &str) -> String {
+    let mut text = BULK_LTE.replace("name = \"bulk-lte\"", &format!("name = \"{name}\""));
+    for i in 0..4 {
+        text.push_str(&bulk_flow(&format!("bulk{i}"), "lte", None, tcp));
+    }
+    text
+}
 
 /// `spiky-hspa`: 2 Mbps / 70 ms radio link with random delay spikes behind an 11 ms core
 /// link, one bulk flow and web users, 600 s simulated.
@@ -90,9 +94,7 @@ fn scale(flows: u32) -> String {
     );
     for i in 0..flows {
         let start_ms = (i as u64 * 1000) / flows as u64;
-        text.push_str(&format!(
-            "[[flows]]\nname = \"f{i}\"\nroute = [\"l\"]\nstart = \"{start_ms}ms\"\ntcp = {{ cc = \"newreno\", sack = true, mss = 1448 }}\n"
-        ));
+        text.push_str(&bulk_flow(&format!("f{i}"), "l", Some(start_ms), NEWRENO_SACK));
     }
     text
 }
@@ -103,8 +105,8 @@ pub fn scenario(name: &str) -> Option<Scenario> {
         return Some(from_toml(&scale(n)).expect("benchmark scenarios are valid"));
     }
     let text = match name {
-        "bulk-lte" => BULK_LTE.to_string(),
-        "bulk-lte-linux" => BULK_LTE.replace("name = \"bulk-lte\"", "name = \"bulk-lte-linux\"").replace("cc = \"newreno\", sack = true", "stack = \"linux\""),
+        "bulk-lte" => bulk_lte(name, NEWRENO_SACK),
+        "bulk-lte-linux" => bulk_lte(name, "stack = \"linux\", mss = 1448"),
         "spiky-hspa" => SPIKY_HSPA.to_string(),
         "hsdpa-150" => HSDPA_150.to_string(),
         _ => return None,

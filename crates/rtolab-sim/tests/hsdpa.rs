@@ -8,19 +8,18 @@ use common::{flow, run};
 use rtolab_sim::spec::{from_toml, SeriesMetric};
 use rtolab_sim::RunResult;
 
+/// One cell with no shadowing and one user's flow through it, for `duration`: `radio` is
+/// spliced into `[radio]`, `flow` into the flow (its name and what else it sets).
+fn one_cell(duration: &str, radio: &str, flow: &str) -> String {
+    format!("duration = \"{duration}\"\n[radio]\ncells = 1\nshadowing_db = 0\n{radio}\n[[flows]]\nroute = [\"hsdpa\"]\n{flow}\n")
+}
+
 /// One cell, no shadowing, one bulk user: alone, with 20 % of the power on common channels
 /// (the default), its SIR is 0.8 / (α · (0.8 + 0.2)) = 8, i.e. 9.03 dB (self-interference
 /// only), so every block is Table 1's 1800 B (≥ 7.5 dB) and 10 % arrive damaged.
-const LONE_USER: &str = r#"
-duration = "20s"
-[radio]
-cells = 1
-shadowing_db = 0
-[[flows]]
-name = "bulk"
-route = ["hsdpa"]
-tcp = { cc = "newreno", sack = true, mss = 1460, max_window = 200 }
-"#;
+fn lone_user() -> String {
+    one_cell("20s", "", "name = \"bulk\"\ntcp = { cc = \"newreno\", sack = true, mss = 1460, max_window = 200 }")
+}
 
 /// The lone user's cell: 10 % of blocks damaged (within 4 standard errors of a binomial over
 /// the blocks sent), every block served alone at 10 · log10(8) = 9.0309 dB, and a radio goodput of at most
@@ -28,7 +27,7 @@ tcp = { cc = "newreno", sack = true, mss = 1460, max_window = 200 }
 /// most of the time, so the flow's goodput is close to that cap (above 80 % of it).
 #[test]
 fn lone_user_gets_table_1_top_rate_less_block_errors() {
-    let r = run(LONE_USER);
+    let r = run(&lone_user());
     assert_eq!(r.cells.len(), 1);
     let c = &r.cells[0];
     let lost = c.blocks_lost as f64 / c.blocks_sent as f64;
@@ -44,17 +43,9 @@ fn lone_user_gets_table_1_top_rate_less_block_errors() {
 
 /// One cell, one mobile user sending a bulk flow (paper 004's uplink): data leaves over the
 /// dedicated 384 kbit/s uplink, ACKs return through the shared channel.
-const UPLINK_BULK: &str = r#"
-duration = "60s"
-[radio]
-cells = 1
-shadowing_db = 0
-[[flows]]
-name = "up"
-route = ["hsdpa"]
-uplink = true
-tcp = { stack = "linux", cc = "reno" }
-"#;
+fn uplink_bulk() -> String {
+    one_cell("60s", "", "name = \"up\"\nuplink = true\ntcp = { stack = \"linux\", cc = \"reno\" }")
+}
 
 /// The uplink is the bottleneck: goodput is its rate times the payload share of a packet,
 /// 384 kbit/s · 1448/1500 = 370.7 kbit/s, less the handshake and slow start (at most 3 %
@@ -63,7 +54,7 @@ tcp = { stack = "linux", cc = "reno" }
 /// two segments at least, are the only traffic of the shared channel.
 #[test]
 fn uplink_bulk_flow_fills_the_dedicated_channel() {
-    let r = run(UPLINK_BULK);
+    let r = run(&uplink_bulk());
     let up = flow(&r, "up");
     let cap = 384e3 * 1448.0 / 1500.0;
     let goodput = up.goodput_bps.unwrap();
@@ -86,7 +77,8 @@ fn uplink_bulk_flow_fills_the_dedicated_channel() {
 #[test]
 fn uplink_jitter_delays_the_acks_of_downlink_flows() {
     let text = |jitter: &str| {
-        format!("duration = \"30s\"\n[radio]\ncells = 1\nshadowing_db = 0\nuplink = {{ rate = \"384kbps\", delay = \"10ms\"{jitter} }}\n[[flows]]\nname = \"down\"\nroute = [\"hsdpa\"]\nsize = \"10kB\"\ntcp = {{ stack = \"linux\", cc = \"reno\" }}\n")
+        let uplink = format!("uplink = {{ rate = \"384kbps\", delay = \"10ms\"{jitter} }}");
+        one_cell("30s", &uplink, "name = \"down\"\nsize = \"10kB\"\ntcp = { stack = \"linux\", cc = \"reno\" }")
     };
     let plain = flow(&run(&text("")), "down").mean_rtt_s.unwrap();
     let jittered = flow(&run(&text(", jitter = \"20ms\"")), "down").mean_rtt_s.unwrap();
@@ -99,7 +91,7 @@ fn uplink_jitter_delays_the_acks_of_downlink_flows() {
 /// the damaged blocks (10 % of them, within 4 standard errors).
 #[test]
 fn per_user_sir_and_rate_series_match_the_cell() {
-    let r = run(&format!("{LONE_USER}[output]\nseries = [\"sir\", \"rate\"]\n"));
+    let r = run(&format!("{}[output]\nseries = [\"sir\", \"rate\"]\n", lone_user()));
     let ue = r.series.entities.iter().position(|e| e == "hsdpa.ue0").expect("the user is a series entity") as u32;
     let of = |m: SeriesMetric| -> Vec<f64> {
         (0..r.series.len()).filter(|&i| r.series.entity[i] == ue && r.series.metric[i] == m).map(|i| r.series.value[i]).collect()

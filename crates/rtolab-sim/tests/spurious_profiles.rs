@@ -26,7 +26,7 @@
 //! retransmissions (one segment each) are sent.
 
 mod common;
-use common::{flow, run};
+use common::{flow, run, single_flow};
 use rtolab_sim::FlowRow;
 
 /// The issue's link (1 Mbps, 100 ms, DropTail 200 p) with one bulk flow held to 20 segments
@@ -128,22 +128,8 @@ fn tail_loss_timeout_is_genuine_for_every_detector() {
         ("stack = \"rfc\", detect = [\"frto\"], response = \"rfc4015\"", "[19, 20, 21]"),
         ("stack = \"rfc\", timestamps = true, detect = [\"eifel\", \"frto\", \"dsack\"], response = \"undo\"", "[19, 20, 21]"),
     ] {
-        let text = format!(
-            r#"
-[[links]]
-name = "l"
-rate = "10Mbps"
-delay = "20ms"
-queue = {{ kind = "droptail", limit = "100p" }}
-drop_packets = {drops}
-[[flows]]
-name = "f"
-route = ["l"]
-size = "28960B"
-tcp = {{ {tcp}, iw = 20, mss = 1448 }}
-"#
-        );
-        let r = run(&text);
+        let link = format!("queue = {{ kind = \"droptail\", limit = \"100p\" }}\ndrop_packets = {drops}");
+        let r = run(&single_flow("10Mbps", "20ms", "28960B", &link, &format!("{tcp}, iw = 20, mss = 1448")));
         let f = flow(&r, "f");
         assert!(f.timeouts >= 1, "{tcp}");
         assert_eq!((f.spurious_timeouts, f.spurious_detected, f.undos), (0, 0, 0), "{tcp}");
@@ -167,22 +153,9 @@ fn cwnd_grows_only_while_cwnd_limited_in_linux() {
 /// One flow over 100 Mbps / 50 ms (RTT 100 ms) whose first SYN is lost, so the SYN is resent
 /// at 1 s (every stack here starts at 1 s) and the handshake completes at 1.1 s.
 fn after_a_lost_syn(size: &str, tcp: &str, output: &str) -> rtolab_sim::RunResult {
-    let r = run(&format!(
-        r#"
-[[links]]
-name = "l"
-rate = "100Mbps"
-delay = "50ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
-drop_packets = [1]
-[[flows]]
-name = "f"
-route = ["l"]
-size = "{size}"
-tcp = {{ {tcp}, mss = 1448, timestamps = true, delayed_ack = false }}
-{output}
-"#
-    ));
+    let link = "queue = { kind = \"droptail\", limit = \"1000p\" }\ndrop_packets = [1]";
+    let tcp = format!("{tcp}, mss = 1448, timestamps = true, delayed_ack = false");
+    let r = run(&format!("{}{output}\n", single_flow("100Mbps", "50ms", size, link, &tcp)));
     assert_eq!(flow(&r, "f").syn_timeouts, 1);
     r
 }
