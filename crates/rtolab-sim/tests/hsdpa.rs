@@ -147,7 +147,7 @@ fn web_users_are_deterministic_and_conserve_packets() {
 /// per-user limits of 20 alone (packets are conserved in both: checked during the run).
 #[test]
 fn a_cell_buffer_limits_what_its_users_queue_together() {
-    let bulk = |radio: &str| run(&LONE_USER.replace("shadowing_db = 0", &format!("shadowing_db = 0\n{radio}")));
+    let bulk = |radio: &str| run(&one_cell("20s", radio, "name = \"bulk\"\ntcp = { cc = \"newreno\", sack = true, mss = 1460, max_window = 200 }"));
     let (shared, own) = (bulk("cell_buffer = 8"), bulk("buffer = 8"));
     assert!(own.cells[0].buffer_drops > 0, "the lone user's window overflows 8 packets");
     assert_eq!((&shared.flows, &shared.cells), (&own.flows, &own.cells));
