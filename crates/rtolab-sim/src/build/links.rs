@@ -5,15 +5,14 @@
 //! every random stream is derived from (seed, the link's name, purpose), as in the simulator.
 
 use crate::net::arq::ArqConfig;
-use crate::net::channel::{ChannelModel, GilbertElliott, GilbertPackets};
+use crate::net::channel::{ChannelContext, ChannelModel};
 use crate::net::ids::DirId;
 use crate::net::{DirConfig, LinkDir, SpikeProcess, Way};
 use crate::pcap::Captures;
 use crate::results::LinkDirection;
 use crate::rng::stream;
-use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, LossSpec, QueueSpec, RadioSpec, Scenario};
+use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, QueueSpec, RadioSpec, Scenario};
 use crate::time::SimDuration;
-use crate::units::RvSampler;
 
 /// What to record while the links run.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,12 +42,13 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
                 direction,
             };
             let loss = rev.loss.or_else(|| l.loss.clone());
-            let channel = channel_model(loss.as_ref(), seed, &l.name, way, record.channel);
+            let name = format!("links/{}/{way}", l.name);
+            let channel = ChannelModel::new(loss.as_ref(), &ChannelContext { seed, direction: &name, record: record.channel });
             let drop_packets = if d == 0 { l.drop_packets.clone() } else { rev.drop_packets.unwrap_or_default() };
-            let rng = stream(seed, &format!("links/{}/{way}", l.name), "queue-and-loss");
+            let rng = stream(seed, &name, "queue-and-loss");
             let mut dir = LinkDir::new(DirId((2 * i + d) as u32), cfg, channel, drop_packets, rng, record.queue);
             if let Some(jitter) = rev.jitter.as_ref().or(l.jitter.as_ref()) {
-                dir.set_jitter(jitter.0.clone(), stream(seed, &format!("links/{}/{way}", l.name), "jitter"));
+                dir.set_jitter(jitter.0.clone(), stream(seed, &name, "jitter"));
             }
             links.push(dir);
         }
@@ -97,26 +97,6 @@ fn arq_config(a: &ArqSpec) -> ArqConfig {
         feedback_delay: a.feedback_delay.map(|d| d.sim()).unwrap_or(SimDuration::ZERO),
         icmp: a.icmp,
         defer_backlog: a.defer_backlog as usize,
-    }
-}
-
-fn channel_model(loss: Option<&LossSpec>, seed: u64, link: &str, way: &str, record: bool) -> ChannelModel {
-    match loss {
-        None => ChannelModel::Perfect,
-        Some(LossSpec::Bernoulli(p)) if p.0 > 0.0 => ChannelModel::Bernoulli(p.0),
-        Some(LossSpec::Bernoulli(_)) => ChannelModel::Perfect,
-        Some(LossSpec::GilbertElliott(ge)) => match (&ge.good, &ge.bad, ge.mean_loss, ge.mean_burst) {
-            (Some(good), Some(bad), _, _) => ChannelModel::GilbertElliott(Box::new(GilbertElliott::new(
-                RvSampler::new(good.0.clone()),
-                RvSampler::new(bad.0.clone()),
-                ge.ber_good.unwrap_or(0.0),
-                ge.ber_bad.unwrap_or(0.0),
-                stream(seed, &format!("links/{link}/{way}"), "channel-state"),
-                record,
-            ))),
-            (_, _, Some(loss), Some(burst)) => ChannelModel::GilbertPackets(GilbertPackets::new(loss.0, burst)),
-            _ => unreachable!("validated: a Gilbert–Elliott table has one complete form"),
-        },
     }
 }
 

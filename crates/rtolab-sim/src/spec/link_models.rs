@@ -1,89 +1,13 @@
-//! The loss-model and ARQ tables of a link direction: `loss = 0.01` (Bernoulli) or
-//! `loss = { kind = "gilbert-elliott", ... }`, and `arq = { window = "3p", attempts = 6 }`.
+//! The ARQ tables of a link direction: `arq = { window = "3p", attempts = 6 }`, and a
+//! reverse direction's `arq = "off"`. A direction's `loss` is the channel registry's
+//! `LossSpec` (`net/channel/`).
 
-use crate::units::{Duration, DurationRv, Probability};
+use crate::units::Duration;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 use std::fmt;
-
-/// Loss on a link direction, applied to each transmission.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LossSpec {
-    /// Independent loss with this probability per packet.
-    Bernoulli(Probability),
-    GilbertElliott(GilbertElliottSpec),
-}
-
-/// A two-state (good/bad) channel, in one of two forms:
-/// - time-based (paper 001 Sec. III): `good` and `bad` sojourn-time distributions and a bit
-///   error rate per state (`ber_good`, `ber_bad`); a packet's loss probability follows from
-///   its size;
-/// - packet-based, as other tools parameterise it: `mean_loss` (long-run share of packets
-///   lost) and `mean_burst` (mean run of consecutive losses, in packets).
-#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GilbertElliottSpec {
-    /// Must be "gilbert-elliott".
-    pub kind: LossModelKind,
-    /// Time-based form: how long the channel stays good, e.g. "exp(8s)".
-    pub good: Option<DurationRv>,
-    /// Time-based form: how long the channel stays bad, e.g. "exp(1s)".
-    pub bad: Option<DurationRv>,
-    /// Time-based form: bit error rate in the good state (default 0).
-    pub ber_good: Option<f64>,
-    /// Time-based form: bit error rate in the bad state (default 0).
-    pub ber_bad: Option<f64>,
-    /// Packet-based form: the long-run share of packets lost.
-    pub mean_loss: Option<Probability>,
-    /// Packet-based form: the mean number of consecutive losses, in packets (≥ 1).
-    pub mean_burst: Option<f64>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum LossModelKind {
-    GilbertElliott,
-}
-
-impl<'de> Deserialize<'de> for LossSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = LossSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a probability in [0, 1] or a table { kind = \"gilbert-elliott\", ... }")
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<LossSpec, E> {
-                Probability::try_from(v).map(LossSpec::Bernoulli).map_err(E::custom)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LossSpec, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LossSpec, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LossSpec, A::Error> {
-                GilbertElliottSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(LossSpec::GilbertElliott)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl JsonSchema for LossSpec {
-    fn schema_name() -> Cow<'static, str> {
-        "Loss".into()
-    }
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        let ge = g.subschema_for::<GilbertElliottSpec>();
-        json_schema!({
-            "description": "a Bernoulli loss probability, or a Gilbert–Elliott channel table",
-            "anyOf": [ { "type": "number", "minimum": 0.0, "maximum": 1.0 }, ge ]
-        })
-    }
-}
 
 /// Link-layer ARQ on a link direction (paper 001): selective repeat over the channel with a
 /// buffer of `window` packets; a packet that fails `attempts` attempts is discarded and the

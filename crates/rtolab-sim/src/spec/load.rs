@@ -108,18 +108,21 @@ fn json_message(e: &serde_json::Error) -> String {
 
 /// Internally tagged enums (`kind = "..."`) buffer their table, which hides the inner field
 /// path from serde_path_to_error. When an error lands on such a table, deserialize it again
-/// straight into its variant's struct to find the field.
+/// straight into its variant's struct to find the field. A `loss` table keeps its path unless
+/// its `kind` came after the entry in error (`net/channel/table.rs`); its model's table reads
+/// it again, `kind` included.
 fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
-    use super::{BurstSpec, DroptailSpec, RedSpec, WebSpec};
+    use super::{BurstSpec, DroptailSpec, LossModelKind, RedSpec, WebSpec};
     let pointer = format!("/{}", path.replace("].", "/").replace('[', "/").replace(']', "").replace('.', "/"));
     let mut table = tree.pointer(&pointer)?.as_object()?.clone();
+    if path.ends_with("loss") {
+        let kind = LossModelKind::named(table.get("kind")?.as_str()?)?;
+        return Some(inner_error(path, &kind.table_error(serde_json::Value::Object(table))?));
+    }
     let kind = table.remove("kind")?;
     let value = serde_json::Value::Object(table);
     fn inner<T: serde::de::DeserializeOwned>(path: &str, v: serde_json::Value) -> Option<SpecError> {
-        let err = serde_path_to_error::deserialize::<_, T>(v).err()?;
-        // An error of the table itself (a missing field) has the path "."; it is the table's.
-        let inner = path_of(&err);
-        Some(SpecError::new(if inner.is_empty() { path.to_string() } else { format!("{path}.{inner}") }, json_message(err.inner())))
+        Some(inner_error(path, &serde_path_to_error::deserialize::<_, T>(v).err()?))
     }
     let is_queue = path.ends_with("queue");
     match kind.as_str()? {
@@ -129,6 +132,13 @@ fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
         "red" if is_queue => inner::<RedSpec>(path, value),
         _ => None,
     }
+}
+
+/// `err`, from reading the table at `path` again, with its field's path.
+fn inner_error(path: &str, err: &serde_path_to_error::Error<serde_json::Error>) -> SpecError {
+    // An error of the table itself (a missing field) has the path "."; it is the table's.
+    let inner = path_of(err);
+    SpecError::new(if inner.is_empty() { path.to_string() } else { format!("{path}.{inner}") }, json_message(err.inner()))
 }
 
 /// A TOML error as one line: "line L, column C: message".

@@ -9,9 +9,10 @@ mod load;
 mod shape;
 mod validate;
 
-pub use link_models::{ArqOverride, ArqSpec, ArqWindow, GilbertElliottSpec, LossModelKind, LossSpec};
+pub use link_models::{ArqOverride, ArqSpec, ArqWindow};
 pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, notes, parse_for_any_target, SpecError};
+pub use crate::net::channel::{GilbertElliottSpec, LossModelKind, LossSpec};
 pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
 pub use crate::results::{EventKind, SeriesMetric};
 pub use crate::tcp::cc::{CcKind, CcName};

@@ -1,8 +1,7 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, GilbertElliottSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError,
-    TcpSpec, WebSpec,
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
 };
 use crate::units::FlowSize;
 use std::collections::HashSet;
@@ -56,8 +55,8 @@ pub fn validate(s: &Scenario) -> Check {
 
 fn link(l: &LinkSpec, p: &str) -> Check {
     queue(&l.queue, &format!("{p}.queue"))?;
-    if let Some(LossSpec::GilbertElliott(ge)) = &l.loss {
-        gilbert_elliott(ge, &format!("{p}.loss"))?;
+    if let Some(m) = &l.loss {
+        loss(m, &format!("{p}.loss"))?;
     }
     if let Some(a) = &l.arq {
         arq(a, &format!("{p}.arq"))?;
@@ -66,8 +65,8 @@ fn link(l: &LinkSpec, p: &str) -> Check {
         if let Some(q) = &r.queue {
             queue(q, &format!("{p}.reverse.queue"))?;
         }
-        if let Some(LossSpec::GilbertElliott(ge)) = &r.loss {
-            gilbert_elliott(ge, &format!("{p}.reverse.loss"))?;
+        if let Some(m) = &r.loss {
+            loss(m, &format!("{p}.reverse.loss"))?;
         }
         if let Some(ArqOverride::On(a)) = &r.arq {
             arq(a, &format!("{p}.reverse.arq"))?;
@@ -83,49 +82,9 @@ fn link(l: &LinkSpec, p: &str) -> Check {
     Ok(())
 }
 
-/// One complete form: time-based (good, bad, ber_good, ber_bad) or packet-based
-/// (mean_loss, mean_burst); sojourn means positive, BERs in [0, 1].
-fn gilbert_elliott(ge: &GilbertElliottSpec, p: &str) -> Check {
-    let time_form = ge.good.is_some() || ge.bad.is_some() || ge.ber_good.is_some() || ge.ber_bad.is_some();
-    let packet_form = ge.mean_loss.is_some() || ge.mean_burst.is_some();
-    if time_form && packet_form {
-        let extra = if ge.mean_loss.is_some() { "mean_loss" } else { "mean_burst" };
-        return fail(
-            format!("{p}.{extra}"),
-            "give the time-based form (good, bad, ber_good, ber_bad) or the packet-based form (mean_loss, mean_burst), not both",
-        );
-    }
-    if packet_form {
-        let Some(loss) = ge.mean_loss else {
-            return fail(format!("{p}.mean_loss"), "missing; the packet-based form needs mean_loss and mean_burst");
-        };
-        let Some(burst) = ge.mean_burst else {
-            return fail(format!("{p}.mean_burst"), "missing; the packet-based form needs mean_loss and mean_burst");
-        };
-        if loss.0 >= 1.0 {
-            return fail(format!("{p}.mean_loss"), format!("got {}, expected a probability below 1", loss.0));
-        }
-        if !(burst >= 1.0 && burst.is_finite()) {
-            return fail(format!("{p}.mean_burst"), format!("got {burst}, expected a mean burst of at least 1 packet"));
-        }
-        return Ok(());
-    }
-    for (field, rv) in [("good", &ge.good), ("bad", &ge.bad)] {
-        let Some(rv) = rv else {
-            return fail(format!("{p}.{field}"), "missing; expected a sojourn-time distribution such as \"exp(8s)\" (or give mean_loss and mean_burst)");
-        };
-        if let Some(m) = rv.0.mean().filter(|m| !(*m > 0.0)) {
-            return fail(format!("{p}.{field}"), format!("got a mean sojourn of {m} s, expected a positive mean"));
-        }
-    }
-    for (field, ber) in [("ber_good", ge.ber_good), ("ber_bad", ge.ber_bad)] {
-        match ber {
-            None => return fail(format!("{p}.{field}"), "missing; expected a bit error rate in [0, 1]"),
-            Some(b) if !(0.0..=1.0).contains(&b) => return fail(format!("{p}.{field}"), format!("got {b}, expected a bit error rate in [0, 1]")),
-            _ => {}
-        }
-    }
-    Ok(())
+/// The checks of a channel model's table (`LossModel::validate`), by field path.
+fn loss(m: &LossSpec, p: &str) -> Check {
+    m.validate().map_err(|e| SpecError::new(format!("{p}.{}", e.field), e.message))
 }
 
 fn arq(a: &ArqSpec, p: &str) -> Check {

@@ -1,112 +1,141 @@
-//! The time-based Gilbert–Elliott channel (paper 001 Sec. III): a two-state process whose
-//! good and bad sojourns are drawn from their distributions (exponential in the paper, mean
-//! good 8 s, mean bad 0–8 s), with a bit error rate per state. A packet of n bits wholly in
-//! one state is lost with PER = 1 − (1 − BER)ⁿ (paper: 480 B → 0.37 % at 10⁻⁶ and 97.85 % at
-//! 10⁻³; the exact values are 0.383 % and 97.85 %). A packet whose transmission spans a state
-//! change sees each state for its share of the bits: PER = 1 − Π (1 − BERₛ)^(n·tₛ/t).
-//!
-//! Invariant: the process is advanced lazily, only as far as the latest transmission end, so
-//! an idle channel costs nothing and schedules no events; its draws come from its own stream,
-//! so the state trace does not depend on the traffic.
+//! The Gilbert–Elliott channel, `loss = { kind = "gilbert-elliott", ... }`: a two-state
+//! (good/bad) channel in one of two forms, the time-based process of paper 001 Sec. III
+//! (`gilbert_time.rs`) or the packet-based chain other tools parameterise (Gilbert 1960, the
+//! `gemodel` of Linux netem; `gilbert_packets.rs`). This file holds its table, the checks of
+//! the table and the form a table builds.
 
-use crate::time::{SimDuration, SimTime};
-use crate::units::RvSampler;
+use super::{ChannelContext, FieldError, GilbertElliott, GilbertPackets, LossModel, LossModelKind};
+use crate::time::SimTime;
+use crate::units::{DurationRv, Probability, RvSampler};
+use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-/// 1 − (1 − ber)^bits, computed without cancellation for small BER.
-pub fn packet_error_rate(ber: f64, bits: f64) -> f64 {
-    -(bits * (-ber).ln_1p()).exp_m1()
+/// A two-state (good/bad) channel, in one of two forms:
+/// - time-based (paper 001 Sec. III): `good` and `bad` sojourn-time distributions and a bit
+///   error rate per state (`ber_good`, `ber_bad`); a packet's loss probability follows from
+///   its size;
+/// - packet-based, as other tools parameterise it: `mean_loss` (long-run share of packets
+///   lost) and `mean_burst` (mean run of consecutive losses, in packets).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottSpec {
+    /// Must be "gilbert-elliott".
+    pub kind: LossModelKind,
+    /// Time-based form: how long the channel stays good, e.g. "exp(8s)".
+    pub good: Option<DurationRv>,
+    /// Time-based form: how long the channel stays bad, e.g. "exp(1s)".
+    pub bad: Option<DurationRv>,
+    /// Time-based form: bit error rate in the good state (default 0).
+    pub ber_good: Option<f64>,
+    /// Time-based form: bit error rate in the bad state (default 0).
+    pub ber_bad: Option<f64>,
+    /// Packet-based form: the long-run share of packets lost.
+    pub mean_loss: Option<Probability>,
+    /// Packet-based form: the mean number of consecutive losses, in packets (≥ 1).
+    pub mean_burst: Option<f64>,
 }
 
-pub struct GilbertElliott {
-    sojourn: [RvSampler; 2],
-    ber: [f64; 2],
-    rng: Xoshiro256PlusPlus,
-    /// 0 good, 1 bad.
-    state: usize,
-    /// When the current state began and when it ends.
-    since: SimTime,
-    until: SimTime,
-    bad_time: SimDuration,
-    trace: Option<Vec<(SimTime, u8)>>,
+/// The form a validated table built.
+pub enum GilbertElliottChannel {
+    /// The time-based process, drawing its sojourns from the direction's `channel-state`
+    /// stream.
+    Time(Box<GilbertElliott>),
+    /// The packet-based chain, drawing from the direction's stream.
+    Packets(GilbertPackets),
 }
 
-impl GilbertElliott {
-    /// Starts in the good state at time 0 (the paper's channel begins good).
-    pub fn new(good: RvSampler, bad: RvSampler, ber_good: f64, ber_bad: f64, rng: Xoshiro256PlusPlus, record: bool) -> Self {
-        let mut ge = GilbertElliott {
-            sojourn: [good, bad],
-            ber: [ber_good, ber_bad],
-            rng,
-            state: 0,
-            since: SimTime::ZERO,
-            until: SimTime::ZERO,
-            bad_time: SimDuration::ZERO,
-            trace: record.then(|| vec![(SimTime::ZERO, 0)]),
-        };
-        ge.until = SimTime::ZERO + ge.draw(0);
-        ge
+impl LossModel for GilbertElliottChannel {
+    type Spec = GilbertElliottSpec;
+
+    const TABLE: &'static str = "a Gilbert–Elliott channel table";
+
+    /// One complete form: time-based (good, bad, ber_good, ber_bad) or packet-based
+    /// (mean_loss, mean_burst); sojourn means positive, BERs in [0, 1].
+    fn validate(ge: &GilbertElliottSpec) -> Result<(), FieldError> {
+        let time_form = ge.good.is_some() || ge.bad.is_some() || ge.ber_good.is_some() || ge.ber_bad.is_some();
+        let packet_form = ge.mean_loss.is_some() || ge.mean_burst.is_some();
+        if time_form && packet_form {
+            let extra = if ge.mean_loss.is_some() { "mean_loss" } else { "mean_burst" };
+            return Err(FieldError::new(
+                extra,
+                "give the time-based form (good, bad, ber_good, ber_bad) or the packet-based form (mean_loss, mean_burst), not both",
+            ));
+        }
+        if packet_form {
+            let Some(loss) = ge.mean_loss else {
+                return Err(FieldError::new("mean_loss", "missing; the packet-based form needs mean_loss and mean_burst"));
+            };
+            let Some(burst) = ge.mean_burst else {
+                return Err(FieldError::new("mean_burst", "missing; the packet-based form needs mean_loss and mean_burst"));
+            };
+            if loss.0 >= 1.0 {
+                return Err(FieldError::new("mean_loss", format!("got {}, expected a probability below 1", loss.0)));
+            }
+            if !(burst >= 1.0 && burst.is_finite()) {
+                return Err(FieldError::new("mean_burst", format!("got {burst}, expected a mean burst of at least 1 packet")));
+            }
+            return Ok(());
+        }
+        for (field, rv) in [("good", &ge.good), ("bad", &ge.bad)] {
+            let Some(rv) = rv else {
+                return Err(FieldError::new(field, "missing; expected a sojourn-time distribution such as \"exp(8s)\" (or give mean_loss and mean_burst)"));
+            };
+            if let Some(m) = rv.0.mean().filter(|m| !(*m > 0.0)) {
+                return Err(FieldError::new(field, format!("got a mean sojourn of {m} s, expected a positive mean")));
+            }
+        }
+        for (field, ber) in [("ber_good", ge.ber_good), ("ber_bad", ge.ber_bad)] {
+            match ber {
+                None => return Err(FieldError::new(field, "missing; expected a bit error rate in [0, 1]")),
+                Some(b) if !(0.0..=1.0).contains(&b) => return Err(FieldError::new(field, format!("got {b}, expected a bit error rate in [0, 1]"))),
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
-    fn draw(&mut self, state: usize) -> SimDuration {
-        // A zero sojourn (a degenerate distribution) would stall the process; 1 ns keeps time moving.
-        SimDuration::from_secs_f64(self.sojourn[state].sample(&mut self.rng)).max(SimDuration(1))
-    }
-
-    /// Moves the process through every state change up to `t`.
-    pub fn advance(&mut self, t: SimTime) {
-        while self.until <= t {
-            self.step();
+    fn new(ge: &GilbertElliottSpec, cx: &ChannelContext) -> Self {
+        match (&ge.good, &ge.bad, ge.mean_loss, ge.mean_burst) {
+            (Some(good), Some(bad), _, _) => GilbertElliottChannel::Time(Box::new(GilbertElliott::new(
+                RvSampler::new(good.0.clone()),
+                RvSampler::new(bad.0.clone()),
+                ge.ber_good.unwrap_or(0.0),
+                ge.ber_bad.unwrap_or(0.0),
+                cx.stream("channel-state"),
+                cx.record,
+            ))),
+            (_, _, Some(loss), Some(burst)) => GilbertElliottChannel::Packets(GilbertPackets::new(loss.0, burst)),
+            _ => unreachable!("validated: a Gilbert–Elliott table has one complete form"),
         }
     }
 
-    fn step(&mut self) {
-        if self.state == 1 {
-            self.bad_time = self.bad_time + self.until.since(self.since);
-        }
-        self.state ^= 1;
-        self.since = self.until;
-        self.until = self.since + self.draw(self.state);
-        if let Some(tr) = &mut self.trace {
-            tr.push((self.since, self.state as u8));
+    #[inline]
+    fn lost(&mut self, start: SimTime, end: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> bool {
+        match self {
+            GilbertElliottChannel::Time(ge) => rng.random::<f64>() < ge.error_rate(start, end, bytes),
+            GilbertElliottChannel::Packets(g) => g.next_lost(rng),
         }
     }
 
-    /// The state at the last advance (0 good, 1 bad).
-    pub fn state(&self) -> usize {
-        self.state
-    }
-
-    /// Probability that `bytes` serialised over [start, end] are damaged. A transmitter
-    /// sends one packet at a time, so `start` is never before the previous judgement's end
-    /// and the process has not been advanced past it.
-    pub fn error_rate(&mut self, start: SimTime, end: SimTime, bytes: u32) -> f64 {
-        let bits = bytes as f64 * 8.0;
-        self.advance(start);
-        if self.until > end {
-            return packet_error_rate(self.ber[self.state], bits);
+    fn trace(&self) -> Option<&[(SimTime, u8)]> {
+        match self {
+            GilbertElliottChannel::Time(ge) => ge.trace(),
+            GilbertElliottChannel::Packets(_) => None,
         }
-        // Σ over the states met: (bits in that stretch) · ln(1 − BER).
-        let total = end.since(start).as_nanos().max(1) as f64;
-        let mut log_survive = 0.0;
-        let mut t = start;
-        while self.until <= end {
-            let share = self.until.since(t).as_nanos() as f64 / total;
-            log_survive += bits * share * (-self.ber[self.state]).ln_1p();
-            t = self.until;
-            self.step();
+    }
+
+    fn finish(&mut self, end: SimTime) {
+        if let GilbertElliottChannel::Time(ge) = self {
+            ge.advance(end);
         }
-        log_survive += bits * (end.since(t).as_nanos() as f64 / total) * (-self.ber[self.state]).ln_1p();
-        -log_survive.exp_m1()
     }
 
-    /// Time spent bad in [0, end] (after `advance(end)`).
-    pub fn bad_time(&self, end: SimTime) -> SimDuration {
-        let open = if self.state == 1 { end.since(self.since) } else { SimDuration::ZERO };
-        self.bad_time + open
-    }
-
-    pub fn trace(&self) -> Option<&[(SimTime, u8)]> {
-        self.trace.as_deref()
+    fn bad_share(&self, end: SimTime) -> Option<f64> {
+        match self {
+            GilbertElliottChannel::Time(ge) => Some(ge.bad_time(end).as_secs_f64() / end.as_secs_f64().max(f64::MIN_POSITIVE)),
+            GilbertElliottChannel::Packets(_) => None,
+        }
     }
 }

@@ -1,25 +1,37 @@
 //! The channel of a link direction: decides whether a transmission (one packet, or one ARQ
-//! attempt) reaches the far end. Models: none, Bernoulli per packet, the time-based
-//! Gilbert–Elliott channel of paper 001 Sec. III and the packet-based two-state chain.
-//! Scripted losses (`drop_packets`, by transmission ordinal) apply on top of any model.
+//! attempt) reaches the far end. Models: none, Bernoulli per packet (`loss = 0.01`), and the
+//! registered ones, each a table `loss = { kind = "...", ... }`: the Gilbert–Elliott channel,
+//! time-based (paper 001 Sec. III) or packet-based. Scripted losses (`drop_packets`, by
+//! transmission ordinal) apply on top of any model.
+//!
+//! Adding a model: a file with its table and a type implementing `LossModel` (`model.rs`),
+//! then a `mod` line and one entry in `register_channels!` below (`registry.rs`), which makes
+//! its `kind`, reads and checks its table, lists it in the schema and has `Channel` run it.
 
 mod gilbert_elliott;
 mod gilbert_packets;
+mod gilbert_time;
+mod model;
+mod registry;
+mod table;
+#[cfg(test)]
+mod toy;
 
-pub use gilbert_elliott::{packet_error_rate, GilbertElliott};
+pub use gilbert_elliott::{GilbertElliottChannel, GilbertElliottSpec};
 pub use gilbert_packets::GilbertPackets;
+pub use gilbert_time::{packet_error_rate, GilbertElliott};
+pub use model::{ChannelContext, FieldError, LossModel};
 
 use crate::time::SimTime;
-use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// The loss model of a channel.
-pub enum ChannelModel {
-    Perfect,
-    /// Independent loss with this probability per transmission.
-    Bernoulli(f64),
-    GilbertElliott(Box<GilbertElliott>),
-    GilbertPackets(GilbertPackets),
+// The registry: each model's `kind` and type, in the schema's order.
+registry::register_channels! {
+    /// The Gilbert–Elliott channel: time-based (paper 001 Sec. III) or packet-based.
+    GilbertElliott = "gilbert-elliott" => gilbert_elliott::GilbertElliottChannel,
+    /// A toy for the registry's test: every n-th transmission is lost.
+    #[cfg(test)]
+    EveryNth = "every-nth" => toy::EveryNth,
 }
 
 pub struct Channel {
@@ -38,43 +50,30 @@ impl Channel {
 
     /// Judges the transmission of `bytes` serialised over [start, end]. Per-packet draws come
     /// from `rng`, the link direction's stream (shared with RED so their order is fixed);
-    /// the Gilbert–Elliott state process has a stream of its own.
+    /// a model with a state process of its own (the time-based Gilbert–Elliott channel) has
+    /// a stream of its own.
     #[inline]
     pub fn lost(&mut self, start: SimTime, end: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> bool {
         self.transmissions += 1;
         let listed = !self.drop_packets.is_empty() && self.drop_packets.binary_search(&self.transmissions).is_ok();
-        let lost = listed
-            || match &mut self.model {
-                ChannelModel::Perfect => false,
-                ChannelModel::Bernoulli(p) => *p > 0.0 && rng.random::<f64>() < *p,
-                ChannelModel::GilbertElliott(ge) => rng.random::<f64>() < ge.error_rate(start, end, bytes),
-                ChannelModel::GilbertPackets(g) => g.next_lost(rng),
-            };
+        let lost = listed || self.model.lost(start, end, bytes, rng);
         self.losses += lost as u64;
         lost
     }
 
     /// The state trace (time, 1 = bad), when the model has one and recording was asked for.
     pub fn trace(&self) -> Option<&[(SimTime, u8)]> {
-        match &self.model {
-            ChannelModel::GilbertElliott(ge) => ge.trace(),
-            _ => None,
-        }
+        self.model.trace()
     }
 
     /// Brings a time-based state process up to `end` (for its trace and time shares).
     pub fn finish(&mut self, end: SimTime) {
-        if let ChannelModel::GilbertElliott(ge) = &mut self.model {
-            ge.advance(end);
-        }
+        self.model.finish(end);
     }
 
     /// Fraction of [0, end] the channel spent in its bad state, for time-based models.
     pub fn bad_share(&self, end: SimTime) -> Option<f64> {
-        match &self.model {
-            ChannelModel::GilbertElliott(ge) => Some(ge.bad_time(end).as_secs_f64() / end.as_secs_f64().max(f64::MIN_POSITIVE)),
-            _ => None,
-        }
+        self.model.bad_share(end)
     }
 }
 

@@ -32,7 +32,7 @@ fn ge(good_s: f64, bad_s: f64, ber_good: f64, ber_bad: f64, exp: bool) -> Gilber
 /// share (cycle-level variance, ≈ 0.003) and of the loss rate.
 #[test]
 fn time_based_channel_shares_and_loss_rate() {
-    let mut ch = Channel::new(ChannelModel::GilbertElliott(Box::new(ge(8.0, 2.0, 1e-6, 1e-3, true))), vec![]);
+    let mut ch = Channel::new(ChannelModel::GilbertElliott(GilbertElliottChannel::Time(Box::new(ge(8.0, 2.0, 1e-6, 1e-3, true)))), vec![]);
     let mut rng = stream(7, "test", "draws");
     let n = 40_000_000 / 60;
     for i in 0..n {
