@@ -1,5 +1,5 @@
 """Stack profiles and spurious-timeout detection through the Python API, with expectations
-derived by hand (see crates/rtolab-sim/tests/spurious_profiles.rs for the derivations)."""
+derived by hand (see crates/rtolab-sim/tests/scenarios/spurious_profiles.rs for the derivations)."""
 
 from __future__ import annotations
 

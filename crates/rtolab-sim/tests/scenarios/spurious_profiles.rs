@@ -25,8 +25,7 @@
 //! spurious once; an undo then stops the go-back-N, so only the timeouts' own
 //! retransmissions (one segment each) are sent.
 
-mod common;
-use common::{flow, run, single_flow};
+use crate::common::{flow, run, single_flow};
 use rtolab_sim::FlowRow;
 
 /// The link (1 Mbps, 100 ms, DropTail 200 p) with one bulk flow held to 20 segments

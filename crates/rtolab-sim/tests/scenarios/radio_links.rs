@@ -1,9 +1,8 @@
 //! Radio links end to end: link-layer ARQ behind a wired hop, ICMP DROP / DEFER travelling
 //! back to the sender, paper 001's adaptive timeout, and bad input naming its field.
 
-mod common;
 use rtolab_sim::results::{LinkDirection};
-use common::{flow, run};
+use crate::common::{flow, run};
 use rtolab_sim::spec::from_toml;
 
 /// Paper 001's set-up in miniature: 64 kbps wired and wireless hops of 250 ms each (RTT

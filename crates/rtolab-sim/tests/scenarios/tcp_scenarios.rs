@@ -1,9 +1,8 @@
 //! Whole-simulation TCP behaviour, with expected values derived independently (by hand from
 //! the RFCs or from link arithmetic) and stated beside each assertion.
 
-mod common;
 use rtolab_sim::results::{LinkDirection, FlowKind};
-use common::{flow, run, single_flow};
+use crate::common::{flow, run, single_flow};
 
 const BIG_QUEUE: &str = "queue = { kind = \"droptail\", limit = \"1000p\" }";
 

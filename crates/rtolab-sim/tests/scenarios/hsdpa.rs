@@ -2,9 +2,8 @@
 //! block error rate, conservation and determinism with many web users, the spurious-timeout
 //! share rising with load, and bad input naming its field.
 
-mod common;
 use rtolab_sim::results::{LinkDirection};
-use common::{flow, run};
+use crate::common::{flow, run};
 use rtolab_sim::spec::{from_toml, SeriesMetric};
 use rtolab_sim::RunResult;
 

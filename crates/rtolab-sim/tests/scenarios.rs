@@ -1,0 +1,19 @@
+//! The whole-simulation tests but the snapshot matrix and the property tests, in one test
+//! binary: each integration-test binary links the simulator anew (a thin-LTO release link
+//! of about 40 s on two cores), so the files of `scenarios/` are modules of this one (a test
+//! crate's root finds its modules beside it, hence the paths).
+
+mod common;
+
+#[path = "scenarios/control.rs"]
+mod control;
+#[path = "scenarios/hsdpa.rs"]
+mod hsdpa;
+#[path = "scenarios/radio_links.rs"]
+mod radio_links;
+#[path = "scenarios/schema_docs.rs"]
+mod schema_docs;
+#[path = "scenarios/spurious_profiles.rs"]
+mod spurious_profiles;
+#[path = "scenarios/tcp_scenarios.rs"]
+mod tcp_scenarios;
