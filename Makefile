@@ -89,3 +89,4 @@ validate: build
 	$(PY) validate/ns3/ns3_run.py --selftest
 	$(PY) validate/ns3/cc_compare.py --out docs/validation.md
 	$(PY) validate/cc_hsdpa_kernel.py --out docs/cc-hsdpa.md
+	$(PY) validate/drill/results.py --out docs/drill.md
