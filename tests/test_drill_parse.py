@@ -126,7 +126,7 @@ def test_each_option_kind() -> None:
     line = (
         "> S. 0:0(0) ack 1 <mss 1460,sackOK,TS val 100 ecr 0,nop,wscale 7,eol,"
         "sack 1:1001 2001:3001,FO,FO 0011aabb,FOEXP 1234,md5 000102030405060708090a0b0c0d0e0f,"
-        "ECN e1b 1 ceb 2 e0b 3>"
+        "ECN e1b 1 ceb 2 e0b 3,nop,nop>"
     )
     assert action(line) == Packet(
         "out",
@@ -148,6 +148,8 @@ def test_each_option_kind() -> None:
             TcpOption("FOEXP", (), "1234"),
             TcpOption("md5", (), "000102030405060708090a0b0c0d0e0f"),
             TcpOption("ECN", (1, 2, 3), "e1b ceb e0b"),
+            TcpOption("nop"),
+            TcpOption("nop"),
         ),
     )
 
@@ -360,11 +362,11 @@ def test_options_init_and_cleanup_commands() -> None:
 
 def test_defines_are_substituted_like_packetdrill_symbols() -> None:
     script = """--define=COOKIE=0011aabb
-0 > S 0:0(0) <mss MSS,FO COOKIE>
+0 > S 0:0(0) <mss MSS,FO COOKIE,nop,nop>
 +0 setsockopt(3, SOL_TCP, TCP_CONGESTION, CC, 4) = 0
 """
     got = parse(script, "t.pkt", defines={"MSS": "1000", "CC": '"reno"'}).events
-    assert got[0].action == Packet("out", "S", 0, 0, 0, options=(TcpOption("mss", (1000,)), TcpOption("FO", (), "0011aabb")))
+    assert got[0].action == Packet("out", "S", 0, 0, 0, options=(TcpOption("mss", (1000,)), TcpOption("FO", (), "0011aabb"), TcpOption("nop"), TcpOption("nop")))
     assert got[1].action == Syscall("setsockopt", (Int(3), Name("SOL_TCP"), Name("TCP_CONGESTION"), Str("reno"), Int(4)), Int(0))
 
 
@@ -455,3 +457,10 @@ def test_a_bad_script_names_its_line_and_what_was_expected(text: str, line: int,
     assert message in error.message
     assert str(error).startswith(f"bad.pkt:{line}: ")
     assert isinstance(error, ValueError)
+
+
+def test_options_must_fill_whole_words() -> None:
+    # mss (4) + sackOK (2) = 6 bytes: two past a 32-bit word (tcp_packet.c: new_tcp_packet)
+    with pytest.raises(ScriptError) as e:
+        parse("0 < S 0:0(0) win 100 <mss 1000,sackOK>\n", "t.pkt")
+    assert str(e.value) == "t.pkt:1: TCP options are not padded correctly to ensure TCP header is a multiple of 4 bytes: 2 excess bytes"

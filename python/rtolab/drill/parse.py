@@ -379,6 +379,9 @@ class _Parser:
             self.take()
             options.append(self.tcp_option())
         self.expect(">", "',' or '>' after a TCP option")
+        size = sum(_option_bytes(o) for o in options)
+        if size % 4:
+            raise self.semantic(opening.line, f"TCP options are not padded correctly to ensure TCP header is a multiple of 4 bytes: {size % 4} excess bytes")
         return tuple(options)
 
     def tcp_option(self) -> TcpOption:
@@ -570,3 +573,19 @@ class _Parser:
                 expr = BinOp("|", expr, self.primary())
             return "", expr
         return "", self.expression()
+
+
+def _option_bytes(option: TcpOption) -> int:
+    """The bytes an option takes on the wire, as ``new_tcp_packet`` (``tcp_packet.c``) sums
+    them to require a header of whole 32-bit words: EOL and NOP 1, MSS 4, window scale 3,
+    SACK-permitted 2, timestamps 10 (RFC 7323), SACK 2 + 8 per block (RFC 2018), fast open 2
+    + the cookie (RFC 7413; 4 + the cookie in the experimental form), MD5 18 (RFC 2385),
+    AccECN 2 + 3 per counter."""
+    fixed = {"eol": 1, "nop": 1, "mss": 4, "wscale": 3, "sackOK": 2, "TS": 10, "md5": 18}
+    if option.kind in fixed:
+        return fixed[option.kind]
+    if option.kind == "sack":
+        return 2 + 4 * len(option.values)
+    if option.kind in ("FO", "FOEXP"):
+        return (2 if option.kind == "FO" else 4) + len(option.data or "") // 2
+    return 2 + 3 * len(option.values)
