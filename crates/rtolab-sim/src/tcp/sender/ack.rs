@@ -42,6 +42,7 @@ impl TcpSender {
         // ACK of new data.
         let sack_ignored = !self.cfg.fast_retransmit.reads_sack_after_timeout() && self.state.is_loss() && ack <= self.snd_una;
         let una_before = self.snd_una;
+        let undos_before = self.stats.undos;
         let news = if self.cfg.sack && !sack_ignored { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
@@ -55,6 +56,11 @@ impl TcpSender {
         let mut acked = 0;
         let mut rtt = send_time_sample.map(|s| s.congestion);
         let mut delivered = news.newly_sacked;
+        // Linux `tcp_check_dsack`: "a spurious retransmission is delivered" (`sack_delivered`
+        // counts the DSACKed segments), unless more segments were DSACKed than ever resent.
+        if let Some((start, end)) = news.dsack.filter(|_| self.stats.dsacks_received <= self.stats.retransmits) {
+            delivered += end - start;
+        }
         if ack > self.snd_una {
             acked = ack - self.snd_una;
             // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
@@ -85,8 +91,11 @@ impl TcpSender {
         self.reduce_window(delivered, ack > una_before, newly_lost, news.dsack.is_some());
         let cwnd_limited = !self.cfg.cwnd_validation || self.cwnd_limited();
         // An ACK that ends fast recovery does not grow the window (RFC 5681 3.2 step 6),
-        // except in recoveries that say so (ns-2 NewReno).
-        let state = if state_before.is_recovery() && !self.recovery.grows_on_exit() { state_before } else { self.state };
+        // except in recoveries that say so (ns-2 NewReno), and except the ACK whose undo
+        // reopened the connection: Linux's `tcp_ack` undoes in `tcp_fastretrans_alert` and
+        // then grows the restored window in `tcp_cong_control`, the state being Open.
+        let undone = self.stats.undos > undos_before && self.state == LossState::Open;
+        let state = if state_before.is_recovery() && !self.recovery.grows_on_exit() && !undone { state_before } else { self.state };
         let growth_done = std::mem::take(&mut self.growth_done);
         self.cc.on_ack(&AckSample {
             now,
