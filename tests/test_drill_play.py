@@ -83,6 +83,11 @@ def test_each_kind_of_mismatch_fails_at_its_line(tail: str, line: int, words: st
     assert words in result.message
 
 
+def test_a_call_before_listen_fails_naming_it() -> None:
+    result = outcome("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 accept(3, ..., ...) = 4\n")
+    assert (result.status, result.line) == ("fail", 2) and "no socket is listening" in result.message
+
+
 def test_wrong_syn_ack_options_fail_at_the_syn_ack() -> None:
     result = outcome(script(GOOD_TAIL, synack="<mss 1460,sackOK,nop,nop,nop,wscale 7>"))
     assert (result.status, result.line) == ("fail", 8)

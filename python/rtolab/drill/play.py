@@ -317,6 +317,8 @@ class _Player:
             raise _Skip(f"line {event.line}: setsockopt({', '.join(_arg_text(a) for a in call.args[1:3])})")
         elif name == "listen":
             self.socket = _core.DrillSocket(json.dumps(self.settings.tcp), self.settings.rmem_max)
+        elif self.socket is None and name in ("accept", "write", "send", "getsockopt"):
+            raise _Mismatch(event.line, f"{name}(): no socket is listening (listen() comes first)")
         elif name == "accept":
             if not self.socket.accept():
                 raise _Mismatch(event.line, "accept(): no connection is established at this time")
