@@ -228,7 +228,13 @@ impl DrillSocket {
             tcpi_snd_mss: mss as u32,
             tcpi_unacked: (end - first) as u32,
             tcpi_sacked: count(&|k| board.is_sacked_segment(k)),
-            tcpi_lost: count(&|k| board.is_lost(k)),
+            // Linux `tcp_timeout_mark_lost` marks the segments not SACKed lost at a timeout
+            // (but those RACK still waits for, sent within RTT + reo_wnd: not told apart here);
+            // the simulator's Loss state goes back over them without marking (go-back-N).
+            tcpi_lost: match s.state() {
+                LossState::Loss { point } => count(&|k| k * mss < point && !board.is_sacked_segment(k)),
+                _ => count(&|k| board.is_lost(k)),
+            },
             tcpi_retrans: count(&|k| board.is_retransmitted(k)),
             tcpi_rtt: rto.srtt().map_or(0, us),
             tcpi_rttvar: us(rto.rttvar()),
