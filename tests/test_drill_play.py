@@ -103,6 +103,22 @@ def test_sysctls_reach_the_stack() -> None:
     assert result.status == "pass", result
 
 
+def test_detector_sysctls_change_the_stacks_own_detectors() -> None:
+    # tcp_frto=0 takes F-RTO out of what the stack runs: the linux profile keeps its Eifel and
+    # DSACK undos (tcp/settings.rs), the rfc profile, which runs none, gains none.
+    import json
+
+    from rtolab import _core
+    from rtolab.drill.sysctls import StackSettings
+
+    for stack, expected in (("linux", ["eifel", "dsack"]), ("rfc", [])):
+        settings = StackSettings(tcp={"stack": stack})
+        settings.apply("tcp_frto", "0")
+        tcp = settings.tcp_with(_core.drill_detectors(json.dumps(settings.tcp)))
+        assert tcp["detect"] == expected, stack
+    assert _core.drill_detectors(json.dumps({"stack": "linux"})) == ["eifel", "frto", "dsack"]
+
+
 def test_a_defaults_file_the_script_runs_is_read(tmp_path: Path) -> None:
     (tmp_path / "defaults.sh").write_text("#!/bin/sh\nsysctl -q net.ipv4.tcp_no_metrics_save=1\nip tcp_metrics flush all > /dev/null 2>&1\nsysctl -q net.ipv4.tcp_early_retrans=0\n")
     # tcp_early_retrans = 0: no loss probe, so the first thing after the write is the timeout:

@@ -2,7 +2,7 @@
 
 from typing import Any, Callable, final
 
-__all__ = ["SpecError", "SimulationError", "__version__", "validate", "spec_notes", "schema", "run", "bench_names", "run_bench", "parse_quantity", "parse_duration_rv", "_panic_for_test", "EmulatorUnavailable", "emulate", "result_schemas", "series_metrics", "DrillUnsupported", "DrillRefused", "DrillSocket"]
+__all__ = ["SpecError", "SimulationError", "__version__", "validate", "spec_notes", "schema", "run", "bench_names", "run_bench", "parse_quantity", "parse_duration_rv", "_panic_for_test", "EmulatorUnavailable", "emulate", "result_schemas", "series_metrics", "DrillUnsupported", "DrillRefused", "DrillSocket", "drill_detectors"]
 
 __version__: str
 
@@ -47,3 +47,5 @@ class DrillSocket:
     def accept(self) -> bool: ...
     def next_wakeup(self) -> int | None: ...
     def info(self) -> list[tuple[str, int]]: ...
+
+def drill_detectors(tcp_json: str) -> list[str]: ...

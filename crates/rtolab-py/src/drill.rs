@@ -124,9 +124,18 @@ impl DrillSocket {
     }
 }
 
+/// The spurious-timeout detectors a `tcp` table runs (its stack's defaults with its
+/// overrides), by name: the base a script's `tcp_frto` and `tcp_dsack` sysctls change.
+#[pyfunction]
+fn drill_detectors(tcp_json: &str) -> PyResult<Vec<&'static str>> {
+    let spec: TcpSpec = serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("tcp settings: {e}")))?;
+    Ok(spec.settings().detect.iter().map(|d| d.name()).collect())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DrillUnsupported", m.py().get_type::<DrillUnsupported>())?;
     m.add("DrillRefused", m.py().get_type::<DrillRefused>())?;
     m.add_class::<DrillSocket>()?;
+    m.add_function(wrap_pyfunction!(drill_detectors, m)?)?;
     Ok(())
 }

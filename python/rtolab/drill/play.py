@@ -17,6 +17,7 @@ time, so a timer never fires past an inbound packet the script injects first.
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,13 +145,19 @@ class _Player:
             return self.tolerance
         return max(self.tolerance, round(self.percent / 100 * (start - self.script_prev)))
 
+    def fire_next(self, limit: float) -> bool:
+        """Fires the socket's next timer if it is due by ``limit`` (what it sends joins
+        ``pending``); whether one fired."""
+        wakeup = None if self.socket is None else self.socket.next_wakeup()
+        if wakeup is None or wakeup > limit:
+            return False
+        self.pending.extend(self.socket.advance(wakeup))
+        return True
+
     def advance_to(self, now: int) -> None:
         """Fires the socket's timers due by ``now``, one expiry at a time."""
-        while self.socket is not None:
-            wakeup = self.socket.next_wakeup()
-            if wakeup is None or wakeup > now:
-                return
-            self.pending.extend(self.socket.advance(wakeup))
+        while self.fire_next(now):
+            pass
 
     # --- events -----------------------------------------------------------------------
 
@@ -194,11 +201,8 @@ class _Player:
             raise _Skip(f"line {event.line}: TCP options {', '.join(unsupported)}")
         # The next thing the socket sends, however late: a late packet is a timing error, as
         # packetdrill reports it (a failing script ends here, so no later event is overtaken).
-        while not self.pending and self.socket is not None:
-            wakeup = self.socket.next_wakeup()
-            if wakeup is None:
-                break
-            self.pending.extend(self.socket.advance(wakeup))
+        while not self.pending and self.fire_next(math.inf):
+            pass
         if not self.pending:
             raise _Mismatch(event.line, f"timed out waiting for packet {wire.describe_script(p)}: the stack has nothing more to send and no timer armed")
         at, merged = self.take(event, p)
@@ -207,7 +211,7 @@ class _Player:
             last = end if end is not None else start
             if not start - tol <= at <= last + tol:
                 expected = _seconds(start) if end is None else f"{_seconds(start)}~{_seconds(end)}"
-                raise _Mismatch(event.line, f"timing error: expected outbound packet at {expected} s but it happened at {_seconds(at)} s; tolerance {_seconds(tol)} s; packet: {self.describe(merged)}")
+                raise _Mismatch(event.line, f"timing error: expected outbound packet at {expected} s but it happened at {_seconds(at)} s; tolerance {_seconds(tol)} s; packet: {wire.describe(merged)}")
         self.compare(event, p, merged)
         return at
 
@@ -216,7 +220,7 @@ class _Player:
         ``verify_packet_fragments``, ``packet.c``: ``aggregate_packets``): back to back,
         every one but the last of the same length, summing to the script's length."""
         at, first = self.pending.popleft()
-        merged: wire.Segment = {**first, "options": list(first["options"])}
+        merged = first
         total, size = first["len"], first["len"]
         while not self.strict and p.length > 0 and total < p.length and self.pending and self.pending[0][0] == at:
             _, nxt = self.pending[0]
@@ -227,14 +231,14 @@ class _Player:
             size = nxt["len"]
             merged = {**nxt, "seq": first["seq"], "len": total}
         if total != p.length and total > 0 and p.length > 0:
-            raise _Mismatch(event.line, f"live packet payload: expected {p.length} bytes vs actual {total} bytes; script packet: {wire.describe_script(p)}; live: {self.describe(merged)}")
+            raise _Mismatch(event.line, f"live packet payload: expected {p.length} bytes vs actual {total} bytes; script packet: {wire.describe_script(p)}; live: {wire.describe(merged)}")
         return at, merged
 
     def compare(self, event: Event, p: Packet, live: wire.Segment) -> None:
         syn = bool(live["flags"] & wire.FLAG_BITS["S"])
         ack_live = live["ack"] + (self.remote_isn if syn else 0)
         checks: list[tuple[str, object, object]] = [
-            ("flags", p.flags if p.flags != "-" else "-", wire.flag_letters(live["flags"])),
+            ("flags", p.flags, wire.flag_letters(live["flags"])),
             ("tcp_data_len", p.length, live["len"]),
             ("tcp_ack_seq", p.ack if p.ack is not None else 0, ack_live if live["flags"] & wire.FLAG_BITS["."] else 0),
         ]
@@ -248,7 +252,7 @@ class _Player:
             else:
                 same = expected == actual
             if not same:
-                raise _Mismatch(event.line, f"live packet field {field}: expected: {expected} vs actual: {actual}; script packet: {wire.describe_script(p)}; live packet: {self.describe(live)}")
+                raise _Mismatch(event.line, f"live packet field {field}: expected: {expected} vs actual: {actual}; script packet: {wire.describe_script(p)}; live packet: {wire.describe(live)}")
         if p.options is not None:
             self.compare_options(event, p, live)
         script_ts = next((o.values for o in p.options or () if o.kind == "TS"), None)
@@ -265,10 +269,7 @@ class _Player:
             wk == lk and (wk == "TS" or wv == list(lv)) for (wk, wv), (lk, lv) in zip(written, sent)
         )
         if not same:
-            raise _Mismatch(event.line, f"live packet TCP options: expected {wire.describe_script(p)} vs actual {self.describe(live)}")
-
-    def describe(self, seg: wire.Segment) -> str:
-        return wire.describe(seg)
+            raise _Mismatch(event.line, f"live packet TCP options: expected {wire.describe_script(p)} vs actual {wire.describe(live)}")
 
     def inbound(self, event: Event, p: Packet, now: int) -> None:
         unsupported = wire.unsupported_options(p.options)
@@ -316,7 +317,8 @@ class _Player:
         elif name == "setsockopt":
             raise _Skip(f"line {event.line}: setsockopt({', '.join(_arg_text(a) for a in call.args[1:3])})")
         elif name == "listen":
-            self.socket = _core.DrillSocket(json.dumps(self.settings.tcp), self.settings.rmem_max)
+            tcp = self.settings.tcp_with(_core.drill_detectors(json.dumps(self.settings.tcp)))
+            self.socket = _core.DrillSocket(json.dumps(tcp), self.settings.rmem_max)
         elif self.socket is None and name in ("accept", "write", "send", "getsockopt"):
             raise _Mismatch(event.line, f"{name}(): no socket is listening (listen() comes first)")
         elif name == "accept":

@@ -19,8 +19,6 @@ from typing import Any
 
 #: Linux's default ``tcp_rmem[2]`` (6 MB): it sets the window scale the socket offers.
 DEFAULT_RMEM_MAX = 6 * 1024 * 1024
-#: The Linux stack's spurious-timeout detectors (``tcp_frto`` and the two undos).
-LINUX_DETECTORS = ("eifel", "frto", "dsack")
 
 #: Sysctls without effect on the simulated socket: metrics caching (no earlier connection
 #: is remembered), memory limits, the send buffer (the application writes at once), the
@@ -38,10 +36,22 @@ class Unsupported(Exception):
 
 @dataclass
 class StackSettings:
-    """The ``tcp`` table of the simulated socket and its receive-buffer limit."""
+    """The ``tcp`` table of the simulated socket and its receive-buffer limit. Detectors are
+    turned on or off (``detectors``) relative to those the stack runs, which only the core
+    knows: :meth:`tcp_with` applies them to that list."""
 
     tcp: dict[str, Any] = field(default_factory=dict)
     rmem_max: int = DEFAULT_RMEM_MAX
+    detectors: dict[str, bool] = field(default_factory=dict)
+
+    def tcp_with(self, running: list[str]) -> dict[str, Any]:
+        """The ``tcp`` table, its ``detect`` list being ``running`` (the stack's detectors)
+        with the sysctls' changes; unchanged when no sysctl named a detector."""
+        if not self.detectors:
+            return self.tcp
+        kept = [d for d in running if self.detectors.get(d, True)]
+        added = [d for d, on in self.detectors.items() if on and d not in kept]
+        return {**self.tcp, "detect": kept + added}
 
     def apply(self, name: str, value: str) -> None:
         """Applies ``net.ipv4.<name> = value``; raises :class:`Unsupported` for a name or a
@@ -54,11 +64,11 @@ class StackSettings:
             self.tcp["sack"] = number == 1
         elif name == "tcp_dsack" and number in (0, 1):
             self.tcp["dsack"] = number == 1
-            self._detector("dsack", number == 1)
+            self.detectors["dsack"] = number == 1
         elif name == "tcp_timestamps" and number in (0, 1):
             self.tcp["timestamps"] = number == 1
         elif name == "tcp_frto" and number in (0, 1, 2):
-            self._detector("frto", number != 0)
+            self.detectors["frto"] = number != 0
         elif name == "tcp_early_retrans" and number in (0, 3, 4):
             self.tcp["tlp"] = number != 0
         elif name == "tcp_recovery" and number in (0, 1):
@@ -73,14 +83,6 @@ class StackSettings:
             return
         else:
             raise Unsupported(f"sysctl net.ipv4.{name}={value}")
-
-    def _detector(self, name: str, on: bool) -> None:
-        current = list(self.tcp.get("detect", LINUX_DETECTORS))
-        if on and name not in current:
-            current.append(name)
-        if not on and name in current:
-            current.remove(name)
-        self.tcp["detect"] = current
 
 
 _SYSCTL = re.compile(r"^(?:net\.ipv4\.|/proc/sys/net/ipv4/)([a-z_0-9]+)$")
@@ -127,7 +129,12 @@ def _run_one(settings: StackSettings, line: str, directory: Path) -> None:
         return  # no earlier connection is remembered
     if words[:2] == ["tc", "qdisc"]:
         return  # the socket sends straight onto the wire: no qdisc, no pacing
-    shell_file = words[1] if words[0] in ("sh", "bash", "source", ".") and len(words) == 2 else words[0] if words[0].startswith(("./", "../")) else None
+    if words[0] in ("sh", "bash", "source", ".") and len(words) == 2:
+        shell_file: str | None = words[1]
+    elif words[0].startswith(("./", "../")):
+        shell_file = words[0]
+    else:
+        shell_file = None
     if shell_file is not None:
         path = (directory / shell_file).resolve()
         if not path.is_file():

@@ -16,7 +16,7 @@
 use super::info::{TcpInfo, INFINITE_SSTHRESH, TCP_CA_DISORDER, TCP_CA_LOSS, TCP_CA_OPEN, TCP_CA_RECOVERY};
 use super::wire::{WireOption, WireSegment, ACK, FIN, PSH, RST, SYN};
 use crate::spec::TcpSpec;
-use crate::tcp::segment::{FLAG_ACK, FLAG_FIN};
+use crate::tcp::segment::FLAG_ACK;
 use crate::tcp::{LossState, Segment, SharedSenderConfig, TcpSender};
 use crate::time::{SimDuration, SimTime};
 
@@ -33,6 +33,17 @@ const INITIAL_RECEIVE_WINDOW: u32 = 64240;
 /// Linux's default `tcp_rmem[2]`, which sets the window scale it offers.
 pub const DEFAULT_RMEM_MAX: u64 = 6 * 1024 * 1024;
 const NS_PER_TICK: u64 = 1_000_000;
+
+/// The timestamp tick of simulated time `ns` (1 ms ticks from 1: see the invariants above).
+fn tick(ns: u64) -> u32 {
+    (ns / NS_PER_TICK + 1) as u32
+}
+
+/// The simulated time a tick stands for, in the sender's timestamps (never 0, which means
+/// "none").
+fn time_of_tick(tick: u32) -> u64 {
+    ((tick as u64 - 1) * NS_PER_TICK).max(1)
+}
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DrillError {
@@ -283,7 +294,7 @@ impl DrillSocket {
     }
 
     fn timestamp_option(&self, now: SimTime) -> WireOption {
-        WireOption::Timestamp { val: (now.0 / NS_PER_TICK + 1) as u32, ecr: self.ts_recent }
+        WireOption::Timestamp { val: tick(now.0), ecr: self.ts_recent }
     }
 
     /// A sender's segment on the wire: ACK always, PSH on the one that ends the data written
@@ -291,7 +302,7 @@ impl DrillSocket {
     /// side's scale, timestamps when negotiated.
     fn to_wire(&self, s: &Segment) -> WireSegment {
         let sender = self.sender.as_ref().expect("established");
-        let mut flags = if s.flags & FLAG_ACK != 0 || s.flags & FLAG_FIN == 0 { ACK } else { 0 };
+        let mut flags = ACK;
         if s.is_fin() {
             flags |= FIN;
         }
@@ -303,7 +314,7 @@ impl DrillSocket {
         let shift = self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0);
         let win = INITIAL_RECEIVE_WINDOW.div_ceil(1 << shift) as u16;
         let options = if self.timestamps && s.ts_val != 0 {
-            vec![WireOption::Nop, WireOption::Nop, WireOption::Timestamp { val: (s.ts_val / NS_PER_TICK + 1) as u32, ecr: self.ts_recent }]
+            vec![WireOption::Nop, WireOption::Nop, WireOption::Timestamp { val: tick(s.ts_val), ecr: self.ts_recent }]
         } else {
             Vec::new()
         };
@@ -320,7 +331,7 @@ impl DrillSocket {
         if self.timestamps {
             if let Some((val, ecr)) = seg.timestamp() {
                 inner.ts_val = val.max(1) as u64;
-                inner.ts_ecr = if ecr == 0 { 0 } else { ((ecr as u64 - 1) * NS_PER_TICK).max(1) };
+                inner.ts_ecr = if ecr == 0 { 0 } else { time_of_tick(ecr) };
             }
         }
         inner
