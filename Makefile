@@ -89,4 +89,5 @@ validate: build
 	$(PY) validate/ns3/ns3_run.py --selftest
 	$(PY) validate/ns3/cc_compare.py --out docs/validation.md
 	$(PY) validate/cc_hsdpa_kernel.py --out docs/cc-hsdpa.md
+	grep -qw cubic /proc/sys/net/ipv4/tcp_allowed_congestion_control || sysctl -q -w net.ipv4.tcp_allowed_congestion_control="$$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control) cubic"
 	$(PY) validate/drill/results.py --out docs/drill.md
