@@ -119,7 +119,7 @@ def test_detector_sysctls_change_the_stacks_own_detectors() -> None:
         settings.apply("tcp_frto", "0")
         tcp = settings.tcp_with(_core.drill_detectors(json.dumps(settings.tcp)))
         assert tcp["detect"] == expected, stack
-    assert _core.drill_detectors(json.dumps({"stack": "linux"})) == ["eifel", "frto", "dsack"]
+    assert _core.drill_detectors(json.dumps({"stack": "linux"})) == ["eifel", "frto-linux", "dsack"]
 
 
 def test_a_defaults_file_the_script_runs_is_read(tmp_path: Path) -> None:

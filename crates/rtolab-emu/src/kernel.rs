@@ -188,8 +188,9 @@ fn settings_of(t: &TcpSpec, p: &str) -> EmuResult<NsSettings> {
     Ok(ns)
 }
 
-/// The detectors the kernel has, by the names `detect` lists them under.
-const KERNEL_DETECTORS: [&str; 3] = ["eifel", "frto", "dsack"];
+/// The detectors the kernel has, by the names `detect` lists them under: its F-RTO is
+/// `frto-linux`, and `frto` (RFC 5682's) is taken to mean it too.
+const KERNEL_DETECTORS: [&str; 4] = ["eifel", "frto", "frto-linux", "dsack"];
 
 /// Honours a detector list: F-RTO is `tcp_frto`; the kernel's timestamp (Eifel-like) and
 /// DSACK undo cannot be switched off, so leaving them out of the list turns timestamps or
@@ -200,10 +201,10 @@ fn detectors(detect: &DetectSpec, t: &TcpSpec, ns: &mut NsSettings, p: &str) -> 
         DetectSpec::List(l) => l,
     };
     if let Some(d) = listed.iter().find(|d| !KERNEL_DETECTORS.contains(&d.name())) {
-        return refuse(p, "detect", &format!("the kernel has no \"{}\" detector (it has \"eifel\" by timestamps, \"frto\" and \"dsack\")", d.name()));
+        return refuse(p, "detect", &format!("the kernel has no \"{}\" detector (it has \"eifel\" by timestamps, \"frto-linux\" (or \"frto\") and \"dsack\")", d.name()));
     }
     let has = |name: &str| listed.iter().any(|d| d.name() == name);
-    ns.frto = Some(if has("frto") { 2 } else { 0 });
+    ns.frto = Some(if has("frto") || has("frto-linux") { 2 } else { 0 });
     if !has("eifel") {
         if t.timestamps == Some(true) {
             return refuse(p, "detect", "with timestamps on the kernel always detects spurious timeouts by them; add \"eifel\" or set timestamps = false");

@@ -30,6 +30,10 @@ IGNORED = {
 }
 
 
+#: The F-RTO detectors (``docs/tcp-stacks.md``): RFC 5682's and Linux's.
+FRTO_DETECTORS = ("frto", "frto-linux")
+
+
 class Unsupported(Exception):
     """A command the simulated stack cannot honour: the script is skipped with this reason."""
 
@@ -43,14 +47,19 @@ class StackSettings:
     tcp: dict[str, Any] = field(default_factory=dict)
     rmem_max: int = DEFAULT_RMEM_MAX
     detectors: dict[str, bool] = field(default_factory=dict)
+    #: ``tcp_frto``: None when not set; off removes whichever F-RTO the stack runs, on keeps
+    #: it or adds RFC 5682's when it runs none.
+    frto: bool | None = None
 
     def tcp_with(self, running: list[str]) -> dict[str, Any]:
         """The ``tcp`` table, its ``detect`` list being ``running`` (the stack's detectors)
         with the sysctls' changes; unchanged when no sysctl named a detector."""
-        if not self.detectors:
+        if not self.detectors and self.frto is None:
             return self.tcp
-        kept = [d for d in running if self.detectors.get(d, True)]
+        kept = [d for d in running if self.detectors.get(d, True) and not (self.frto is False and d in FRTO_DETECTORS)]
         added = [d for d, on in self.detectors.items() if on and d not in kept]
+        if self.frto and not any(d in kept for d in FRTO_DETECTORS):
+            added.append("frto")
         return {**self.tcp, "detect": kept + added}
 
     def apply(self, name: str, value: str) -> None:
@@ -68,7 +77,7 @@ class StackSettings:
         elif name == "tcp_timestamps" and number in (0, 1):
             self.tcp["timestamps"] = number == 1
         elif name == "tcp_frto" and number in (0, 1, 2):
-            self.detectors["frto"] = number != 0
+            self.frto = number != 0
         elif name == "tcp_early_retrans" and number in (0, 3, 4):
             self.tcp["tlp"] = number != 0
         elif name == "tcp_recovery" and number in (0, 1):

@@ -68,9 +68,9 @@ declare_tcp_settings! {
         sack: bool => bool = true; Ns2Newreno = false, kernel: Kernel::Sets("sysctl tcp_sack");
         /// DSACK blocks from the receiver (RFC 2883).
         dsack: bool => bool = false; Linux = true, kernel: Kernel::Sets("sysctl tcp_dsack");
-        /// Spurious-timeout detectors: "none" or a list of "eifel", "frto", "dsack".
+        /// Spurious-timeout detectors: "none" or a list of "eifel", "frto", "frto-linux", "dsack".
         detect: DetectSpec => Detectors = Detectors::NONE;
-            Linux = Detectors::of(&[DetectorName::Eifel, DetectorName::Frto, DetectorName::Dsack]);
+            Linux = Detectors::of(&[DetectorName::Eifel, DetectorName::FrtoLinux, DetectorName::Dsack]);
             Freebsd = Detectors::of(&[DetectorName::Eifel]),
             kernel: Kernel::Sets("sysctl tcp_frto; leaving \"eifel\" or \"dsack\" out turns tcp_timestamps or tcp_dsack off"),
             merged_by detectors;

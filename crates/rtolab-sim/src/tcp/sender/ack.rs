@@ -201,6 +201,7 @@ impl TcpSender {
             sample
         };
         let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
+        let old_una = self.snd_una;
         if let Some(m) = self.icmp.as_mut() {
             m.on_new_ack(); // paper 001 cases 5 and 8
         }
@@ -220,12 +221,17 @@ impl TcpSender {
         // The detectors read the acceptable ACK (RFC 3522 3.2 step 3; RFC 5682 2.1 steps 2-3).
         if self.ack_listeners() != 0 {
             let point = self.state.point().unwrap_or(u64::MAX);
+            // After a timeout only the head was resent (`head_resent_to`): the first segment
+            // past it, wholly acknowledged and below the recovery point, was never resent.
+            let first_unresent = old_una.max(self.head_resent_to);
+            let unresent_len = self.segment_len(first_unresent);
             let view = AcceptableAck {
                 ts_ecr: if self.cfg.timestamps { seg.ts_ecr } else { 0 },
                 acked,
                 covers_retransmission: ack >= retransmitted_end,
                 covers_recover: ack >= point,
                 beyond_recover: ack > point || news.newly_sacked_above_point() > 0,
+                acks_never_resent: news.newly_sacked_below_point > 0 || (unresent_len > 0 && first_unresent + unresent_len <= ack.min(point)),
             };
             self.consult_ack_listeners(now, acked, sample, out, |d| d.on_acceptable_ack(&view));
         }

@@ -6,7 +6,7 @@ use super::{SenderNote, TcpSender};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::recovery::{Entry, LossRecovery};
 use crate::tcp::segment::Segment;
-use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, SenderParts, Verdict};
+use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, SenderParts, TimeoutFacts, Verdict};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -78,7 +78,13 @@ impl TcpSender {
         self.notes.push(SenderNote::Timeout { seq: self.snd_una, id, cwnd: self.cc.cwnd(), ssthresh: self.cc.ssthresh() });
         // RFC 5682 3.1 step 1: no wait-and-see while a recovery (fast or RTO) is under way
         // (the detectors are told so).
-        let repeated = (self.state.is_loss() || self.state.is_recovery()) && self.recover >= self.snd_una;
+        let facts = TimeoutFacts {
+            repeated: (self.state.is_loss() || self.state.is_recovery()) && self.recover >= self.snd_una,
+            in_fast_recovery: self.state.is_recovery(),
+            in_rto_recovery: self.state.is_loss(),
+            repeats_without_progress: self.state.is_loss() && self.snd_una == self.una_at_last_timeout,
+        };
+        self.una_at_last_timeout = self.snd_una;
         if self.state.is_recovery() {
             self.recovery.on_exit();
         }
@@ -101,7 +107,7 @@ impl TcpSender {
         self.tlp_high_seq = None;
         self.scoreboard.clear_lost();
         // Whether a detector holds what is sent next (RFC 5682 step 1).
-        let held = self.episode.as_mut().is_some_and(|ep| ep.on_timeout(repeated));
+        let held = self.episode.as_mut().is_some_and(|ep| ep.on_timeout(&facts));
         // RFC 5682 3.1 judges SACK blocks against what was SACKed before the timeout, so it keeps
         // the marks as RFC 6675 5.1 does.
         if self.cfg.sack && (self.cfg.sack_after_timeout || held) {

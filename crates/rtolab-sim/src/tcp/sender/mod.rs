@@ -250,6 +250,9 @@ pub struct TcpSender {
     last_send: SimTime,
     /// End of the segment the last timeout resent (a detector's `GoBack` resumes after it, RFC 5682 2a/3a).
     head_resent_to: u64,
+    /// SND.UNA at the last timeout: a timeout in RTO recovery with SND.UNA still here repeats
+    /// one without progress (Linux `icsk_retransmits` > 0).
+    una_at_last_timeout: u64,
     geometry: Geometry,
     window_use: WindowUse,
     state: LossState,
@@ -298,6 +301,7 @@ impl TcpSender {
             rtt_probe: None,
             episode: None,
             head_resent_to: 0,
+            una_at_last_timeout: 0,
             growth_done: false,
             window_use: WindowUse::default(),
             syn_sent_at: SimTime::ZERO,

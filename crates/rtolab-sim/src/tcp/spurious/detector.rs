@@ -61,6 +61,10 @@ pub struct AcceptableAck {
     pub covers_recover: bool,
     /// Data above the recovery point (sent after the timeout) is acknowledged or SACKed.
     pub beyond_recover: bool,
+    /// It acknowledges or SACKs, for the first time, a segment below the recovery point that
+    /// was never retransmitted in the episode (Linux `FLAG_ORIG_SACK_ACKED`, set in
+    /// `tcp_clean_rtx_queue` and `tcp_sacktag_one` for data up to `high_seq`).
+    pub acks_never_resent: bool,
 }
 
 /// A duplicate ACK while the timeout's recovery runs.
@@ -78,6 +82,21 @@ pub struct DsackBlock {
     pub start: u64,
     pub end: u64,
     pub segments: u64,
+}
+
+/// The sender's state when a retransmission timer fires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeoutFacts {
+    /// A timeout while an earlier one's or a fast recovery is under way (`recover` ≥
+    /// SND.UNA): RFC 5682 2.1 step 1 then recovers conventionally.
+    pub repeated: bool,
+    /// The sender was in fast recovery.
+    pub in_fast_recovery: bool,
+    /// The sender was in RTO recovery (an earlier timeout's).
+    pub in_rto_recovery: bool,
+    /// The sender was in RTO recovery and SND.UNA has not advanced since the previous
+    /// timeout (Linux: `icsk_retransmits` > 0, which `tcp_ack` clears when SND.UNA advances).
+    pub repeats_without_progress: bool,
 }
 
 /// What a detector knows when its episode begins.
@@ -115,11 +134,11 @@ pub trait Detector {
     /// A segment of the episode was retransmitted; `ts_val` is its timestamp value.
     fn on_retransmit(&mut self, _ts_val: u64) {}
 
-    /// The episode's retransmission timer fired (`repeated`: a timeout while an earlier one's
-    /// or a fast recovery is under way, RFC 5682 2.1 step 1). Returns whether this detector
-    /// takes over what is sent after it: the sender then resends only SND.UNA and keeps
-    /// SND.NXT at SND.MAX until the detector answers `SendNew`, `GoBack` or `Spurious`.
-    fn on_timeout(&mut self, _repeated: bool) -> bool {
+    /// The episode's retransmission timer fired (`at`: what the sender was doing). Returns
+    /// whether this detector takes over what is sent after it: the sender then resends only
+    /// SND.UNA and keeps SND.NXT at SND.MAX until the detector answers `SendNew`, `GoBack`
+    /// or `Spurious`.
+    fn on_timeout(&mut self, _at: &TimeoutFacts) -> bool {
         false
     }
 
@@ -243,9 +262,9 @@ macro_rules! register_detectors {
                     $( $(#[cfg($cfg)])? AnyDetector::$kind(d) => d.on_retransmit(ts_val), )*
                 }
             }
-            fn on_timeout(&mut self, repeated: bool) -> bool {
+            fn on_timeout(&mut self, at: &$crate::tcp::spurious::TimeoutFacts) -> bool {
                 match self {
-                    $( $(#[cfg($cfg)])? AnyDetector::$kind(d) => d.on_timeout(repeated), )*
+                    $( $(#[cfg($cfg)])? AnyDetector::$kind(d) => $crate::tcp::spurious::Detector::on_timeout(d, at), )*
                 }
             }
             fn holds_recovery(&self) -> bool {

@@ -54,7 +54,7 @@ mod tests {
     use super::*;
 
     fn ack(ts_ecr: u64) -> AcceptableAck {
-        AcceptableAck { ts_ecr, acked: 1, covers_retransmission: true, covers_recover: false, beyond_recover: false }
+        AcceptableAck { ts_ecr, acked: 1, covers_retransmission: true, covers_recover: false, beyond_recover: false, acks_never_resent: false }
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! reverts with cwnd ≤ 3·SMSS; an ACK that acknowledges or SACKs pre-timeout data below
 //! `recover` for the first time declares the timeout spurious.
 
-use super::{AcceptableAck, AckReading, Detector, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
+use super::{AcceptableAck, AckReading, Detector, DuplicateAck, EpisodeStart, Needs, Proof, Register, TimeoutFacts, Verdict};
 
 /// Which form of the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,8 +143,8 @@ impl From<FrtoAction> for Verdict {
 
 /// F-RTO holds what is sent after a timeout from step 1 until it reverts or decides.
 impl Detector for Frto {
-    fn on_timeout(&mut self, repeated: bool) -> bool {
-        Frto::on_timeout(self, repeated)
+    fn on_timeout(&mut self, at: &TimeoutFacts) -> bool {
+        Frto::on_timeout(self, at.repeated)
     }
 
     fn holds_recovery(&self) -> bool {

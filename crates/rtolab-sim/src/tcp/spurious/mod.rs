@@ -15,6 +15,8 @@
 //!   - F-RTO (RFC 5682), `frto.rs`: after a timeout, new data is sent instead of going
 //!     back; if the next ACKs acknowledge data that was never retransmitted, the timeout
 //!     was spurious.
+//!   - F-RTO as Linux runs it, `frto_linux.rs`: undoes on the first ACK of data never
+//!     retransmitted, and is armed again by a repeated timeout without progress.
 //!   - DSACK (RFC 3708), `dsack.rs`: every retransmission of the episode was reported as a
 //!     duplicate by the receiver (RFC 2883).
 //!
@@ -28,11 +30,12 @@ mod detector;
 mod dsack;
 mod eifel;
 mod frto;
+mod frto_linux;
 mod responses;
 #[cfg(test)]
 mod toy;
 
-pub use detector::{AcceptableAck, AckReading, Detector, Detectors, DsackBlock, DuplicateAck, EpisodeStart, Needs, Proof, Register, Verdict};
+pub use detector::{AcceptableAck, AckReading, Detector, Detectors, DsackBlock, DuplicateAck, EpisodeStart, Needs, Proof, Register, TimeoutFacts, Verdict};
 pub use detect_spec::{DetectSpec, NoDetector};
 pub use dsack::DsackDetector;
 pub use eifel::EifelDetector;
@@ -49,6 +52,8 @@ detector::register_detectors! {
     Eifel = "eifel" => eifel::EifelDetector,
     /// F-RTO, RFC 5682 (basic, or SACK-enhanced with SACK).
     Frto = "frto" => frto::Frto,
+    /// F-RTO as Linux runs it (`tcp_process_loss`, `tcp_enter_loss`).
+    FrtoLinux = "frto-linux" => frto_linux::LinuxFrto,
     /// DSACK, RFC 3708 (needs SACK; turns DSACK on at the receiver).
     Dsack = "dsack" => dsack::DsackDetector,
     /// A toy for the registry's test: every timeout is spurious.
@@ -130,8 +135,8 @@ impl Episode {
 
     /// The episode's timer fired: each detector may take over what is sent next (all are
     /// told). Returns whether one did.
-    pub fn on_timeout(&mut self, repeated: bool) -> bool {
-        self.held = self.detectors.iter_mut().fold(false, |held, d| d.on_timeout(repeated) | held);
+    pub fn on_timeout(&mut self, at: &TimeoutFacts) -> bool {
+        self.held = self.detectors.iter_mut().fold(false, |held, d| d.on_timeout(at) | held);
         self.held
     }
 

@@ -96,7 +96,10 @@ pub fn respond(response: Response, ep: &Episode, s: &mut SenderParts, acked: u64
 }
 
 /// Linux: `tcp_undo_cwnd_reduction` restores cwnd and ssthresh to no less than before
-/// the reduction; `tcp_try_undo_loss` clears the RTO back-off (`icsk_retransmits = 0`).
+/// the reduction. The RTO keeps its back-off: `tcp_try_undo_loss` clears only the count of
+/// timeouts (`icsk_retransmits`); the back-off goes with the next RTT sample
+/// (`tcp_ack_update_rtt`), which with timestamps is the undoing ACK's own (kernel 6.18: a
+/// timeout undone by F-RTO without timestamps fires next after the backed-off RTO).
 fn undo(ep: &Episode, s: &mut SenderParts) {
     if s.state.is_recovery() {
         // Deflate first: window inflation (RFC 5681 3.2 step 4) must not survive the undo.
@@ -104,7 +107,6 @@ fn undo(ep: &Episode, s: &mut SenderParts) {
         s.cc.set_cwnd(ssthresh);
     }
     s.cc.undo(&ep.prior);
-    s.rto.clear_backoff();
     s.resume_open();
 }
 

@@ -1,7 +1,7 @@
 //! A toy detector for the registry's test (registered under `cfg(test)` only): every
 //! timeout is spurious, declared on the first acceptable ACK after it.
 
-use super::{AcceptableAck, Detector, EpisodeStart, Needs, Proof, Register, Verdict};
+use super::{AcceptableAck, Detector, EpisodeStart, Needs, Proof, Register, TimeoutFacts, Verdict};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EveryTimeout {
@@ -17,7 +17,7 @@ impl Register for EveryTimeout {
 }
 
 impl Detector for EveryTimeout {
-    fn on_timeout(&mut self, _repeated: bool) -> bool {
+    fn on_timeout(&mut self, _at: &TimeoutFacts) -> bool {
         self.timed_out = true;
         false
     }
