@@ -140,6 +140,7 @@ impl TcpSpec {
             syn_loss_ssthresh: s.ssthresh_after_syn_loss.map(segments),
             syn_losses_for_window: s.syn_losses_for_window,
             syn_undo_by_timestamp: s.syn_undo_by_timestamp,
+            holds_at_recovery_point: s.holds_at_recovery_point,
             handshake: s.handshake,
             cc: s.cc,
             cubic: s.cc.cubic_params(s.hystart, s.cubic_beta),

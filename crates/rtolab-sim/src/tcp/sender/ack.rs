@@ -237,8 +237,12 @@ impl TcpSender {
         }
         let mut restart_timer = true;
         let mut clear_backoff = false;
+        // Linux `tcp_try_undo_recovery`: without SACK, hold the state at the recovery point
+        // (in Recovery, the ACK still feeds the window's reduction, `tcp_cwnd_reduction`).
+        let holds = self.cfg.holds_at_recovery_point && !self.cfg.sack && self.state.point() == Some(ack);
         match self.state {
-            LossState::Recovery { point } if ack >= point => self.exit_recovery(now),
+            LossState::Loss { .. } if holds => {}
+            LossState::Recovery { point } if ack >= point && !holds => self.exit_recovery(now),
             LossState::Recovery { .. } => {
                 let w = self.window_facts();
                 let partial = self.recovery.on_partial_ack(w, acked);
@@ -248,7 +252,7 @@ impl TcpSender {
                 if partial.shrink > 0 {
                     self.cc.shrink_window(partial.shrink);
                 }
-                if partial.retransmit_una {
+                if partial.retransmit_una && self.snd_una < self.snd_max {
                     self.retransmit(now, self.snd_una, out);
                 }
                 if partial.exit {

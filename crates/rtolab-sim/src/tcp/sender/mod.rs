@@ -52,6 +52,11 @@ pub struct SenderConfig {
     /// No window reduction when the SYN-ACK echoes the first SYN's timestamp (Linux
     /// `tcp_try_undo_spurious_syn`).
     pub syn_undo_by_timestamp: bool,
+    /// Without SACK, an ACK that reaches the recovery point exactly leaves the sender in
+    /// Recovery or Loss until an ACK above it (Linux `tcp_try_undo_recovery`: "hold old state
+    /// until something *above* high_seq is ACKed", against false fast retransmits, RFC 6582
+    /// 4.1); the window reduction does not end on it either.
+    pub holds_at_recovery_point: bool,
     /// A three-way handshake before data (ns-2's one-way agents send data at once).
     pub handshake: bool,
     /// The congestion controller.
