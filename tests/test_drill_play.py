@@ -180,3 +180,34 @@ def test_every_script_of_the_suite_passes_on_the_linux_profile() -> None:
     for path in scripts:
         result = play(parse(path.read_text(), str(path)), "linux")
         assert result.status == "pass", result
+
+
+def test_published_set_up_lines_reach_the_stack(tmp_path: Path) -> None:
+    # A suite's defaults file: shell arithmetic in tcp_rmem (15 MB: ilog2(15728640) - 15 = 8,
+    # so the window field is ceil(64240 / 256) = 251), redirections, settings without effect on
+    # the socket, and the self-tests' set_sysctls.py helper (tcp_sack = 0: no sackOK offered).
+    (tmp_path / "defaults.sh").write_text(
+        "#!/bin/bash\nip tcp_metrics flush all > /dev/null 2>&1\n"
+        'sysctl -q net.ipv4.tcp_rmem="4096 540000 $((15*1024*1024))"\n'
+        "sysctl -q net.ipv4.tcp_syn_retries=5\nsysctl -q net.ipv4.tcp_fack=0\n"
+        "sysctl -q net.ipv4.tcp_notsent_lowat=4294967295 > /dev/null 2>&1\n"
+        "sysctl -q net.ipv4.tcp_fastopen=0x70403\ntc qdisc add dev tun0 root pfifo\n"
+    )
+    (tmp_path / "set_sysctls.py").write_text("#!/usr/bin/env python3\n")
+    init = "`./defaults.sh && ./set_sysctls.py /proc/sys/net/ipv4/tcp_sack=0`"
+    text = script("+0     > P. 1:10001(10000) ack 1 win 251\n", init=init, synack="<mss 1460,nop,wscale 8>")
+    result = play(parse(text, str(tmp_path / "t.pkt")), "linux")
+    assert result.status == "pass", result
+
+
+def test_a_python_file_run_as_a_command_is_not_read_as_shell(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("#!/usr/bin/env python3\nimport os\nprint('x' if os else 'y')\n")
+    result = play(parse(script(GOOD_TAIL, init="`./helper.py`"), str(tmp_path / "t.pkt")), "linux")
+    assert result.status == "skip" and "not a shell file" in result.message
+
+
+def test_blocks_share_one_namespace_with_packetdrills_names() -> None:
+    # packetdrill runs every %{ }% block in one Python program (code.c): a name set in one
+    # block is seen by the next; TCP_ESTABLISHED and TCPI_OPT_SACK are among its names.
+    tail = GOOD_TAIL + "+0     %{ first_cwnd = tcpi_snd_cwnd }%\n+0     %{ assert first_cwnd == 10 and TCP_ESTABLISHED == 1 and TCPI_OPT_SACK == 2 }%\n"
+    assert outcome(script(tail)).status == "pass"

@@ -36,6 +36,10 @@ class Backend(Protocol):
     Invariant: every segment the stack sends is returned exactly once, by :meth:`poll` or by
     the call that caused it, in the order sent."""
 
+    def now(self) -> int | None:
+        """The stack's own clock, for one that runs on the wall clock (the kernel); None for
+        a simulated stack, whose time is the script's."""
+
     def command(self, command: str, directory: Path) -> None:
         """Runs a shell command of the script (its sysctls select the stack's settings)."""
 

@@ -1,6 +1,7 @@
 """A private network namespace with one TUN device in it, for playing a script against the
 kernel's TCP: the kernel sees the script's peer behind the device, as in packetdrill's local
-mode (``netdev.c``: ``local_netdev_new``), and nothing outside the namespace is touched.
+mode (``netdev.c``: ``local_netdev_new``: device ``tun0``), and nothing outside the namespace
+is touched.
 
 Everything is set with system calls (``unshare(2)``, ``TUNSETIFF`` / ``TUNSETOFFLOAD`` and the
 ``SIOCSIF*`` interface ioctls of ``netdevice(7)``), so no tool beyond Python is needed. The
@@ -25,7 +26,14 @@ IFF_TUN, IFF_NO_PI, IFF_VNET_HDR = 0x0001, 0x1000, 0x4000
 TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6, TUN_F_TSO_ECN = 0x01, 0x02, 0x04, 0x08
 SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFADDR, SIOCSIFNETMASK = 0x8913, 0x8914, 0x8916, 0x891C
 IFF_UP, IFF_RUNNING = 0x1, 0x40
-DEVICE = "drill0"
+#: packetdrill's device name (``platforms.h``: ``TUN_DEV``): published set-up files configure
+#: it by name (``tc qdisc add dev tun0 ...``).
+DEVICE = "tun0"
+ETH_P_ALL = 0x0003
+#: ``SO_TIMESTAMPNS`` / ``SCM_TIMESTAMPNS`` (``asm-generic/socket.h``), for a kernel time stamp
+#: on each packet the sniffer reads.
+SO_TIMESTAMPNS = 35
+PACKET_OUTGOING = 4
 LOCAL_IP = "192.168.0.1"
 REMOTE_IP = "192.168.0.2"
 NETMASK = "255.255.255.0"
@@ -61,6 +69,18 @@ def open_tun() -> int:
         fcntl.ioctl(control, SIOCSIFNETMASK, _ifreq_address(DEVICE, NETMASK))
         _set_up(control, DEVICE)
     return fd
+
+
+def open_sniffer() -> socket.socket:
+    """A packet socket on the device that sees what the kernel sends, each packet with the
+    kernel's time stamp of its transmission (``SO_TIMESTAMPNS``), as packetdrill sniffs
+    (``packet_socket_linux.c``): the time a packet left does not depend on when this process
+    gets to read it."""
+    sniffer = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
+    sniffer.bind((DEVICE, ETH_P_ALL))
+    sniffer.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    sniffer.setblocking(False)
+    return sniffer
 
 
 def _ifreq_address(name: str, address: str) -> bytes:

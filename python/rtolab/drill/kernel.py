@@ -2,9 +2,12 @@
 
 Each script is played in a process of its own, in a private network namespace
 (:mod:`rtolab.drill.device`): the script's system calls are made on real sockets, its inbound
-packets are written to a TUN device as the peer's, and what the kernel sends is read from that
-device and checked on the wall clock, with packetdrill's tolerance. Shell commands run with
-``/bin/sh -c`` in the script's directory, so their sysctls set the namespace's own TCP.
+packets are written to a TUN device as the peer's, and what the kernel sends is sniffed on that
+device with the kernel's own time stamps and checked on the wall clock, with packetdrill's
+tolerance. The clock starts 250 µs after a kernel tick, as packetdrill's does
+(``run.c``: ``schedule_start_time_usecs``), so jiffy-rounded timers land where they land under
+packetdrill. Shell commands run with ``/bin/sh -c`` in the script's directory, with
+``PACKETDRILL_PID`` set as packetdrill sets it, so their sysctls set the namespace's own TCP.
 
 Sequence numbers are kept in the script's numbering (:mod:`rtolab.drill.backend`): the
 kernel's ISN, learned from its SYN or SYN-ACK, is taken off what it sends and put on the ACK
@@ -19,6 +22,7 @@ import os
 import platform
 import select
 import socket as pysocket
+import struct
 import subprocess
 import sys
 import time
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from rtolab.drill import packets, tcp_info
 from rtolab.drill.backend import Refused, Sent, Skip
-from rtolab.drill.device import LOCAL_IP, REMOTE_IP, enter_private_namespace, open_tun, unavailable
+from rtolab.drill.device import LOCAL_IP, PACKET_OUTGOING, REMOTE_IP, SO_TIMESTAMPNS, enter_private_namespace, open_sniffer, open_tun, unavailable
 from rtolab.drill.play import Outcome, play_on
 from rtolab.drill.script import Int, Name, Syscall
 from rtolab.drill.wire import FLAG_BITS, Segment
@@ -41,6 +45,10 @@ ACCEPT_WAIT_S = 0.05
 ANY_TIME_WAIT_NS = 10_000_000_000
 #: How long one script may take in its process.
 SCRIPT_TIMEOUT_S = 300
+#: packetdrill starts its clock this long after a tick of ``times(2)`` (``run.c``).
+START_AFTER_TICK_NS = 250_000
+#: Socket option levels by the names scripts use (``symbols_linux.c``).
+LEVELS = {"SOL_SOCKET": pysocket.SOL_SOCKET, "IPPROTO_TCP": pysocket.IPPROTO_TCP, "SOL_TCP": pysocket.IPPROTO_TCP, "IPPROTO_IP": pysocket.IPPROTO_IP, "SOL_IP": pysocket.IPPROTO_IP}
 MOD32 = 1 << 32
 
 
@@ -51,25 +59,34 @@ def kernel_version() -> str:
 class KernelStack:
     """The kernel's TCP behind a TUN device, on the wall clock (0 at the first event)."""
 
-    def __init__(self, tun: int, directory: Path) -> None:
+    def __init__(self, tun: int, sniffer: pysocket.socket, directory: Path) -> None:
         self.tun = tun
+        self.sniffer = sniffer
         self.directory = directory
         self.sockets: dict[int, pysocket.socket] = {}
         self.last_fd: int | None = None
         self.t0: int | None = None
+        self.realtime_offset = 0
         self.local_isn: int | None = None
         self.remote_isn = 0
         self.ip_id = 0
         self.ends = packets.Endpoints(LOCAL_IP, LOCAL_PORT, REMOTE_IP, REMOTE_PORT)
 
     def clock(self) -> int:
-        now = time.monotonic_ns()
+        """Script time now, in ns; the first call starts the clock."""
         if self.t0 is None:
-            self.t0 = now
-        return now - self.t0
+            self.t0 = _start_after_tick()
+            self.realtime_offset = time.time_ns() - time.monotonic_ns()
+            while time.monotonic_ns() < self.t0:
+                pass
+        return time.monotonic_ns() - self.t0
+
+    def now(self) -> int | None:
+        return self.clock()
 
     def command(self, command: str, directory: Path) -> None:
-        done = subprocess.run(["/bin/sh", "-c", command], cwd=directory, capture_output=True, text=True, check=False)
+        env = {**os.environ, "PACKETDRILL_PID": str(os.getpid())}
+        done = subprocess.run(["/bin/sh", "-c", command], cwd=directory, capture_output=True, text=True, check=False, env=env)
         if done.returncode != 0:
             raise Refused(f"command exited with status {done.returncode}: {command.strip()!r}: {done.stderr.strip()}")
 
@@ -80,24 +97,47 @@ class KernelStack:
             wait = limit - self.clock()
             if wait <= 0:
                 return None
-            readable, _, _ = select.select([self.tun], [], [], wait / 1e9)
-            if readable:
-                sent = self._read_all()
+            readable, _, _ = select.select([self.sniffer.fileno(), self.tun], [], [], wait / 1e9)
+            if self.tun in readable:
+                self._drain_device()
+            if self.sniffer.fileno() in readable:
+                sent = self._sniff_all()
                 if sent:
                     return sent
 
-    def _read_all(self) -> list[Sent]:
+    def _drain_device(self) -> None:
+        """Reads what the kernel queued on the device, so that its transmit path completes
+        as it does for a NIC (packetdrill's ``local_netdev_read_queue``); the sniffer has
+        the packets and their times."""
+        while True:
+            try:
+                os.read(self.tun, 70_000)
+            except BlockingIOError:
+                return
+
+    def _sniff_all(self) -> list[Sent]:
         sent: list[Sent] = []
         while True:
             try:
-                data = os.read(self.tun, 70_000)
+                data, ancillary, _, address = self.sniffer.recvmsg(70_000, pysocket.CMSG_SPACE(16))
             except BlockingIOError:
                 return sent
-            now = self.clock()
+            if address[2] != PACKET_OUTGOING:
+                continue
             decoded = packets.decode(data)
             if decoded is None or decoded[0].remote_ip != REMOTE_IP:
                 continue
-            sent.append((now, self._to_script(decoded[1])))
+            self.ends = packets.Endpoints(LOCAL_IP, decoded[0].local_port, REMOTE_IP, REMOTE_PORT)
+            sent.append((self._stamp(ancillary), self._to_script(decoded[1])))
+
+    def _stamp(self, ancillary: list[tuple[int, int, bytes]]) -> int:
+        """Script time of a sniffed packet: the kernel's time stamp, else now."""
+        for level, kind, data in ancillary:
+            if level == pysocket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+                seconds, nanoseconds = struct.unpack("qq", data[:16])
+                assert self.t0 is not None
+                return int(seconds) * 1_000_000_000 + int(nanoseconds) - self.realtime_offset - self.t0
+        return self.clock()
 
     def _to_script(self, seg: Segment) -> Segment:
         if seg["flags"] & FLAG_BITS["S"]:
@@ -125,7 +165,7 @@ class KernelStack:
         return self.sockets[fd]
 
     def setsockopt(self, fd: int, level: str, name: str, value: int | str) -> None:
-        level_number = {"SOL_SOCKET": pysocket.SOL_SOCKET, "IPPROTO_TCP": pysocket.IPPROTO_TCP, "SOL_TCP": pysocket.IPPROTO_TCP, "IPPROTO_IP": pysocket.IPPROTO_IP}.get(level)
+        level_number = LEVELS.get(level)
         option = getattr(pysocket, name, None)
         if level_number is None or not isinstance(option, int):
             raise Skip(f"setsockopt({level}, {name}): not a socket option rtolab knows")
@@ -166,10 +206,20 @@ class KernelStack:
 
     def other(self, now: int, call: Syscall) -> list[Sent]:
         fd = call.args[0].value if call.args and isinstance(call.args[0], Int) else None
-        if fd is None or call.name not in ("close", "shutdown", "read", "recv"):
+        if fd is None or call.name not in ("close", "shutdown", "read", "recv", "connect"):
             raise Skip(f"{call.name}()")
         sock = self._sock(fd)
-        if call.name == "close":
+        if call.name == "connect":
+            sock.setblocking(False)
+            result = sock.connect_ex((REMOTE_IP, REMOTE_PORT))
+            expected = call.result.value if isinstance(call.result, Int) else None
+            got = 0 if result == 0 else -1
+            if expected is not None and got != expected:
+                raise Refused(f"connect(): expected result {expected} but got {got} ({errno.errorcode.get(result, result)})")
+            if got == -1 and call.errno is not None and errno.errorcode.get(result) != call.errno:
+                raise Refused(f"connect(): expected errno {call.errno} but got {errno.errorcode.get(result, result)}")
+            self.last_fd = fd
+        elif call.name == "close":
             sock.close()
             del self.sockets[fd]
         elif call.name == "shutdown":
@@ -196,8 +246,18 @@ def play_script(path: Path) -> Outcome:
 
     script = parse_file(path)
     enter_private_namespace()
-    stack = KernelStack(open_tun(), path.parent)
+    tun = open_tun()
+    stack = KernelStack(tun, open_sniffer(), path.parent)
     return play_on(script, stack, realtime=True)
+
+
+def _start_after_tick() -> int:
+    """A monotonic time 250 µs after the next tick of ``times(2)``, which counts the kernel's
+    jiffies (packetdrill's ``schedule_start_time_usecs``)."""
+    tick = os.times().elapsed
+    while os.times().elapsed == tick:
+        pass
+    return time.monotonic_ns() + START_AFTER_TICK_NS
 
 
 def play_all(paths: list[Path]) -> list[Outcome]:

@@ -115,14 +115,13 @@ def encode(seg: Segment, ends: Endpoints, ip_id: int = 0) -> bytes:
     return VNET_HEADER + ip + tcp
 
 
-def decode(data: bytes) -> tuple[Endpoints, Segment] | None:
-    """A packet the kernel sent (after the virtio-net header): its endpoints and segment with
-    live sequence numbers; None for anything but IPv4 TCP."""
-    packet = data[len(VNET_HEADER):]
+def decode(packet: bytes) -> tuple[Endpoints, Segment] | None:
+    """An IP packet the kernel sent: its endpoints and segment with live sequence numbers;
+    None for anything but IPv4 TCP."""
     if len(packet) < 40 or packet[0] >> 4 != 4 or packet[9] != IPPROTO_TCP:
         return None
     ihl = (packet[0] & 0x0F) * 4
-    total = struct.unpack("!H", packet[2:4])[0]
+    total = struct.unpack("!H", packet[2:4])[0] or len(packet)
     src, dst = socket.inet_ntoa(packet[12:16]), socket.inet_ntoa(packet[16:20])
     tcp = packet[ihl:total]
     sport, dport, seq, ack, offset, flags, win = struct.unpack("!HHIIBBH", tcp[:16])

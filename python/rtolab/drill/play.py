@@ -31,6 +31,15 @@ TOLERANCE_PERCENT = 12.5
 OUTBOUND_WAIT_NS = 2_000_000_000
 #: ``tcpi_ca_state`` names a ``%{ }%`` block may use (``include/net/tcp.h``).
 CA_STATES = {"TCP_CA_Open": 0, "TCP_CA_Disorder": 1, "TCP_CA_CWR": 2, "TCP_CA_Recovery": 3, "TCP_CA_Loss": 4}
+#: The other names packetdrill gives a block (``code.c``: ``write_symbols``): ``tcpi_state``
+#: values (``include/net/tcp_states.h``) and ``tcpi_options`` bits (``uapi/linux/tcp.h``).
+SYMBOLS = {
+    **CA_STATES,
+    "TCP_ESTABLISHED": 1, "TCP_SYN_SENT": 2, "TCP_SYN_RECV": 3, "TCP_FIN_WAIT1": 4, "TCP_FIN_WAIT2": 5,
+    "TCP_TIME_WAIT": 6, "TCP_CLOSE": 7, "TCP_CLOSE_WAIT": 8, "TCP_LAST_ACK": 9, "TCP_LISTEN": 10, "TCP_CLOSING": 11,
+    "TCPI_OPT_TIMESTAMPS": 1, "TCPI_OPT_SACK": 2, "TCPI_OPT_WSCALE": 4, "TCPI_OPT_ECN": 8, "TCPI_OPT_ECN_SEEN": 16,
+    "TCPI_OPT_SYN_DATA": 32, "TCPI_OPT_USEC_TS": 64, "TCPI_OPT_TFO_CHILD": 128,
+}
 #: Script options the interpreter reads or that change nothing in how it plays.
 KNOWN_OPTIONS = {"tolerance_usecs", "tolerance_percent", "tcp_ts_ecr_scaled", "ip_version", "mss", "mtu", "define", "strict_segments", "non_fatal", "local_ip", "remote_ip", "bind_port", "connect_port"}
 NS = 1_000_000_000
@@ -119,11 +128,15 @@ class _Player:
             raise _Mismatch(events[0].line, "the first event must be at time 0")
         for event in events:
             self.event(event)
+        # packetdrill writes every block, each after its recorded tcp_info values, into one
+        # Python program (``code.c``: ``code_execute``): a name one block sets, the next sees.
+        namespace: dict[str, Any] = {}
         for line, source, info in self.blocks:
-            self.run_block(line, source, info)
+            self.run_block(line, source, info, namespace)
 
-    def run_block(self, line: int, source: str, info: dict[str, int]) -> None:
-        namespace: dict[str, Any] = {**CA_STATES, **info}
+    def run_block(self, line: int, source: str, info: dict[str, int], namespace: dict[str, Any]) -> None:
+        namespace.update(SYMBOLS)
+        namespace.update(info)
         try:
             exec(compile(source, f"{self.script.path}:{line}", "exec"), namespace)  # noqa: S102 - the script's own assertions, as packetdrill runs them
         except AssertionError as e:
@@ -145,6 +158,8 @@ class _Player:
             return None, None
         base = 0
         if t.kind == "relative":
+            # After an inbound packet an inbound one counts from its script time; anything
+            # else from the previous event's live time (``adjust_relative_event_times``).
             base = (self.script_prev or 0) if (inbound and self.prev_inbound) else self.live_prev
         start = base + round(t.start * NS)
         end = None if t.end is None else base + round(t.end * NS)
@@ -196,7 +211,11 @@ class _Player:
                 self.backend.command(action.command, self.directory)
             elif isinstance(action, Code):
                 self.blocks.append((event.line, action.source, self.backend.tcp_info(self.last_fd)))
-            live = start
+            # On a stack with its own clock the event's live time is when it was done: a
+            # call or an injected packet takes time (packetdrill reads the clock again,
+            # ``now_usecs``); an outbound packet's is its kernel time stamp.
+            now = self.backend.now()
+            live = start if now is None else max(start, now)
         self.script_prev = start if start is not None else live
         self.live_prev = live
         self.prev_inbound = inbound

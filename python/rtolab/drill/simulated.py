@@ -22,9 +22,10 @@ from rtolab.drill.sysctls import StackSettings, run_command
 from rtolab.drill.sysctls import Unsupported as UnsupportedCommand
 from rtolab.drill.wire import Segment
 
-#: Socket options that change nothing in the simulated socket (it sends at once, without
-#: Nagle's delay, and binds nothing).
-HARMLESS_OPTIONS = {"SO_REUSEADDR", "SO_REUSEPORT", "TCP_NODELAY"}
+#: Socket options that change nothing in the simulated socket: it sends at once, without
+#: Nagle's delay, binds nothing, and takes every write whole (a send buffer that would take
+#: less shows as a write result the script did not expect, never as a silent pass).
+HARMLESS_OPTIONS = {"SO_REUSEADDR", "SO_REUSEPORT", "TCP_NODELAY", "SO_SNDBUF"}
 
 
 class SimulatedStack:
@@ -33,6 +34,9 @@ class SimulatedStack:
     def __init__(self, stack: str) -> None:
         self.settings = StackSettings(tcp={"stack": stack})
         self.sock: Any = None
+
+    def now(self) -> int | None:
+        return None
 
     def command(self, command: str, directory: Path) -> None:
         if self.sock is not None:

@@ -27,6 +27,12 @@ IGNORED = {
     "tcp_no_metrics_save", "tcp_wmem", "tcp_mem", "tcp_min_tso_segs", "tcp_pacing_ss_ratio",
     "tcp_pacing_ca_ratio", "tcp_autocorking", "tcp_tso_win_divisor", "tcp_shrink_window",
     "tcp_syncookies", "tcp_min_snd_mss", "tcp_moderate_rcvbuf", "ip_local_port_range",
+    # Limits a script does not reach (how many SYN or SYN-ACK retransmissions before giving
+    # up), switches without effect since Linux 4.15 (FACK), on what the socket does not
+    # model (when a write blocks, fast open: a script that uses it is skipped by its
+    # options), and the AccECN option, which needs ECN (off).
+    "tcp_syn_retries", "tcp_synack_retries", "tcp_fack", "tcp_notsent_lowat", "tcp_fastopen",
+    "tcp_fastopen_key", "tcp_ecn_option",
 }
 
 
@@ -95,6 +101,19 @@ class StackSettings:
 
 
 _SYSCTL = re.compile(r"^(?:net\.ipv4\.|/proc/sys/net/ipv4/)([a-z_0-9]+)$")
+#: Output redirections a set-up line may carry (``> /dev/null 2>&1``).
+_REDIRECT = re.compile(r"\s*\d?>\s*(?:/dev/null|&\d)")
+#: Shell arithmetic in a value (``$((15*1024*1024))``): integers and + - * / ( ).
+_ARITHMETIC = re.compile(r"\$\(\(([\d\s+\-*/()]+)\)\)")
+
+
+def _arithmetic(text: str) -> str:
+    """``text`` with each ``$((...))`` replaced by its value, as the shell computes it
+    (integers; ``/`` truncates)."""
+    def value(match: re.Match[str]) -> str:
+        expression = match.group(1).replace("/", "//")
+        return str(int(eval(compile(expression, "<arithmetic>", "eval"), {"__builtins__": {}})))  # noqa: S307 - digits and + - * / ( ) only, by the pattern
+    return _ARITHMETIC.sub(value, text)
 
 
 def run_command(settings: StackSettings, command: str, directory: Path) -> None:
@@ -113,8 +132,21 @@ def run_command(settings: StackSettings, command: str, directory: Path) -> None:
 
 
 def _run_one(settings: StackSettings, line: str, directory: Path) -> None:
-    words = shlex.split(line)
+    line = _arithmetic(_REDIRECT.sub("", line))
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        raise Unsupported(f"command {line!r}") from None
     if not words:
+        return
+    if words[0].endswith("set_sysctls.py"):
+        # The Linux self-tests' helper: each argument is ``/proc/sys/...=value``.
+        for a in words[1:]:
+            key, _, value = a.partition("=")
+            match = _SYSCTL.match(key)
+            if not match:
+                raise Unsupported(f"set_sysctls.py {key}")
+            settings.apply(match.group(1), value)
         return
     if words[0] == "sysctl":
         assignments = [w for w in words[1:] if not w.startswith("-")]
@@ -148,6 +180,10 @@ def _run_one(settings: StackSettings, line: str, directory: Path) -> None:
         path = (directory / shell_file).resolve()
         if not path.is_file():
             raise Unsupported(f"command {line!r} (no file {path})")
-        run_command(settings, path.read_text(), path.parent)
+        text = path.read_text()
+        shebang = text.splitlines()[0] if text.startswith("#!") else ""
+        if shebang and not re.search(r"\b(?:ba)?sh\b", shebang):
+            raise Unsupported(f"command {line!r} (not a shell file: {shebang})")
+        run_command(settings, text, path.parent)
         return
     raise Unsupported(f"command {line!r}")
