@@ -49,6 +49,8 @@ pub struct Rack {
 pub struct RackVerdict {
     /// Segments newly marked lost (including lost retransmissions).
     pub newly_lost: u64,
+    /// Of those, retransmissions found lost (Linux `FLAG_LOST_RETRANS`).
+    pub lost_retransmissions: u64,
     /// Segments sent before the delivered one but still within the reordering window: check
     /// again after this long (Linux arms `ICSK_TIME_REO_TIMEOUT`).
     pub recheck_after: Option<SimDuration>,
@@ -157,7 +159,9 @@ impl Rack {
             }
             let deadline = sent + self.rtt + reo_wnd.as_nanos();
             if deadline <= now.0 {
-                verdict.newly_lost += sb.mark_lost(k) as u64;
+                let newly = sb.mark_lost(k) as u64;
+                verdict.newly_lost += newly;
+                verdict.lost_retransmissions += newly * retransmitted as u64;
             } else {
                 wait = wait.max(deadline - now.0);
             }

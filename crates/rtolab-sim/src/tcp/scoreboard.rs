@@ -142,6 +142,12 @@ impl Scoreboard {
         self.flags_of(k) & RETRANSMITTED != 0
     }
 
+    /// Segments whose last retransmission is neither SACKed nor marked lost (Linux
+    /// `retrans_out`: `mark_lost` clears the mark, as `tcp_mark_skb_lost` counts it out).
+    pub fn retransmitted_in_flight(&self) -> u64 {
+        self.flags.iter().filter(|f| **f & (RETRANSMITTED | SACKED) == RETRANSMITTED).count() as u64
+    }
+
     pub fn is_sacked_segment(&self, k: u64) -> bool {
         self.flags_of(k) & SACKED != 0
     }

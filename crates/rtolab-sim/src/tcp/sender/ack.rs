@@ -373,7 +373,10 @@ impl TcpSender {
                 break;
             }
             if !self.scoreboard.is_sacked_segment(k) {
-                self.rack.on_delivered(k, seg_end, self.scoreboard.is_retransmitted(k), now);
+                // Ever resent (Linux `TCPCB_RETRANS` in `tcp_rack_advance`), not only in this
+                // episode: a timeout clears the scoreboard's marks, not what was sent.
+                let ever_resent = self.rack.sent(k).is_some_and(|s| s.retransmitted);
+                self.rack.on_delivered(k, seg_end, ever_resent, now);
                 if let (Some(span), Some(sent)) = (first_delivered.as_deref_mut(), self.rack.sent(k)) {
                     if !sent.retransmitted {
                         span.note(k, sent.at);

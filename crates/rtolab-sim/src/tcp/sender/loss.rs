@@ -19,7 +19,8 @@ impl TcpSender {
         if continuing {
             return;
         }
-        let started = Episode::start_detectors(self.cfg.detect, &EpisodeStart { snd_una: self.snd_una, sack: self.cfg.sack });
+        let at = EpisodeStart { snd_una: self.snd_una, sack: self.cfg.sack, retransmissions_in_flight: self.scoreboard.retransmitted_in_flight() };
+        let started = Episode::start_detectors(self.cfg.detect, &at);
         self.episode = Some(Episode {
             kind,
             prior: self.cc.clone(),

@@ -126,16 +126,19 @@ impl TcpSender {
     }
 
     /// RACK's pass after an ACK that was not clean (RFC 8985 6.2 step 5; Linux runs it from
-    /// `tcp_fastretrans_alert` for such ACKs): mark losses; a first loss outside recovery
-    /// starts fast recovery; segments still inside the reordering window are re-checked
-    /// later. Returns whether new losses were found and whether the re-check was armed.
+    /// `tcp_fastretrans_alert` for such ACKs, in every state): mark losses; a first loss
+    /// outside recovery starts fast recovery, and so does a lost retransmission in RTO
+    /// recovery; segments still inside the reordering window are re-checked later. Returns
+    /// whether new losses were found and whether the re-check was armed.
     pub(super) fn rack_detect(&mut self, now: SimTime, out: &mut Vec<Segment>) -> (bool, bool) {
-        if self.state.is_loss() {
-            return (false, false);
-        }
-        let reo_wnd = self.rack.reordering_window(self.state.is_recovery(), self.scoreboard.sacked_segments() as u64, self.geometry.dupthresh, self.rto.srtt());
+        let in_loss = self.state.is_loss();
+        let reo_wnd = self.rack.reordering_window(self.state.is_recovery() || in_loss, self.scoreboard.sacked_segments() as u64, self.geometry.dupthresh, self.rto.srtt());
         let verdict = self.rack.detect_loss(now, reo_wnd, self.snd_una, self.snd_max, &mut self.scoreboard, &self.geometry);
-        if verdict.newly_lost > 0 && !self.state.is_recovery() && self.snd_una >= self.recover {
+        if in_loss {
+            if verdict.lost_retransmissions > 0 {
+                self.leave_loss_for_recovery(now, out);
+            }
+        } else if verdict.newly_lost > 0 && !self.state.is_recovery() && self.snd_una >= self.recover {
             self.enter_recovery(now, out);
         }
         if let Some(wait) = verdict.recheck_after {
@@ -145,6 +148,19 @@ impl TcpSender {
             self.timer_kind = TimerKind::Reorder;
         }
         (verdict.newly_lost > 0, verdict.recheck_after.is_some())
+    }
+
+    /// Linux `tcp_fastretrans_alert` in `TCP_CA_Loss`: after `tcp_process_loss`,
+    /// `tcp_identify_packet_loss`; a retransmission found lost (`FLAG_LOST_RETRANS`) falls
+    /// through to `tcp_time_to_recover` and `tcp_enter_recovery`, which takes a new undo
+    /// snapshot (`tcp_init_undo`) and starts a new reduction from the window the timeout
+    /// left (`tcp_init_cwnd_reduction`): RTO recovery becomes fast recovery, with PRR,
+    /// instead of waiting for another, backed-off timeout.
+    fn leave_loss_for_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.release_detectors();
+        self.state = LossState::Open;
+        self.recover = self.snd_una;
+        self.enter_recovery(now, out);
     }
 
     /// Linux `tcp_rack_reo_timeout`: the re-check is due; then the RTO from the oldest

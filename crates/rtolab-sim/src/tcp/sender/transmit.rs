@@ -166,6 +166,12 @@ impl TcpSender {
     /// SND.NXT < SND.MAX).
     pub(super) fn send_new(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
+        // Go-back-N after a timeout resends from here: with RACK the scoreboard records it
+        // as Linux's `TCPCB_SACKED_RETRANS`, so that RACK can find the resend lost
+        // (`tcp_rack_detect_loss` skips only segments lost and not yet resent).
+        if seq < self.snd_max && self.cfg.rack && self.cfg.sack {
+            self.scoreboard.mark_retransmitted(seq, &self.geometry);
+        }
         let len = self.transmit(now, seq, out);
         self.snd_nxt += len;
         self.snd_max = self.snd_max.max(self.snd_nxt);

@@ -106,6 +106,10 @@ pub struct EpisodeStart {
     pub snd_una: u64,
     /// The connection uses SACK.
     pub sack: bool,
+    /// Retransmissions still in flight when it begins, not SACKed nor marked lost (Linux
+    /// `retrans_out`, which `tcp_init_undo` takes as `undo_retrans`): after a timeout's
+    /// go-back-N or a loss probe, an undo by DSACK needs them reported too.
+    pub retransmissions_in_flight: u64,
 }
 
 /// What a detector needs of the connection to run at all.

@@ -4,7 +4,8 @@
 //! reaching 0 in `tcp_check_dsack`).
 //!
 //! Only duplicates at or above the episode's start (`marker`, SND.UNA then) count, so a
-//! DSACK for an earlier episode cannot undo this one.
+//! DSACK for an earlier episode cannot undo this one. Retransmissions still in flight when
+//! the episode begins count as its own (Linux `tcp_init_undo`: `undo_retrans = retrans_out`).
 
 use super::{AckReading, Detector, DsackBlock, EpisodeStart, Needs, Proof, Register, Verdict};
 
@@ -26,7 +27,7 @@ impl Register for DsackDetector {
     const READS_ACKS: AckReading = AckReading::Never;
 
     fn start(at: &EpisodeStart) -> Self {
-        DsackDetector::new(at.snd_una)
+        DsackDetector { retransmitted: at.retransmissions_in_flight, ..DsackDetector::new(at.snd_una) }
     }
 }
 
