@@ -6,7 +6,7 @@ use super::{SenderNote, TcpSender};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::recovery::{Entry, LossRecovery};
 use crate::tcp::segment::Segment;
-use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, SenderParts, TimeoutFacts, Verdict};
+use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, Response, SenderParts, TimeoutFacts, Verdict};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -14,8 +14,8 @@ impl TcpSender {
     /// Saves what an undo needs, before a reduction (Linux `tcp_init_undo`). A timeout in
     /// fast recovery or a repeated timeout keeps the episode that is running, so an undo
     /// goes back to the window before the first reduction.
-    fn begin_episode(&mut self, kind: EpisodeKind) {
-        let continuing = self.episode.as_ref().is_some_and(|e| !e.decided) && (self.state.is_recovery() || self.state.is_loss());
+    fn begin_episode(&mut self, kind: EpisodeKind, fresh: bool) {
+        let continuing = !fresh && self.episode.as_ref().is_some_and(|e| !e.decided) && (self.state.is_recovery() || self.state.is_loss());
         if continuing {
             return;
         }
@@ -38,7 +38,7 @@ impl TcpSender {
 
     /// Fast retransmit (RFC 5681 3.2 steps 2–3, RFC 6582 3.2 step 2, RFC 6675 5 step 4).
     pub(super) fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<crate::tcp::Segment>) {
-        self.begin_episode(EpisodeKind::FastRetransmit);
+        self.begin_episode(EpisodeKind::FastRetransmit, false);
         // RFC 5681 3.2 step 2: data sent by limited transmit does not count in FlightSize.
         let flight = self.flight() - self.limited_bytes.min(self.flight());
         self.cc.on_congestion_event(now, flight);
@@ -89,13 +89,18 @@ impl TcpSender {
         if self.state.is_recovery() {
             self.recovery.on_exit();
         }
-        self.begin_episode(EpisodeKind::Timeout);
+        let reduces = if self.cfg.linux_enter_loss {
+            !(facts.in_fast_recovery || facts.in_rto_recovery) || self.recover <= self.snd_una || (facts.in_rto_recovery && !facts.repeats_without_progress)
+        } else {
+            self.rto.backoff() == 0
+        };
+        // Linux takes a new undo snapshot with the reduction (`tcp_init_undo`).
+        self.begin_episode(EpisodeKind::Timeout, self.cfg.linux_enter_loss && reduces);
         if let Some(ep) = self.episode.as_mut() {
             ep.add_timeout(id);
         }
         let flight = self.flight();
-        let first = self.rto.backoff() == 0;
-        self.cc.on_rto(now, flight, first);
+        self.cc.on_rto(now, flight, reduces);
         // Paper 001: a timeout its scheme brought forward may leave the back-off alone.
         let keep_backoff = std::mem::take(&mut self.premature_timeout) && self.icmp.as_ref().is_some_and(|m| !m.config().backoff_premature);
         if !keep_backoff {
@@ -284,6 +289,11 @@ impl TcpSender {
         if respond(self.cfg.response, ep, &mut parts, acked, sample) {
             self.stats.undos += 1;
             self.notes.extend(undone);
+        }
+        // Linux `tcp_try_keep_open` after the undo (`tcp_fastretrans_alert` falls through to
+        // `tcp_try_to_open`): SACKed segments or a resend still out leave it in Disorder.
+        if self.cfg.response == Response::Undo && self.state == LossState::Open && (self.scoreboard.sacked_segments() > 0 || self.scoreboard.retransmitted_in_flight() > 0) {
+            self.state = LossState::Disorder;
         }
     }
 }

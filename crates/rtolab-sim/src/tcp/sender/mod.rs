@@ -57,6 +57,12 @@ pub struct SenderConfig {
     /// until something *above* high_seq is ACKed", against false fast retransmits, RFC 6582
     /// 4.1); the window reduction does not end on it either.
     pub holds_at_recovery_point: bool,
+    /// Which timeouts reduce ssthresh and start a new undo episode: Linux `tcp_enter_loss`
+    /// ("reduce ssthresh if it has not yet been made inside this window"): one from Open or
+    /// Disorder, one after the recovery point was reached, and one in RTO recovery after
+    /// SND.UNA advanced (`!icsk_retransmits`); else the first of a series (back-off 0, RFC
+    /// 5681 (4)'s "held constant" for a segment already resent by the timer).
+    pub linux_enter_loss: bool,
     /// A three-way handshake before data (ns-2's one-way agents send data at once).
     pub handshake: bool,
     /// The congestion controller.
