@@ -18,6 +18,10 @@ pub(super) trait ByDelivery {
     }
     /// Bytes sent (new or again) during fast recovery, for an algorithm that counts them.
     fn count_sent(&mut self, _bytes: u64, _mss: u64) {}
+    /// Whether the ACK that ends the recovery also grows the window.
+    fn grows_when_done(&self) -> bool {
+        false
+    }
 }
 
 impl<T: ByDelivery> LossRecovery for T {
@@ -48,5 +52,8 @@ impl<T: ByDelivery> LossRecovery for T {
     }
     fn sent_in_recovery(&mut self, bytes: u64, mss: u64) {
         self.count_sent(bytes, mss);
+    }
+    fn grows_on_exit(&self) -> bool {
+        self.grows_when_done()
     }
 }

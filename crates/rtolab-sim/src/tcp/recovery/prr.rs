@@ -32,6 +32,13 @@ impl ByDelivery for Prr {
     fn count_sent(&mut self, bytes: u64, mss: u64) {
         self.out += bytes.div_ceil(mss);
     }
+    /// Linux `tcp_ack`: `tcp_fastretrans_alert` leaves Recovery (`tcp_try_undo_recovery`,
+    /// `tcp_end_cwnd_reduction`) before `tcp_cong_control`, which then grows the window in
+    /// Open (`tcp_may_raise_cwnd`) by what the ACK delivered (kernel 6.18: CUBIC's cwnd 7
+    /// becomes 8 on the ACK that ends a recovery from 10).
+    fn grows_when_done(&self) -> bool {
+        true
+    }
     fn window_after(&mut self, w: Window, r: Reduction) -> Option<u64> {
         let mss = w.mss;
         let delivered = r.delivered.div_ceil(mss);
