@@ -9,6 +9,7 @@
 //! and from the simulator's `Segment`s (data offsets from 0, timestamps in ns).
 
 pub mod info;
+pub mod push;
 pub mod socket;
 pub mod wire;
 

@@ -13,6 +13,7 @@
 //! sequence number `o + 1`; a timestamp tick is 1 ms and tick `k` stands for the simulated
 //! time `(k − 1)` ms (tick 0 would mean "no timestamp" to the sender).
 
+use super::push::{PushState, Sizing};
 use super::info::{TcpInfo, INFINITE_SSTHRESH, TCP_CA_DISORDER, TCP_CA_LOSS, TCP_CA_OPEN, TCP_CA_RECOVERY};
 use super::wire::{WireOption, WireSegment, ACK, FIN, PSH, RST, SYN};
 use crate::spec::TcpSpec;
@@ -88,6 +89,10 @@ pub struct DrillSocket {
     accepted: bool,
     /// Retransmissions of the SYN-ACK (Linux counts them in `total_retrans`).
     synack_retransmits: u32,
+    /// The buffers PSH depends on (`push`).
+    push: PushState,
+    /// The least SRTT seen, standing for Linux's `tcp_min_rtt` in `tcp_tso_autosize`.
+    min_srtt: Option<SimDuration>,
 }
 
 impl DrillSocket {
@@ -107,6 +112,8 @@ impl DrillSocket {
             sender: None,
             accepted: false,
             synack_retransmits: 0,
+            push: PushState::default(),
+            min_srtt: None,
         }
     }
 
@@ -134,7 +141,7 @@ impl DrillSocket {
                 State::Established => {
                     let mut segs = Vec::new();
                     self.sender.as_mut().expect("established").on_timer(t, &mut segs);
-                    out.extend(segs.iter().map(|s| (t, self.to_wire(s))));
+                    out.extend(self.wire_batch(&segs).into_iter().map(|s| (t, s)));
                 }
                 _ => break,
             }
@@ -174,6 +181,7 @@ impl DrillSocket {
                 let rtt = (resent == 0).then(|| now.since(first_sent));
                 let mut sender = TcpSender::new(SharedSenderConfig::from(self.sender_config()));
                 sender.accept(now, rtt, self.peer_window(seg), resent);
+                self.push = PushState::new(self.peer_window(seg));
                 self.synack_retransmits = resent;
                 self.sender = Some(sender);
                 self.state = State::Established;
@@ -183,9 +191,11 @@ impl DrillSocket {
             State::SynReceived { .. } => Err(DrillError::Refused("a segment without ACK during the handshake".into())),
             State::Established => {
                 let inner = self.from_wire(seg);
+                let sack = inner.sack.to_vec();
+                self.push.on_ack(inner.wnd, &sack);
                 let mut segs = Vec::new();
                 self.sender.as_mut().expect("established").on_segment(now, &inner, &mut segs);
-                Ok(segs.iter().map(|s| self.to_wire(s)).collect())
+                Ok(self.wire_batch(&segs))
             }
             State::Closed => Err(DrillError::Refused("the connection was reset".into())),
         }
@@ -210,9 +220,13 @@ impl DrillSocket {
         if sender.snd_max() == sender.data_end() && sender.snd_max() % mss != 0 {
             return Err(DrillError::Unsupported(format!("a write after a short segment ({} bytes sent, MSS {mss}): segments tile the data on MSS boundaries", sender.snd_max())));
         }
+        let (end, sent) = (sender.data_end(), sender.snd_max());
+        let sizing = self.sizing();
+        self.push.on_write(end, sent, bytes, &sizing);
+        let sender = self.sender.as_mut().expect("established");
         let mut segs = Vec::new();
         sender.supply(now, bytes, &mut segs);
-        Ok(segs.iter().map(|s| self.to_wire(s)).collect())
+        Ok(self.wire_batch(&segs))
     }
 
     /// `getsockopt(TCP_INFO)` now.
@@ -297,16 +311,36 @@ impl DrillSocket {
         WireOption::Timestamp { val: tick(now.0), ecr: self.ts_recent }
     }
 
-    /// A sender's segment on the wire: ACK always, PSH on the one that ends the data written
-    /// so far (Linux marks the last segment of a write, `tcp_push`), the window in this
-    /// side's scale, timestamps when negotiated.
-    fn to_wire(&self, s: &Segment) -> WireSegment {
+    /// What one event sends, on the wire: PSH as Linux sets it on the packets it would
+    /// build of these segments (`push`: `__tcp_transmit_skb` on every packet of two or more
+    /// segments, `tcp_push` / `forced_push` on the buffer that ends a write).
+    fn wire_batch(&mut self, segs: &[Segment]) -> Vec<WireSegment> {
+        let sizing = self.sizing();
+        let psh = self.push.flags(segs, &sizing);
+        segs.iter().zip(psh).map(|(s, p)| self.to_wire(s, p)).collect()
+    }
+
+    /// The sender's state that sizes Linux's packets now (`push::Sizing`); notes the least
+    /// SRTT seen.
+    fn sizing(&mut self) -> Sizing {
         let sender = self.sender.as_ref().expect("established");
+        let srtt = sender.srtt();
+        self.min_srtt = match (self.min_srtt, srtt) {
+            (Some(m), Some(s)) => Some(m.min(s)),
+            (m, s) => m.or(s),
+        };
+        let mss = sender.config().mss as u64;
+        Sizing { mss, cwnd: sender.cwnd() / mss, ssthresh: sender.ssthresh(), srtt, min_rtt: self.min_srtt }
+    }
+
+    /// A sender's segment on the wire: ACK always, PSH when `psh` (`wire_batch`), the window
+    /// in this side's scale, timestamps when negotiated.
+    fn to_wire(&self, s: &Segment, psh: bool) -> WireSegment {
         let mut flags = ACK;
         if s.is_fin() {
             flags |= FIN;
         }
-        if s.len > 0 && s.end() == sender.data_end() {
+        if psh {
             flags |= PSH;
         }
         // Linux `__tcp_select_window`: the window is rounded up to the scale's unit
@@ -413,6 +447,52 @@ mod tests {
         s.inbound(ms(3600), &ack(1)).unwrap();
         let info = s.info();
         assert_eq!((info.tcpi_rtt, info.tcpi_rto, info.tcpi_snd_cwnd, info.tcpi_total_retrans), (0, 3_000_000, 1, 2));
+    }
+
+    /// PSH as Linux 6.18 sets it (`push`), worked by hand. MSS 1000 (the peer's, no
+    /// timestamps), window 257 << 7 = 32896 bytes, SRTT 100 ms from the handshake.
+    /// Pacing rate (`tcp_update_pacing_rate`, slow start: 200 %) = 1000 · 10 · 2 / 0.1 s =
+    /// 200000 B/s; `>> 10` = 195 bytes, min_rtt 100000 µs `>> 9` = 195 ≥ 32 adds nothing, so
+    /// `tcp_tso_autosize` = max(195 / 1000, 2) = 2 segments, and `tcp_cwnd_test`'s half cwnd
+    /// is 5: the IW of 10 goes as 5 packets of 2 segments, each with PSH (`__tcp_transmit_skb`)
+    /// on its last segment: ends 2001, 4001, …, 10001. The ACK of 1001 at 205 ms makes cwnd
+    /// 11 with 9 in flight: one packet of 2, 10001:12001, PSH on 12001 only. Kernel 6.18
+    /// sends the same (`P.` on each 2000-byte TSO packet).
+    #[test]
+    fn psh_on_every_packet_of_two_segments() {
+        let mut s = linux();
+        s.inbound(SimTime::ZERO, &syn()).unwrap();
+        s.inbound(ms(100), &ack(1)).unwrap();
+        let sent = s.write(ms(100), 30_000).unwrap();
+        let flags: Vec<(u32, bool)> = sent.iter().map(|w| (w.seq + w.len, w.has(PSH))).collect();
+        let expected: Vec<(u32, bool)> = (1..=10).map(|k| (1 + 1000 * k, k % 2 == 0)).collect();
+        assert_eq!(flags, expected);
+        let more = s.inbound(ms(205), &ack(1001)).unwrap();
+        let flags: Vec<(u32, u32, bool)> = more.iter().map(|w| (w.seq, w.len, w.has(PSH))).collect();
+        assert_eq!(flags, vec![(10001, 1000, false), (11001, 1000, true)]);
+    }
+
+    /// One-segment packets carry PSH only at a buffer's mark (`tcp_push`, `forced_push`).
+    /// Writes of 1000 and 1000 bytes leave `pushed_seq` at 2000; a 200000-byte write is then
+    /// built into 2-segment (2000-byte) buffers, the size goal `min(half window 16448 → 16000,
+    /// 2 · 1000)`, and a buffer that fills past `pushed_seq + max_window / 2` = 2000 + 16448 =
+    /// 18448 is marked: the one ending at 20000 (sequence 20001), then 20000 + 16448 → 38000,
+    /// and the write's end, 202000. So a lone segment 19000:20000 carries PSH and 18000:19000
+    /// does not; kernel 6.18 sends `P. 19001:20001(1000)` in this state.
+    #[test]
+    fn forced_push_marks_buffer_ends() {
+        use super::super::push::{PushState, Sizing};
+        let sizing = Sizing { mss: 1000, cwnd: 2, ssthresh: 7000, srtt: Some(SimDuration::from_millis(100)), min_rtt: Some(SimDuration::from_millis(100)) };
+        assert_eq!(sizing.tso_segs(), 2);
+        let mut p = PushState::new(32_896);
+        assert_eq!(p.size_goal(1000), 16_000);
+        p.on_write(0, 0, 1000, &sizing);
+        p.on_write(1000, 1000, 1000, &sizing);
+        p.on_write(2000, 2000, 200_000, &sizing);
+        let seg = |seq: u64| Segment { seq, len: 1000, ..Default::default() };
+        let lone = |p: &mut PushState, seq: u64| p.flags(&[seg(seq)], &sizing)[0];
+        let got: Vec<bool> = [2000, 18_000, 19_000, 36_000, 37_000, 201_000].into_iter().map(|q| lone(&mut p, q)).collect();
+        assert_eq!(got, vec![false, false, true, false, true, true]);
     }
 
     /// A script whose peer sends data is not modelled: the error says so.
