@@ -252,7 +252,9 @@ impl DrillSocket {
             tcpi_rto: us(s.rto()),
             tcpi_snd_mss: mss as u32,
             tcpi_unacked: (end - first) as u32,
-            tcpi_sacked: count(&|k| board.is_sacked_segment(k)),
+            // Without SACK, Linux counts duplicate ACKs as SACKed segments (`tcp_add_reno_sack`),
+            // at most all but one outstanding (`tcp_limit_reno_sacked`).
+            tcpi_sacked: if self.sack { count(&|k| board.is_sacked_segment(k)) } else { (s.duplicate_acks() as u32).min(((end - first) as u32).saturating_sub(1)) },
             // Linux `tcp_timeout_mark_lost` marks the segments not SACKed lost at a timeout
             // (but those RACK still waits for, sent within RTT + reo_wnd: not told apart here);
             // the simulator's Loss state goes back over them without marking (go-back-N).

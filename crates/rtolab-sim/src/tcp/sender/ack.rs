@@ -341,9 +341,11 @@ impl TcpSender {
                 let head_lost = || self.cfg.sack && self.scoreboard.is_lost_first(&self.geometry);
                 if self.cfg.fast_retransmit.starts_recovery(facts, head_lost) {
                     self.enter_recovery(now, out);
-                } else if self.cfg.limited_transmit && self.cfg.flight_size.needs_limited_transmit() && self.dupacks < self.cfg.dupthresh {
+                } else if self.cfg.limited_transmit && (self.cfg.flight_size.needs_limited_transmit() || !self.cfg.sack) && self.dupacks < self.cfg.dupthresh {
                     // (Under `FlightSize::PacketsInFlight` the SACKed segment leaves the
-                    // flight and `send_allowed` fills the room: no limited transmit.)
+                    // flight and `send_allowed` fills the room: no limited transmit. Without
+                    // SACK Linux counts the duplicate itself as a segment that left,
+                    // `tcp_add_reno_sack`, which makes room for one new segment as RFC 3042.)
                     self.limited_transmit(now, out);
                 }
             }

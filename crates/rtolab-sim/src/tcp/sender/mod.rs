@@ -428,6 +428,12 @@ impl TcpSender {
         self.snd_max
     }
 
+    /// Duplicate ACKs since SND.UNA last advanced: what Linux counts as SACKed segments on a
+    /// connection without SACK (`tcp_add_reno_sack`).
+    pub fn duplicate_acks(&self) -> u64 {
+        self.dupacks as u64
+    }
+
     /// The RTO estimator (smoothed RTT, variation, back-off).
     pub fn rto_estimator(&self) -> &RtoEstimator {
         &self.rto
