@@ -211,3 +211,19 @@ def test_blocks_share_one_namespace_with_packetdrills_names() -> None:
     # block is seen by the next; TCP_ESTABLISHED and TCPI_OPT_SACK are among its names.
     tail = GOOD_TAIL + "+0     %{ first_cwnd = tcpi_snd_cwnd }%\n+0     %{ assert first_cwnd == 10 and TCP_ESTABLISHED == 1 and TCPI_OPT_SACK == 2 }%\n"
     assert outcome(script(tail)).status == "pass"
+
+
+def test_close_sends_a_fin_and_the_peers_fin_is_acknowledged() -> None:
+    # Linux tcp_send_fin with nothing unsent: a FIN of its own after the data (F. 10001:10001);
+    # the peer's FIN, acknowledging it (ack 10002), is acknowledged at once (tcp_fin: ack 2).
+    tail = ("+0 > P. 1:10001(10000) ack 1\n+.1 < . 1:1(0) ack 10001 win 257\n+.1 close(4) = 0\n"
+            "+0 > F. 10001:10001(0) ack 1\n+.1 < F. 1:1(0) ack 10002 win 257\n+0 > . 10002:10002(0) ack 2\n")
+    result = outcome(script(tail))
+    assert result.status == "pass", result
+
+
+def test_cubic_module_parameters_reach_the_stack() -> None:
+    # tcp_cubic's hystart_detect 3 is its default (both detectors); 1 (one of them) is not modelled.
+    assert outcome(script(GOOD_TAIL, init="`echo 3 > /sys/module/tcp_cubic/parameters/hystart_detect`")).status == "pass"
+    skipped = outcome(script(GOOD_TAIL, init="`echo 1 > /sys/module/tcp_cubic/parameters/hystart_detect`"))
+    assert skipped.status == "skip" and "hystart_detect=1" in skipped.message

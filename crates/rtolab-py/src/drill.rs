@@ -109,6 +109,12 @@ impl DrillSocket {
         segments_to(py, &out)
     }
 
+    /// `close()` at `now_ns`: what the socket sends at once (its FIN).
+    fn close<'py>(&mut self, py: Python<'py>, now_ns: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let out = self.socket.close(SimTime(now_ns)).map_err(drill_error)?;
+        segments_to(py, &out)
+    }
+
     /// Whether a connection is ready for `accept()` (then it is taken).
     fn accept(&mut self) -> bool {
         self.socket.accept()

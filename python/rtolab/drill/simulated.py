@@ -2,8 +2,9 @@
 server that sends what its application writes, on the simulator's clock.
 
 It plays a passive open: ``socket``, ``setsockopt``, ``bind``, ``listen``, the peer's SYN,
-the SYN-ACK, the peer's ACK, ``accept``, ``write`` and the ACKs that follow. Anything else (an
-active open, data from the peer, ``close``) skips the script, naming what it needs. Shell
+the SYN-ACK, the peer's ACK, ``accept``, ``write``, the ACKs that follow, ``close`` (this side's
+FIN once the data is sent) and the peer's FIN. Anything else (an active open, data from the
+peer) skips the script, naming what it needs. Shell
 commands map their sysctls onto the profile's settings (:mod:`rtolab.drill.sysctls`) and may
 only come before the socket exists. The socket's timers fire one expiry at a time, so a timer
 never fires past an inbound packet the script injects first.
@@ -82,6 +83,8 @@ class SimulatedStack:
         return {} if self.sock is None else dict(self.sock.info())
 
     def other(self, now: int, call: Syscall) -> list[Sent]:
+        if call.name == "close" and self.sock is not None:
+            return [(now, s) for s in self._call(self.sock.close, now)]
         raise Skip(f"{call.name}()")
 
     def _listening(self, name: str) -> Any:

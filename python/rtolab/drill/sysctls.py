@@ -68,6 +68,18 @@ class StackSettings:
             added.append("frto")
         return {**self.tcp, "detect": kept + added}
 
+    def apply_cubic(self, name: str, value: str) -> None:
+        """Applies a parameter of the ``tcp_cubic`` module (``tcp_cubic.c``'s
+        ``module_param``s): ``hystart`` on or off, and ``hystart_detect`` 3 (both of HyStart's
+        detectors, the default) or 0 (neither: HyStart off); anything else is
+        :class:`Unsupported`."""
+        if (name, value) in (("hystart", "1"), ("hystart_detect", "3")):
+            self.tcp["hystart"] = True
+        elif (name, value) in (("hystart", "0"), ("hystart_detect", "0")):
+            self.tcp["hystart"] = False
+        else:
+            raise Unsupported(f"tcp_cubic module parameter {name}={value}")
+
     def apply(self, name: str, value: str) -> None:
         """Applies ``net.ipv4.<name> = value``; raises :class:`Unsupported` for a name or a
         value rtolab does not model."""
@@ -161,10 +173,15 @@ def _run_one(settings: StackSettings, line: str, directory: Path) -> None:
         return
     echo = re.fullmatch(r"echo\s+(.+?)\s*>\s*(\S+)", line)
     if echo:
+        value = echo.group(1).strip().strip('"')
+        cubic = re.fullmatch(r"/sys/module/tcp_cubic/parameters/([a-z_]+)", echo.group(2))
+        if cubic:
+            settings.apply_cubic(cubic.group(1), value)
+            return
         match = _SYSCTL.match(echo.group(2))
         if not match:
             raise Unsupported(f"command {line!r}")
-        settings.apply(match.group(1), echo.group(1).strip().strip('"'))
+        settings.apply(match.group(1), value)
         return
     if words[:3] == ["ip", "tcp_metrics", "flush"]:
         return  # no earlier connection is remembered

@@ -93,6 +93,10 @@ pub struct DrillSocket {
     push: PushState,
     /// The least SRTT seen, standing for Linux's `tcp_min_rtt` in `tcp_tso_autosize`.
     min_srtt: Option<SimDuration>,
+    /// `close()` sent this side's FIN (its sequence number is the end of the data + 1).
+    fin_sent: bool,
+    /// The peer's FIN arrived: this side's ACK number is 2 from then on.
+    peer_fin: bool,
 }
 
 impl DrillSocket {
@@ -113,6 +117,8 @@ impl DrillSocket {
             accepted: false,
             synack_retransmits: 0,
             push: PushState::default(),
+            fin_sent: false,
+            peer_fin: false,
             min_srtt: None,
         }
     }
@@ -155,8 +161,11 @@ impl DrillSocket {
             self.state = State::Closed;
             return Ok(Vec::new());
         }
-        if seg.len > 0 || seg.has(FIN) {
-            return Err(DrillError::Unsupported("the peer sending data or a FIN (the socket only sends)".into()));
+        if seg.len > 0 {
+            return Err(DrillError::Unsupported("the peer sending data (the socket only sends)".into()));
+        }
+        if seg.has(FIN) && !matches!(self.state, State::Established) {
+            return Err(DrillError::Unsupported("a FIN from the peer before the connection is established".into()));
         }
         if let Some((val, _)) = seg.timestamp() {
             self.ts_recent = val;
@@ -195,7 +204,13 @@ impl DrillSocket {
                 self.push.on_ack(inner.wnd, &sack);
                 let mut segs = Vec::new();
                 self.sender.as_mut().expect("established").on_segment(now, &inner, &mut segs);
-                Ok(self.wire_batch(&segs))
+                let mut out = self.wire_batch(&segs);
+                if seg.has(FIN) && !self.peer_fin {
+                    // Linux `tcp_fin`: the peer's FIN is acknowledged at once (quick ACK).
+                    self.peer_fin = true;
+                    out.push(self.bare(now, ACK));
+                }
+                Ok(out)
             }
             State::Closed => Err(DrillError::Refused("the connection was reset".into())),
         }
@@ -227,6 +242,45 @@ impl DrillSocket {
         let mut segs = Vec::new();
         sender.supply(now, bytes, &mut segs);
         Ok(self.wire_batch(&segs))
+    }
+
+    /// `close()` at `now`: this side's FIN goes at once after the data (Linux `tcp_send_fin`
+    /// with nothing left unsent: a segment of its own, `F.`). Not modelled: a close with data
+    /// still unsent (Linux puts the FIN on the last segment), the FIN's retransmission, and
+    /// what a later read or write of the closed socket returns.
+    pub fn close(&mut self, now: SimTime) -> Result<Vec<WireSegment>, DrillError> {
+        let Some(sender) = self.sender.as_ref().filter(|_| matches!(self.state, State::Established)) else {
+            return Err(DrillError::Refused("close before the connection is established".into()));
+        };
+        if sender.snd_max() < sender.data_end() {
+            return Err(DrillError::Unsupported("close() with data not yet sent (the FIN would go on the last segment)".into()));
+        }
+        if self.fin_sent {
+            return Ok(Vec::new());
+        }
+        self.fin_sent = true;
+        Ok(vec![self.bare(now, FIN | ACK)])
+    }
+
+    /// A segment without data at SND.NXT (after the FIN once sent): a FIN or an ACK.
+    fn bare(&self, now: SimTime, flags: u8) -> WireSegment {
+        let sender = self.sender.as_ref().expect("established");
+        let fin_is_below = self.fin_sent && flags & FIN == 0;
+        let seq = (sender.data_end() + 1 + fin_is_below as u64) as u32;
+        let options = if self.timestamps { vec![WireOption::Nop, WireOption::Nop, self.timestamp_option(now)] } else { Vec::new() };
+        WireSegment { flags, seq, ack: self.rcv_nxt(), win: self.window_field(), len: 0, options }
+    }
+
+    /// The ACK number this side sends: 1, or 2 once the peer's FIN arrived.
+    fn rcv_nxt(&self) -> u32 {
+        1 + self.peer_fin as u32
+    }
+
+    /// The window field (Linux `__tcp_select_window`: the window is rounded up to the scale's
+    /// unit, `ALIGN(window, 1 << rcv_wscale)`, so that it is not scaled away).
+    fn window_field(&self) -> u16 {
+        let shift = self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0);
+        INITIAL_RECEIVE_WINDOW.div_ceil(1 << shift) as u16
     }
 
     /// `getsockopt(TCP_INFO)` now.
@@ -345,22 +399,22 @@ impl DrillSocket {
         if psh {
             flags |= PSH;
         }
-        // Linux `__tcp_select_window`: the window is rounded up to the scale's unit
-        // (`ALIGN(window, 1 << rcv_wscale)`) so that it is not scaled away.
-        let shift = self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0);
-        let win = INITIAL_RECEIVE_WINDOW.div_ceil(1 << shift) as u16;
+        let win = self.window_field();
         let options = if self.timestamps && s.ts_val != 0 {
             vec![WireOption::Nop, WireOption::Nop, WireOption::Timestamp { val: tick(s.ts_val), ecr: self.ts_recent }]
         } else {
             Vec::new()
         };
-        WireSegment { flags, seq: (s.seq + 1) as u32, ack: 1, win, len: s.len, options }
+        WireSegment { flags, seq: (s.seq + 1) as u32, ack: self.rcv_nxt(), win, len: s.len, options }
     }
 
     /// The peer's ACK as the sender reads it: bytes acknowledged, SACK blocks as data
     /// offsets, the window in bytes, TSecr as the simulated time it echoes.
     fn from_wire(&self, seg: &WireSegment) -> Segment {
-        let mut inner = Segment { flags: FLAG_ACK, ack: seg.ack.saturating_sub(1) as u64, wnd: self.peer_window(seg), ..Default::default() };
+        // The FIN takes a sequence number after the data: its ACK acknowledges no byte.
+        let data_end = self.sender.as_ref().map_or(u64::MAX, |s| s.data_end());
+        let acked = (seg.ack.saturating_sub(1) as u64).min(data_end);
+        let mut inner = Segment { flags: FLAG_ACK, ack: acked, wnd: self.peer_window(seg), ..Default::default() };
         for &(a, b) in seg.sack_blocks() {
             inner.sack.push((a.saturating_sub(1) as u64, b.saturating_sub(1) as u64));
         }
