@@ -209,9 +209,9 @@ mod tests {
         let reo = rack.reordering_window(false, 1, 3, Some(SimDuration::from_millis(50)));
         assert_eq!(reo, SimDuration::from_micros(12_500));
         let v = rack.detect_loss(ms(52), reo, 100, 500, &mut sb, &G);
-        assert_eq!(v, RackVerdict { newly_lost: 0, recheck_after: Some(SimDuration::from_micros(11_500)) });
+        assert_eq!(v, RackVerdict { newly_lost: 0, lost_retransmissions: 0, recheck_after: Some(SimDuration::from_micros(11_500)) });
         let v = rack.detect_loss(SimTime(63_500_000), reo, 100, 500, &mut sb, &G);
-        assert_eq!(v, RackVerdict { newly_lost: 1, recheck_after: None });
+        assert_eq!(v, RackVerdict { newly_lost: 1, lost_retransmissions: 0, recheck_after: None });
         assert!(sb.is_lost(1) && !sb.is_lost(3));
     }
 

@@ -141,7 +141,7 @@ impl TcpSpec {
             syn_losses_for_window: s.syn_losses_for_window,
             syn_undo_by_timestamp: s.syn_undo_by_timestamp,
             holds_at_recovery_point: s.holds_at_recovery_point,
-            linux_enter_loss: s.linux_enter_loss,
+            timeout_reduces_per_window: s.timeout_reduces_per_window,
             handshake: s.handshake,
             cc: s.cc,
             cubic: s.cc.cubic_params(s.hystart, s.cubic_beta),

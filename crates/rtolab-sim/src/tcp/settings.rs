@@ -188,8 +188,8 @@ declare_tcp_settings! {
         syn_undo_by_timestamp: bool = false; Linux = true,
         /// Linux `tcp_try_undo_recovery` (`SenderConfig::holds_at_recovery_point`).
         holds_at_recovery_point: bool = false; Linux = true,
-        /// Linux `tcp_enter_loss` (`SenderConfig::linux_enter_loss`).
-        linux_enter_loss: bool = false; Linux = true,
+        /// Linux `tcp_enter_loss` (`SenderConfig::timeout_reduces_per_window`).
+        timeout_reduces_per_window: bool = false; Linux = true,
         /// SACK blocks an ACK may carry at most (ns-2's sink: 3).
         max_sack_blocks: usize = 4; Ns2Sack1 | Ns2Newreno = 3,
         /// When duplicate ACKs start fast retransmit (`policy::FastRetransmit`).

@@ -89,13 +89,13 @@ impl TcpSender {
         if self.state.is_recovery() {
             self.recovery.on_exit();
         }
-        let reduces = if self.cfg.linux_enter_loss {
+        let reduces = if self.cfg.timeout_reduces_per_window {
             !(facts.in_fast_recovery || facts.in_rto_recovery) || self.recover <= self.snd_una || (facts.in_rto_recovery && !facts.repeats_without_progress)
         } else {
             self.rto.backoff() == 0
         };
         // Linux takes a new undo snapshot with the reduction (`tcp_init_undo`).
-        self.begin_episode(EpisodeKind::Timeout, self.cfg.linux_enter_loss && reduces);
+        self.begin_episode(EpisodeKind::Timeout, self.cfg.timeout_reduces_per_window && reduces);
         if let Some(ep) = self.episode.as_mut() {
             ep.add_timeout(id);
         }

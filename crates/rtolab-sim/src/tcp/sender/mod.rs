@@ -62,7 +62,7 @@ pub struct SenderConfig {
     /// Disorder, one after the recovery point was reached, and one in RTO recovery after
     /// SND.UNA advanced (`!icsk_retransmits`); else the first of a series (back-off 0, RFC
     /// 5681 (4)'s "held constant" for a segment already resent by the timer).
-    pub linux_enter_loss: bool,
+    pub timeout_reduces_per_window: bool,
     /// A three-way handshake before data (ns-2's one-way agents send data at once).
     pub handshake: bool,
     /// The congestion controller.
