@@ -162,9 +162,11 @@ fn sampled_events(samples: &[Sample], fired: &[SimTime], oracle: &mut SpuriousOr
             if raised {
                 undos += 1;
                 if p.ca_state == CA_LOSS {
-                    detected += 1;
                     let since = loss_since.unwrap_or(p.t);
                     let ids: Vec<u64> = fired.iter().enumerate().filter(|(_, &t)| t + MATCH_SLACK > since && t <= s.t).map(|(i, _)| i as u64).collect();
+                    // An undo from Loss finds every timeout of its episode spurious, as the
+                    // simulator counts them (`spurious_detected`: one per timeout).
+                    detected += (ids.len() as u64).max(1);
                     if let (Some(&a), Some(&b)) = (ids.first(), ids.last()) {
                         oracle.detected(a, b);
                     }
