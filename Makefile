@@ -86,6 +86,7 @@ validate: build
 	$(PY) validate/ns2_compare.py --out docs/validation.md
 	$(PY) validate/kernel_compare.py --out docs/validation.md
 	$(PY) validate/cubic_kernel.py --out docs/validation.md
+	$(PY) validate/rto_series.py --out docs/validation.md
 	$(PY) validate/ns3/ns3_run.py --selftest
 	$(PY) validate/ns3/cc_compare.py --out docs/validation.md
 	$(PY) validate/cc_hsdpa_kernel.py --out docs/cc-hsdpa.md
