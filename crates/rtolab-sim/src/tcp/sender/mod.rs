@@ -147,6 +147,9 @@ pub enum TimerKind {
     Probe,
     /// RACK's re-check of segments inside the reordering window (RFC 8985 6.3).
     Reorder,
+    /// The persist timer: the peer's window is shut with data waiting and nothing in flight
+    /// (RFC 9293 3.8.6.1; Linux `ICSK_TIME_PROBE0`).
+    Persist,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,6 +178,8 @@ pub struct SenderStats {
     pub dsacks_received: u64,
     /// Tail loss probes sent (Linux `TCPLossProbes`).
     pub loss_probes: u64,
+    /// Zero-window probes sent by the persist timer.
+    pub window_probes: u64,
     /// Probes that repaired a loss and reduced the window (Linux `TCPLossProbeRecovery`).
     pub probe_recoveries: u64,
     pub rto_sum_s: f64,
@@ -506,6 +511,7 @@ impl TcpSender {
         match (self.phase, self.timer_kind) {
             (Phase::Established, TimerKind::Probe) if self.snd_una < self.snd_max => self.send_loss_probe(now, out),
             (Phase::Established, TimerKind::Reorder) if self.snd_una < self.snd_max => self.on_reorder_timeout(now, out),
+            (Phase::Established, TimerKind::Persist) => self.send_window_probe(now, out),
             (Phase::SynSent, _) => {
                 // RFC 6298 (5.5)-(5.6) apply to the SYN as well.
                 self.stats.syn_timeouts += 1;

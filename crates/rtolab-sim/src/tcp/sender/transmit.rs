@@ -66,6 +66,34 @@ impl TcpSender {
         if burst > 0 {
             self.schedule_probe(now, false);
         }
+        self.arm_persist_if_shut(now);
+    }
+
+    /// Linux `tcp_check_probe_timer`: data waits for a window the peer shut, nothing is in
+    /// flight to bring an ACK that opens it, and no timer runs: the persist timer is armed one
+    /// RTO ahead (`tcp_probe0_base`).
+    fn arm_persist_if_shut(&mut self, now: SimTime) {
+        let len = self.segment_len(self.snd_nxt);
+        if self.timer.is_none() && self.snd_una >= self.snd_max && len > 0 && self.snd_nxt + len - self.snd_una > self.rwnd {
+            self.timer = Some(self.timer_fires(now, self.rto.current()));
+            self.timer_kind = TimerKind::Persist;
+        }
+    }
+
+    /// Linux `tcp_probe_timer` → `tcp_send_probe0` → `tcp_xmit_probe_skb`: while the window
+    /// stays shut, a segment without data one byte below SND.UNA, so that the peer must answer
+    /// with its window (RFC 9293 3.8.6.1), and the timer backed off (`tcp_probe0_when`).
+    pub(super) fn send_window_probe(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let len = self.segment_len(self.snd_nxt);
+        if len == 0 || self.snd_una < self.snd_max || self.snd_nxt + len - self.snd_una <= self.rwnd {
+            return self.send_allowed(now, out);
+        }
+        let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };
+        out.push(Segment { flags: FLAG_ACK, seq: self.snd_una.saturating_sub(1), len: 0, ts_val, ..Default::default() });
+        self.stats.window_probes += 1;
+        self.rto.back_off();
+        self.timer = Some(self.timer_fires(now, self.rto.current()));
+        self.timer_kind = TimerKind::Persist;
     }
 
     /// RFC 6675 5 step (C): while cwnd − pipe ≥ 1 SMSS, send what NextSeg() chooses.
@@ -223,6 +251,11 @@ impl TcpSender {
         // everything and closes.
         let flags = if self.cfg.size == Some(end) { FLAG_ACK | FLAG_FIN } else { FLAG_ACK };
         out.push(Segment { flags, seq, len: len as u32, ts_val, ..Default::default() });
+        if self.timer_kind == TimerKind::Persist && self.timer.is_some() {
+            // The window opened: the probes stop and their back-off goes (Linux `tcp_ack_probe`).
+            self.rto.clear_backoff();
+            self.timer = None;
+        }
         if self.timer.is_none() {
             self.arm_rto(now); // RFC 6298 (5.1)
         }
