@@ -8,10 +8,13 @@
 //! most recently sent segment known delivered (`RACK.xmit_ts`, `RACK.end_seq`), its RTT
 //! (`RACK.rtt`), and the minimum RTT seen.
 //!
-//! Reordering window (Linux `tcp_rack_reo_wnd`): rtolab's links never reorder, so no
-//! reordering is ever seen (`reord_seen` stays 0) and the window is min(min_RTT/4, SRTT),
-//! or 0 once in Recovery or Loss or once DupThresh segments are SACKed (RFC 8985 6.2 step 4:
-//! the DupThresh rule stays in force until reordering is observed).
+//! Reordering window (Linux `tcp_rack_reo_wnd`): min(min_RTT/4, SRTT), or 0 once in
+//! Recovery or Loss or once DupThresh segments are SACKed, as long as no reordering was seen
+//! (RFC 8985 6.2 step 4: the DupThresh rule stays in force until reordering is observed).
+//! Reordering is seen (Linux `tp->reord_seen`, `tcp_check_sack_reordering`) when a segment
+//! never retransmitted is delivered, SACKed or cumulatively acknowledged, below the highest
+//! SACKed one: rtolab's links never reorder, but a peer (a drill script) may, and a
+//! cumulative ACK that fills a hole never resent says so.
 //!
 //! Invariant: `xmit[i]` is the latest send time of segment `base + i` and whether it was ever
 //! sent more than once (Linux `TCPCB_EVER_RETRANS`); segments below `base` are cumulatively
@@ -42,7 +45,15 @@ pub struct Rack {
     /// A delivery moved RACK's state since the last pass (Linux `rack.advanced`): ACKs that
     /// deliver nothing new run no pass.
     advanced: bool,
+    /// Reordering was observed (Linux `tp->reord_seen`): the reordering window no longer
+    /// drops to 0 in recovery or at DupThresh.
+    reord_seen: bool,
+    /// The largest reordering degree seen, in segments (`check_sack_reordering`).
+    reordering: u64,
 }
+
+/// Linux `sysctl_tcp_max_reordering`'s default.
+const MAX_REORDERING: u64 = 300;
 
 /// What one loss-detection pass found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,9 +126,30 @@ impl Rack {
         }
     }
 
-    /// Linux `tcp_rack_reo_wnd`, without observed reordering (see the module doc).
+    /// Linux `tcp_check_sack_reordering` (from `tcp_sacktag_write_queue`, for a "new sack for
+    /// not retransmitted frame, which was in hole", and from `tcp_clean_rtx_queue`,
+    /// "non-retransmitted hole got filled"): segment `low` was delivered, never resent,
+    /// below `fack`, one past the highest SACKed segment (`tcp_highest_sack_seq`). Reordering
+    /// is seen, and its degree (`tp->reordering`, in segments) rises to `fack − low` when
+    /// that is more, at most `tcp_max_reordering` (300).
+    pub fn check_sack_reordering(&mut self, low: u64, fack: u64) {
+        if low >= fack {
+            return;
+        }
+        self.reordering = self.reordering.max((fack - low).min(MAX_REORDERING));
+        self.reord_seen = true;
+    }
+
+    /// The reordering degree seen, in segments (0 when none; Linux `tp->reordering` is the
+    /// larger of this and the `tcp_reordering` sysctl, the DupThresh).
+    pub fn reordering(&self) -> u64 {
+        self.reordering
+    }
+
+    /// Linux `tcp_rack_reo_wnd` (see the module doc; `reo_wnd_steps` stays 1: no DSACK
+    /// widening).
     pub fn reordering_window(&self, in_recovery_or_loss: bool, sacked_segments: u64, dupthresh: u64, srtt: Option<SimDuration>) -> SimDuration {
-        if in_recovery_or_loss || sacked_segments >= dupthresh {
+        if !self.reord_seen && (in_recovery_or_loss || sacked_segments >= dupthresh) {
             return SimDuration::ZERO;
         }
         let quarter = self.min_rtt.unwrap_or(0) / 4;

@@ -120,6 +120,14 @@ impl Scoreboard {
         newly
     }
 
+    /// The highest SACKed segment, if any (Linux `tcp_highest_sack_seq` is its start).
+    pub fn highest_sacked_segment(&self) -> Option<u64> {
+        if self.sacked == 0 {
+            return None;
+        }
+        self.flags.iter().rposition(|f| f & SACKED != 0).map(|i| self.base + i as u64)
+    }
+
     /// SACKed bytes in [base, seq).
     pub fn sacked_bytes_below(&self, seq: u64, g: &Geometry) -> u64 {
         if self.sacked == 0 {

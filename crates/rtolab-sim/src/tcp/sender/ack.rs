@@ -42,6 +42,8 @@ impl TcpSender {
         // ACK of new data.
         let sack_ignored = !self.cfg.fast_retransmit.reads_sack_after_timeout() && self.state.is_loss() && ack <= self.snd_una;
         let una_before = self.snd_una;
+        // Linux `tcp_ack`'s `prior_fack` (`tcp_highest_sack_seq` before this ACK's SACK blocks).
+        let prior_fack = self.scoreboard.highest_sacked_segment();
         let undos_before = self.stats.undos;
         let news = if self.cfg.sack && !sack_ignored { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
         if state_before.is_recovery() {
@@ -65,7 +67,7 @@ impl TcpSender {
             acked = ack - self.snd_una;
             // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
             delivered += acked - self.scoreboard.sacked_bytes_below(ack, &self.geometry).min(acked);
-            let sample = self.on_new_ack(now, ack, seg, news, send_time_sample.map(|s| s.estimator), out);
+            let sample = self.on_new_ack(now, ack, seg, news, prior_fack, send_time_sample.map(|s| s.estimator), out);
             if !every_ack {
                 rtt = sample;
             }
@@ -131,6 +133,7 @@ impl TcpSender {
         }
         let skip = dsack.is_some() as usize;
         let point = self.state.point().unwrap_or(u64::MAX);
+        let mut reord: Option<u64> = None;
         // In ascending order, as Linux's `tcp_sacktag_write_queue` walks them (RACK keeps
         // the RTT of the last segment it is told about).
         let mut sorted = [(0u64, 0u64); 4];
@@ -140,7 +143,9 @@ impl TcpSender {
         for &(s, e) in sorted.iter() {
             let s = s.max(ack).max(self.snd_una);
             if e > s && self.tracks_sends() {
-                self.rack_delivered(now, s, e.min(self.snd_max), Some(&mut news.first_delivered));
+                let fack = self.scoreboard.highest_sacked_segment();
+                let low = self.rack_delivered(now, s, e.min(self.snd_max), fack, Some(&mut news.first_delivered));
+                reord = reord.min(low).or(reord).or(low);
             }
             if e > s {
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
@@ -148,6 +153,11 @@ impl TcpSender {
                 news.newly_sacked += below + above;
                 news.newly_sacked_below_point += below;
             }
+        }
+        // Linux `tcp_sacktag_write_queue` ends with `tcp_check_sack_reordering(sk,
+        // state->reord, 0)`, `fack` then one past the highest SACKed segment.
+        if let (Some(low), Some(h)) = (reord, self.scoreboard.highest_sacked_segment()) {
+            self.rack.check_sack_reordering(low, h + 1);
         }
         news
     }
@@ -187,6 +197,7 @@ impl TcpSender {
         ack: u64,
         seg: &Segment,
         news: SackNews,
+        prior_fack: Option<u64>,
         measured: Option<SimDuration>,
         out: &mut Vec<Segment>,
     ) -> Option<SimDuration> {
@@ -202,16 +213,24 @@ impl TcpSender {
         };
         let retransmitted_end = self.snd_una + self.segment_len(self.snd_una);
         let old_una = self.snd_una;
+        let mut reord = None;
         if let Some(m) = self.icmp.as_mut() {
             m.on_new_ack(); // paper 001 cases 5 and 8
         }
         if self.tracks_sends() {
-            self.rack_delivered(now, self.snd_una, ack, None);
+            reord = self.rack_delivered(now, self.snd_una, ack, prior_fack, None);
             self.rack.advance(ack, &self.geometry);
         }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack, &self.geometry);
+        // Linux `tcp_clean_rtx_queue`: "non-retransmitted hole got filled? That's reordering"
+        // (`tcp_highest_sack_seq` is SND.UNA once nothing SACKed is left).
+        if let Some(low) = reord {
+            let mss = self.geometry.mss;
+            let fack = self.scoreboard.highest_sacked_segment().map_or(ack.div_ceil(mss), |h| h + 1);
+            self.rack.check_sack_reordering(low, fack);
+        }
         if self.cfg.fast_retransmit.clears_scoreboard_on_new_ack() && !self.state.is_recovery() {
             // A later duplicate counts if its SACK blocks are new to this cleared board.
             self.scoreboard.clear();
@@ -365,8 +384,11 @@ impl TcpSender {
     }
 
     /// RACK learns of each segment in [start, end) delivered now for the first time (not
-    /// SACKed before); only whole segments count, as on the scoreboard.
-    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64, mut first_delivered: Option<&mut DeliveredSpan>) {
+    /// SACKed before); only whole segments count, as on the scoreboard. `fack` is the highest
+    /// SACKed segment before these deliveries: one never resent below it was reordered
+    /// (Linux `tcp_sacktag_one`'s and `tcp_clean_rtx_queue`'s `reord`): returns the lowest such.
+    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64, fack: Option<u64>, mut first_delivered: Option<&mut DeliveredSpan>) -> Option<u64> {
+        let mut reord = None;
         let mss = self.geometry.mss;
         let mut k = start.div_ceil(mss);
         while k * mss < end {
@@ -378,6 +400,9 @@ impl TcpSender {
                 // Ever resent (Linux `TCPCB_RETRANS` in `tcp_rack_advance`), not only in this
                 // episode: a timeout clears the scoreboard's marks, not what was sent.
                 let ever_resent = self.rack.sent(k).is_some_and(|s| s.retransmitted);
+                if !ever_resent && fack.is_some_and(|f| k < f) && reord.is_none() {
+                    reord = Some(k);
+                }
                 self.rack.on_delivered(k, seg_end, ever_resent, now);
                 if let (Some(span), Some(sent)) = (first_delivered.as_deref_mut(), self.rack.sent(k)) {
                     if !sent.retransmitted {
@@ -387,6 +412,7 @@ impl TcpSender {
             }
             k += 1;
         }
+        reord
     }
 
     /// Linux `tcp_set_xmit_timer`: a tail loss probe if one may be armed, else the RTO.
