@@ -316,12 +316,15 @@ impl DrillSocket {
                 LossState::Loss { point } => count(&|k| k * mss < point && !board.is_sacked_segment(k)),
                 _ => count(&|k| board.is_lost(k)),
             },
-            tcpi_retrans: count(&|k| board.is_retransmitted(k)),
+            // Linux `retrans_out`: a retransmission SACKed (`tcp_sacktag_one`) or found lost
+            // (`tcp_mark_skb_lost`) is counted out.
+            tcpi_retrans: count(&|k| board.is_retransmitted(k) && !board.is_sacked_segment(k)),
             tcpi_rtt: rto.srtt().map_or(0, us),
             tcpi_rttvar: us(rto.rttvar()),
             tcpi_snd_ssthresh: (s.ssthresh() / mss).min(INFINITE_SSTHRESH as u64) as u32,
             tcpi_snd_cwnd: (s.cwnd() / mss) as u32,
-            tcpi_reordering: s.config().dupthresh,
+            // `tp->reordering`: the `tcp_reordering` sysctl, raised by `tcp_check_sack_reordering`.
+            tcpi_reordering: (s.config().dupthresh as u64).max(s.reordering_seen()) as u32,
             tcpi_total_retrans: (s.stats.retransmits + self.synack_retransmits as u64) as u32,
         }
     }

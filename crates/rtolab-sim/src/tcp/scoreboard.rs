@@ -100,7 +100,8 @@ impl Scoreboard {
     }
 
     /// Marks every segment wholly inside a SACK block [start, end) as SACKed; returns the
-    /// bytes SACKed for the first time.
+    /// bytes SACKed for the first time. A SACKed segment is no longer lost (Linux
+    /// `tcp_sacktag_one` clears `TCPCB_LOST` and counts it out of `lost_out`).
     pub fn mark_sacked(&mut self, start: u64, end: u64, snd_max: u64, g: &Geometry) -> u64 {
         let end = end.min(snd_max);
         let first = start.div_ceil(g.mss);
@@ -110,7 +111,7 @@ impl Scoreboard {
             let len = g.seg_len(k);
             if let Some(f) = self.slot(k) {
                 if *f & SACKED == 0 {
-                    *f |= SACKED;
+                    *f = (*f | SACKED) & !LOST;
                     self.sacked += 1;
                     newly += len;
                 }

@@ -449,6 +449,12 @@ impl TcpSender {
         &self.scoreboard
     }
 
+    /// The reordering degree RACK saw, in segments (0 when none; Linux `tp->reordering`
+    /// once `tcp_check_sack_reordering` raised it above the DupThresh).
+    pub fn reordering_seen(&self) -> u64 {
+        self.rack.reordering()
+    }
+
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         out.push(Segment { flags: FLAG_SYN, ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 }, ..Default::default() });
         self.arm_rto(now);
