@@ -136,6 +136,14 @@ impl FlightSize {
         self == FlightSize::PacketsInFlight
     }
 
+    /// Without SACK, duplicate ACKs count as SACKed segments (Linux `tcp_add_reno_sack`,
+    /// `sacked_out` of a Reno connection) which the next cumulative ACK takes back out of
+    /// what it delivered (`tcp_remove_reno_sacks`).
+    #[inline]
+    pub fn counts_duplicates_as_sacked(self) -> bool {
+        self == FlightSize::PacketsInFlight
+    }
+
     /// A segment still marked lost starts recovery on an ACK that marked nothing new (Linux
     /// `tcp_time_to_recover`: `lost_out != 0`); asked with RACK only.
     #[inline]

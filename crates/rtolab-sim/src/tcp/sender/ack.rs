@@ -67,6 +67,15 @@ impl TcpSender {
             acked = ack - self.snd_una;
             // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
             delivered += acked - self.scoreboard.sacked_bytes_below(ack, &self.geometry).min(acked);
+            let credited = self.remove_reno_sacks(acked);
+            // Outside recovery, what the duplicates delivered was delivered then (Linux counts
+            // it in `tcp_add_reno_sack`; in Open and Disorder it grows nothing, as
+            // `tcp_may_raise_cwnd` wants `FLAG_DATA_ACKED`). In fast recovery the profile
+            // still credits the duplicates here, with the cumulative ACK: its pipe does not
+            // take them out either.
+            if !state_before.is_recovery() && !state_before.is_loss() {
+                delivered -= credited;
+            }
             let sample = self.on_new_ack(now, ack, seg, news, prior_fack, send_time_sample.map(|s| s.estimator), out);
             if !every_ack {
                 rtt = sample;
@@ -331,6 +340,12 @@ impl TcpSender {
 
     fn on_dupack(&mut self, now: SimTime, news: SackNews, out: &mut Vec<Segment>) {
         self.dupacks += 1;
+        if !self.cfg.sack && self.cfg.flight_size.counts_duplicates_as_sacked() {
+            // Linux `tcp_add_reno_sack`, capped by `tcp_limit_reno_sacked` (one hole at least
+            // stays: `max(lost_out, 1)`, one lost segment without SACK).
+            let outstanding = (self.snd_max - self.snd_una).div_ceil(self.geometry.mss);
+            self.reno_sacked = (self.reno_sacked + 1).min(outstanding.saturating_sub(1));
+        }
         match self.state {
             LossState::Recovery { .. } => {
                 if let Some(c) = self.recovery.on_dupack(self.window_facts()) {
@@ -369,6 +384,20 @@ impl TcpSender {
                 }
             }
         }
+    }
+
+    /// Linux `tcp_remove_reno_sacks`, for a cumulative ACK of `acked` bytes (before SND.UNA
+    /// moves): "one ACK acked hole. The rest eat duplicate ACKs": of the segments it
+    /// acknowledges, all but one may have been counted already as duplicates, and leave
+    /// `reno_sacked`. Returns the bytes so counted (0 with SACK or other flight rules).
+    fn remove_reno_sacks(&mut self, acked: u64) -> u64 {
+        if self.cfg.sack || !self.cfg.flight_size.counts_duplicates_as_sacked() {
+            return 0;
+        }
+        let segments = acked.div_ceil(self.geometry.mss);
+        let credited = self.reno_sacked.min(segments.saturating_sub(1));
+        self.reno_sacked -= credited;
+        credited * self.geometry.mss
     }
 
     /// RFC 3042: one new segment per duplicate ACK while at most two segments beyond cwnd

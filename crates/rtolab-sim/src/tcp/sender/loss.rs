@@ -109,6 +109,8 @@ impl TcpSender {
         self.state = LossState::Loss { point: self.snd_max };
         self.recover = self.snd_max;
         self.dupacks = 0;
+        // Linux `tcp_timeout_mark_lost`: `tcp_reset_reno_sack`.
+        self.reno_sacked = 0;
         self.limited_bytes = 0;
         self.tlp_high_seq = None;
         self.scoreboard.clear_lost();

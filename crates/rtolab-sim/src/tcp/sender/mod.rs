@@ -248,6 +248,9 @@ pub struct TcpSender {
     /// is, and few flows have it).
     icmp: Option<Box<IcmpRto>>,
     dupacks: u32,
+    /// Without SACK under `FlightSize::PacketsInFlight`: the duplicate ACKs Linux counts as
+    /// SACKed segments (`sacked_out` of a Reno connection, `tcp_add_reno_sack`), in segments.
+    reno_sacked: u64,
     phase: Phase,
     timer_kind: TimerKind,
     /// An ACK of new data asked for the timer to restart (RFC 6298 (5.3)); done after RACK,
@@ -311,6 +314,7 @@ impl TcpSender {
             snd_max: 0,
             rwnd: u64::MAX,
             dupacks: 0,
+            reno_sacked: 0,
             recover: 0,
             limited_bytes: 0,
             scoreboard: Scoreboard::default(),
