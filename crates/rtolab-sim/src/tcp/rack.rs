@@ -60,7 +60,8 @@ const MAX_REORDERING: u64 = 300;
 pub struct RackVerdict {
     /// Segments newly marked lost (including lost retransmissions).
     pub newly_lost: u64,
-    /// Of those, retransmissions found lost (Linux `FLAG_LOST_RETRANS`).
+    /// Of those, retransmissions in flight found lost (Linux `FLAG_LOST_RETRANS`: `retrans_out`
+    /// fell).
     pub lost_retransmissions: u64,
     /// Segments sent before the delivered one but still within the reordering window: check
     /// again after this long (Linux arms `ICSK_TIME_REO_TIMEOUT`).
@@ -191,9 +192,14 @@ impl Rack {
             }
             let deadline = sent + self.rtt + reo_wnd.as_nanos();
             if deadline <= now.0 {
+                // Linux `tcp_identify_packet_loss`: `FLAG_LOST_RETRANS` when `retrans_out`
+                // fell, i.e. a retransmission still counted in flight (`TCPCB_SACKED_RETRANS`,
+                // the scoreboard's mark) was found lost; a segment resent before a timeout
+                // (`tcp_enter_loss` counted it out) is not one.
+                let in_flight_resend = sb.is_retransmitted(k);
                 let newly = sb.mark_lost(k) as u64;
                 verdict.newly_lost += newly;
-                verdict.lost_retransmissions += newly * retransmitted as u64;
+                verdict.lost_retransmissions += newly * in_flight_resend as u64;
             } else {
                 wait = wait.max(deadline - now.0);
             }
