@@ -278,6 +278,41 @@ mod tests {
         assert!(sb.is_lost(1) && !sb.is_retransmitted(1));
     }
 
+    /// Reordering seen (Linux `tcp_check_sack_reordering`): none for a delivery at or above
+    /// fack; then the degree is fack − low and the window stays min_rtt/4 in recovery.
+    #[test]
+    fn reordering_seen_keeps_the_window_in_recovery() {
+        let mut rack = Rack::default();
+        rack.on_rtt_sample(SimDuration::from_millis(10));
+        assert_eq!(rack.reordering_window(true, 1, 3, None), SimDuration::ZERO);
+        rack.check_sack_reordering(9, 9);
+        assert_eq!((rack.reord_seen, rack.reordering()), (false, 0));
+        rack.check_sack_reordering(3, 9);
+        assert_eq!((rack.reord_seen, rack.reordering()), (true, 6));
+        assert_eq!(rack.reordering_window(true, 1, 3, None), SimDuration::from_micros(2_500));
+    }
+
+    /// A segment resent before a timeout (a probe; the timeout cleared its retransmitted mark)
+    /// and found lost after it is no lost retransmission: Linux's `FLAG_LOST_RETRANS` wants
+    /// `retrans_out` to fall.
+    #[test]
+    fn a_resend_counted_out_by_a_timeout_is_no_lost_retransmission() {
+        let mut rack = Rack::default();
+        let mut sb = Scoreboard::default();
+        for k in 0..4 {
+            rack.on_send(k * 100, ms(0), &G);
+        }
+        rack.on_rtt_sample(SimDuration::from_millis(100));
+        rack.on_send(300, ms(200), &G);
+        rack.on_send(0, ms(500), &G);
+        sb.mark_retransmitted(0, &G);
+        rack.on_delivered(0, 100, true, ms(1000));
+        rack.advance(100, &G);
+        sb.advance(100, &G);
+        let v = rack.detect_loss(ms(1000), SimDuration::ZERO, 100, 400, &mut sb, &G);
+        assert_eq!((v.newly_lost, v.lost_retransmissions), (3, 0));
+    }
+
     /// An ACK for a retransmitted segment that comes back faster than the minimum RTT was
     /// for the original: RACK's state does not move.
     #[test]

@@ -366,6 +366,16 @@ mod tests {
 
     /// Ten segments out (0..1000), segment 2 lost, 3..=9 SACKed: segments 0 and 1 were
     /// cumulatively acked. By hand: segment 2 has 7 SACKed above → lost, not in pipe; pipe 0.
+    /// A SACKed segment is no longer lost (Linux `tcp_sacktag_one` clears `TCPCB_LOST`).
+    #[test]
+    fn a_sack_clears_the_lost_mark() {
+        let mut sb = Scoreboard::default();
+        assert!(sb.mark_lost(1));
+        sb.mark_sacked(100, 200, 500, &G);
+        assert!(!sb.is_lost(1) && !sb.any_lost() && sb.is_sacked_segment(1));
+        assert_eq!(sb.highest_sacked_segment(), Some(1));
+    }
+
     #[test]
     fn one_hole_is_lost_and_chosen_first() {
         let mut sb = Scoreboard::default();
