@@ -279,27 +279,18 @@ def reason(name: str, outcome: Outcome) -> tuple[str, str]:
     note = NOTES.get((name, outcome.line or 0))
     if note is not None:
         return note[0], f"fail at line {outcome.line}: {note[1]}"
-    if "NameError" in outcome.message:
-        return "%{ }% blocks do not share variables", f"fail at line {outcome.line}: {outcome.message}"
     words = re.sub(r"\d+(\.\d+)?", "N", outcome.message.split(";")[0])
     return f"fail, not yet read: {words}", f"fail at line {outcome.line}: {outcome.message[:300]}"
 
 
 #: Causes of rtolab --kernel outcomes that differ from packetdrill's, by rtolab's message.
 KERNEL_CAUSES = [
-    (r'Cannot find device "tun0"', "rtolab's TUN device is `drill0` (`rtolab/drill/device.py`: `DEVICE`), packetdrill's `tun0` "
-     "(`netdev.c`, `TUN_DEV`); `defaults.sh` ends with `tc qdisc add dev tun0 root pfifo`, so the init command exits 1"),
-    (r"PACKETDRILL_PID", "`KernelStack.command` (`rtolab/drill/kernel.py`) does not export `PACKETDRILL_PID`, which packetdrill "
-     "sets for its commands (`packetdrill.c`) and `set_sysctls.py` reads"),
-    (r"NameError", "`_Player.run_block` (`rtolab/drill/play.py`) runs each %{ }% block in a fresh namespace; packetdrill "
-     "writes all blocks into one Python program (`code.c`), so a name an earlier block sets is defined"),
     (r"flags \S*[EWU]", "the interpreter skips inbound ECE/CWR flags (`_Player.inbound`) on the kernel too"),
     (r"IP_PMTUDISC|SOL_IP", "`_option_value` (`play.py`) takes no symbolic option value (`[IP_PMTUDISC_DONT]`), "
-     "`KernelStack.setsockopt` knows no `SOL_IP` level, and `KernelStack.other` has no `connect`"),
-    (r"timing error", "timing at the tolerance's edge: packetdrill starts 250 us into a jiffy (`run.c`: "
-     "`schedule_start_time_usecs`) and counts a relative time from `now` when the next event is reached "
-     "(`adjust_relative_event_times`); rtolab starts at any phase of the jiffy and counts from the previous "
-     "packet's time or the event's scheduled time (`_Player.play_event`: `live_prev`)"),
+     "and the script's `connect()` blocks (`+0...0.010`), which the interpreter plays only for `accept`"),
+    (r"timing error", "timing at the tolerance's edge: a kernel timer fires at the jiffy after its expiry, and the "
+     "two tools' clocks start at the same phase of a jiffy (`run.c`: `schedule_start_time_usecs`) but not at the "
+     "same instant"),
 ]
 
 

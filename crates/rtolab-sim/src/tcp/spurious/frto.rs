@@ -54,10 +54,14 @@ pub enum FrtoAction {
     Spurious,
 }
 
+/// Where F-RTO stands after a timeout (shared with Linux's form, `frto_linux.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+pub(super) enum Step {
+    /// Not armed (Linux `tp->frto == 0`).
     Idle,
+    /// Armed; no new data sent since the timeout (step 2).
     AwaitFirst,
+    /// New data was sent after SND.UNA advanced (step 3; Linux `after(snd_nxt, high_seq)`).
     AwaitSecond,
 }
 

@@ -20,17 +20,8 @@
 //! An ACK that reaches `high_seq` without such proof ends RTO recovery as the sender does
 //! for any timeout (`tcp_try_undo_recovery`); the detector only lets go.
 
+use super::frto::Step;
 use super::{AcceptableAck, AckReading, Detector, DuplicateAck, EpisodeStart, Needs, Proof, Register, TimeoutFacts, Verdict};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    /// Not armed (`tp->frto == 0`).
-    Idle,
-    /// Armed; no new data sent since the timeout.
-    AwaitFirst,
-    /// New data was sent after SND.UNA advanced (`after(snd_nxt, high_seq)`).
-    AwaitSecond,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub struct LinuxFrto {
