@@ -68,12 +68,12 @@ impl TcpSender {
             // Bytes SACKed earlier were delivered then (read_sack marks only above `ack`).
             delivered += acked - self.scoreboard.sacked_bytes_below(ack, &self.geometry).min(acked);
             let credited = self.remove_reno_sacks(acked);
-            // Outside recovery, what the duplicates delivered was delivered then (Linux counts
-            // it in `tcp_add_reno_sack`; in Open and Disorder it grows nothing, as
-            // `tcp_may_raise_cwnd` wants `FLAG_DATA_ACKED`). In fast recovery the profile
-            // still credits the duplicates here, with the cumulative ACK: its pipe does not
-            // take them out either.
-            if !state_before.is_recovery() && !state_before.is_loss() {
+            // Outside fast recovery, what the duplicates delivered was delivered then (Linux
+            // counts it in `tcp_add_reno_sack`, in RTO recovery too once F-RTO sent new data,
+            // `tcp_process_loss`; it grows nothing then, as `tcp_may_raise_cwnd` wants
+            // `FLAG_DATA_ACKED`). In fast recovery the profile still credits the duplicates
+            // here, with the cumulative ACK: its pipe does not take them out either.
+            if !state_before.is_recovery() {
                 delivered -= credited;
             }
             let sample = self.on_new_ack(now, ack, seg, news, prior_fack, send_time_sample.map(|s| s.estimator), out);
@@ -340,7 +340,13 @@ impl TcpSender {
 
     fn on_dupack(&mut self, now: SimTime, news: SackNews, out: &mut Vec<Segment>) {
         self.dupacks += 1;
-        if !self.cfg.sack && self.cfg.flight_size.counts_duplicates_as_sacked() {
+        // In RTO recovery Linux counts duplicates only once F-RTO sent new data past the
+        // recovery point (`tcp_process_loss`: `after(snd_nxt, high_seq) && num_dupack`).
+        let counted_in_state = match self.state {
+            LossState::Loss { point } => self.snd_max > point,
+            _ => true,
+        };
+        if !self.cfg.sack && self.cfg.flight_size.counts_duplicates_as_sacked() && counted_in_state {
             // Linux `tcp_add_reno_sack`, capped by `tcp_limit_reno_sacked` (one hole at least
             // stays: `max(lost_out, 1)`, one lost segment without SACK).
             let outstanding = (self.snd_max - self.snd_una).div_ceil(self.geometry.mss);
