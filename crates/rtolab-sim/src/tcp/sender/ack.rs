@@ -42,8 +42,9 @@ impl TcpSender {
         // ACK of new data.
         let sack_ignored = !self.cfg.fast_retransmit.reads_sack_after_timeout() && self.state.is_loss() && ack <= self.snd_una;
         let una_before = self.snd_una;
-        // Linux `tcp_ack`'s `prior_fack` (`tcp_highest_sack_seq` before this ACK's SACK blocks).
-        let prior_fack = self.scoreboard.highest_sacked_segment();
+        // Linux `tcp_ack`'s `prior_fack` (`tcp_highest_sack_seq` before this ACK's SACK blocks),
+        // which only RACK's reordering check reads.
+        let prior_fack = if self.tracks_sends() { self.scoreboard.highest_sacked_segment() } else { None };
         let undos_before = self.stats.undos;
         let news = if self.cfg.sack && !sack_ignored { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
         if state_before.is_recovery() {
@@ -154,7 +155,8 @@ impl TcpSender {
             if e > s && self.tracks_sends() {
                 let fack = self.scoreboard.highest_sacked_segment();
                 let low = self.rack_delivered(now, s, e.min(self.snd_max), fack, Some(&mut news.first_delivered));
-                reord = reord.min(low).or(reord).or(low);
+                // The blocks ascend: the first reordered segment found is the lowest.
+                reord = reord.or(low);
             }
             if e > s {
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
@@ -165,8 +167,10 @@ impl TcpSender {
         }
         // Linux `tcp_sacktag_write_queue` ends with `tcp_check_sack_reordering(sk,
         // state->reord, 0)`, `fack` then one past the highest SACKed segment.
-        if let (Some(low), Some(h)) = (reord, self.scoreboard.highest_sacked_segment()) {
-            self.rack.check_sack_reordering(low, h + 1);
+        if let Some(low) = reord {
+            if let Some(h) = self.scoreboard.highest_sacked_segment() {
+                self.rack.check_sack_reordering(low, h + 1);
+            }
         }
         news
     }

@@ -6,7 +6,7 @@ use super::{SenderNote, TcpSender};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::recovery::{Entry, LossRecovery};
 use crate::tcp::segment::Segment;
-use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, Response, SenderParts, TimeoutFacts, Verdict};
+use crate::tcp::spurious::{respond, AnyDetector, Episode, EpisodeKind, EpisodeStart, SenderParts, TimeoutFacts, Verdict};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -291,11 +291,6 @@ impl TcpSender {
         if respond(self.cfg.response, ep, &mut parts, acked, sample) {
             self.stats.undos += 1;
             self.notes.extend(undone);
-        }
-        // Linux `tcp_try_keep_open` after the undo (`tcp_fastretrans_alert` falls through to
-        // `tcp_try_to_open`): SACKed segments or a resend still out leave it in Disorder.
-        if self.cfg.response == Response::Undo && self.state == LossState::Open && (self.scoreboard.sacked_segments() > 0 || self.scoreboard.retransmitted_in_flight() > 0) {
-            self.state = LossState::Disorder;
         }
     }
 }

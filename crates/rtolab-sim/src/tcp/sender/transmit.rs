@@ -73,19 +73,24 @@ impl TcpSender {
     /// flight to bring an ACK that opens it, and no timer runs: the persist timer is armed one
     /// RTO ahead (`tcp_probe0_base`).
     fn arm_persist_if_shut(&mut self, now: SimTime) {
-        let len = self.segment_len(self.snd_nxt);
-        if self.timer.is_none() && self.snd_una >= self.snd_max && len > 0 && self.snd_nxt + len - self.snd_una > self.rwnd {
+        if self.timer.is_none() && self.window_shut_on_waiting_data() {
             self.timer = Some(self.timer_fires(now, self.rto.current()));
             self.timer_kind = TimerKind::Persist;
         }
+    }
+
+    /// Nothing is in flight and the next segment waits because the peer's window cannot take
+    /// it: only a probe can bring the ACK that opens the window.
+    fn window_shut_on_waiting_data(&self) -> bool {
+        let len = self.segment_len(self.snd_nxt);
+        self.snd_una >= self.snd_max && len > 0 && self.snd_nxt + len - self.snd_una > self.rwnd
     }
 
     /// Linux `tcp_probe_timer` → `tcp_send_probe0` → `tcp_xmit_probe_skb`: while the window
     /// stays shut, a segment without data one byte below SND.UNA, so that the peer must answer
     /// with its window (RFC 9293 3.8.6.1), and the timer backed off (`tcp_probe0_when`).
     pub(super) fn send_window_probe(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        let len = self.segment_len(self.snd_nxt);
-        if len == 0 || self.snd_una < self.snd_max || self.snd_nxt + len - self.snd_una <= self.rwnd {
+        if !self.window_shut_on_waiting_data() {
             return self.send_allowed(now, out);
         }
         let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };

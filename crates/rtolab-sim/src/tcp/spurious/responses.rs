@@ -108,6 +108,11 @@ fn undo(ep: &Episode, s: &mut SenderParts) {
     }
     s.cc.undo(&ep.prior);
     s.resume_open();
+    // `tcp_try_keep_open` after the undo (`tcp_fastretrans_alert` falls through to
+    // `tcp_try_to_open`): SACKed segments still out leave the sender in Disorder.
+    if *s.state == LossState::Open && s.scoreboard.sacked_segments() > 0 {
+        *s.state = LossState::Disorder;
+    }
 }
 
 /// The Eifel response, RFC 4015 3.2, for timeouts: detected while still in Loss
