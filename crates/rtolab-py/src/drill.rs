@@ -86,9 +86,16 @@ pub struct DrillSocket {
 #[pymethods]
 impl DrillSocket {
     #[new]
-    fn new(tcp_json: &str, rmem_max: u64) -> PyResult<Self> {
+    fn new(tcp_json: &str, rmem: [u64; 3]) -> PyResult<Self> {
         let spec: TcpSpec = serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("tcp settings: {e}")))?;
-        Ok(DrillSocket { socket: Socket::listen(spec, rmem_max) })
+        Ok(DrillSocket { socket: Socket::listen(spec, rmem) })
+    }
+
+    /// The application reads at most `max_bytes` at `now_ns`: how many it got, and what the
+    /// socket sends at once.
+    fn read<'py>(&mut self, py: Python<'py>, now_ns: u64, max_bytes: u64) -> PyResult<(u64, Vec<Bound<'py, PyDict>>)> {
+        let (got, out) = self.socket.read(SimTime(now_ns), max_bytes).map_err(drill_error)?;
+        Ok((got, segments_to(py, &out)?))
     }
 
     /// The peer's segment arrives at `now_ns`; what the socket sends at once.

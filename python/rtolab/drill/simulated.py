@@ -2,9 +2,10 @@
 server that sends what its application writes, on the simulator's clock.
 
 It plays a passive open: ``socket``, ``setsockopt``, ``bind``, ``listen``, the peer's SYN,
-the SYN-ACK, the peer's ACK, ``accept``, ``write``, the ACKs that follow, ``close`` (this side's
-FIN once the data is sent) and the peer's FIN. Anything else (an active open, data from the
-peer) skips the script, naming what it needs. Shell
+the SYN-ACK, the peer's ACK, ``accept``, ``write``, the ACKs that follow, the peer's data and
+``read`` (the profile's receiver: its ACKs, and with ``linux`` Linux's receive window),
+``close`` (this side's FIN once the data is sent) and the peer's FIN. Anything else (an active
+open, a read that would block) skips the script, naming what it needs. Shell
 commands map their sysctls onto the profile's settings (:mod:`rtolab.drill.sysctls`) and may
 only come before the socket exists. The socket's timers fire one expiry at a time, so a timer
 never fires past an inbound packet the script injects first.
@@ -18,7 +19,7 @@ from typing import Any
 
 from rtolab import _core
 from rtolab.drill.backend import Refused, Sent, Skip
-from rtolab.drill.script import Syscall
+from rtolab.drill.script import Int, Syscall
 from rtolab.drill.sysctls import StackSettings, run_command
 from rtolab.drill.sysctls import Unsupported as UnsupportedCommand
 from rtolab.drill.wire import Segment
@@ -70,7 +71,7 @@ class SimulatedStack:
 
     def listen(self, fd: int) -> None:
         tcp = self.settings.tcp_with(_core.drill_detectors(json.dumps(self.settings.tcp)))
-        self.sock = _core.DrillSocket(json.dumps(tcp), self.settings.rmem_max)
+        self.sock = _core.DrillSocket(json.dumps(tcp), list(self.settings.rmem))
 
     def accept(self, fd: int, new_fd: int) -> bool:
         return bool(self._listening("accept").accept())
@@ -85,6 +86,15 @@ class SimulatedStack:
     def other(self, now: int, call: Syscall) -> list[Sent]:
         if call.name == "close" and self.sock is not None:
             return [(now, s) for s in self._call(self.sock.close, now)]
+        if call.name in ("read", "recv") and self.sock is not None:
+            size = call.args[2] if len(call.args) > 2 else None
+            if not isinstance(size, Int):
+                raise Skip(f"{call.name}() without a byte count")
+            got, sent = self._call(self.sock.read, now, size.value)
+            expected = call.result.value if isinstance(call.result, Int) else None
+            if expected is not None and got != expected:
+                raise Refused(f"{call.name}(): expected result {expected} but got {got}")
+            return [(now, s) for s in sent]
         raise Skip(f"{call.name}()")
 
     def _listening(self, name: str) -> Any:

@@ -17,16 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Linux's default ``tcp_rmem[2]`` (6 MB): it sets the window scale the socket offers.
-DEFAULT_RMEM_MAX = 6 * 1024 * 1024
+#: Linux's default ``tcp_rmem`` (least, initial, largest receive buffer): the initial and
+#: largest set the window the socket offers and its scale.
+DEFAULT_RMEM = (4096, 131072, 6 * 1024 * 1024)
 
 #: Sysctls without effect on the simulated socket: metrics caching (no earlier connection
 #: is remembered), memory limits, the send buffer (the application writes at once), the
 #: qdisc, the ECN and fast-open switches when off.
 IGNORED = {
     "tcp_no_metrics_save", "tcp_wmem", "tcp_mem", "tcp_min_tso_segs", "tcp_pacing_ss_ratio",
-    "tcp_pacing_ca_ratio", "tcp_autocorking", "tcp_tso_win_divisor", "tcp_shrink_window",
-    "tcp_syncookies", "tcp_min_snd_mss", "tcp_moderate_rcvbuf", "ip_local_port_range",
+    "tcp_pacing_ca_ratio", "tcp_autocorking", "tcp_tso_win_divisor",
+    "tcp_syncookies", "tcp_min_snd_mss", "ip_local_port_range",
     # Limits a script does not reach (how many SYN or SYN-ACK retransmissions before giving
     # up), switches without effect since Linux 4.15 (FACK), on what the socket does not
     # model (when a write blocks, fast open: a script that uses it is skipped by its
@@ -46,12 +47,12 @@ class Unsupported(Exception):
 
 @dataclass
 class StackSettings:
-    """The ``tcp`` table of the simulated socket and its receive-buffer limit. Detectors are
+    """The ``tcp`` table of the simulated socket and its receive buffer (``tcp_rmem``). Detectors are
     turned on or off (``detectors``) relative to those the stack runs, which only the core
     knows: :meth:`tcp_with` applies them to that list."""
 
     tcp: dict[str, Any] = field(default_factory=dict)
-    rmem_max: int = DEFAULT_RMEM_MAX
+    rmem: tuple[int, int, int] = DEFAULT_RMEM
     detectors: dict[str, bool] = field(default_factory=dict)
     #: ``tcp_frto``: None when not set; off removes whichever F-RTO the stack runs, on keeps
     #: it or adds RFC 5682's when it runs none.
@@ -105,8 +106,10 @@ class StackSettings:
         elif name == "tcp_congestion_control" and value in ("reno", "cubic"):
             self.tcp["cc"] = value
         elif name == "tcp_rmem" and len(words) == 3 and all(w.isdigit() for w in words):
-            self.rmem_max = int(words[2])
-        elif name in ("tcp_slow_start_after_idle", "tcp_fastopen", "tcp_ecn") and number == 0:
+            self.rmem = (int(words[0]), int(words[1]), int(words[2]))
+        elif name in ("tcp_slow_start_after_idle", "tcp_fastopen", "tcp_ecn", "tcp_shrink_window") and number == 0:
+            return
+        elif name == "tcp_moderate_rcvbuf" and number == 1:
             return
         else:
             raise Unsupported(f"sysctl net.ipv4.{name}={value}")

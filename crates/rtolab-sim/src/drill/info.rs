@@ -33,6 +33,14 @@ pub struct TcpInfo {
     pub tcpi_snd_cwnd: u32,
     pub tcpi_reordering: u32,
     pub tcpi_total_retrans: u32,
+    /// The receiving half (Linux's window with the `linux` profile, else 0): `rcv_ssthresh`,
+    /// `rcvq_space.space`, the window last offered, the peer's MSS guess and the receiver's
+    /// RTT estimate in µs.
+    pub tcpi_rcv_ssthresh: u32,
+    pub tcpi_rcv_space: u32,
+    pub tcpi_rcv_wnd: u32,
+    pub tcpi_rcv_mss: u32,
+    pub tcpi_rcv_rtt: u32,
 }
 
 impl TcpInfo {
@@ -54,6 +62,11 @@ impl TcpInfo {
             ("tcpi_snd_cwnd", self.tcpi_snd_cwnd as u64),
             ("tcpi_reordering", self.tcpi_reordering as u64),
             ("tcpi_total_retrans", self.tcpi_total_retrans as u64),
+            ("tcpi_rcv_ssthresh", self.tcpi_rcv_ssthresh as u64),
+            ("tcpi_rcv_space", self.tcpi_rcv_space as u64),
+            ("tcpi_rcv_wnd", self.tcpi_rcv_wnd as u64),
+            ("tcpi_rcv_mss", self.tcpi_rcv_mss as u64),
+            ("tcpi_rcv_rtt", self.tcpi_rcv_rtt as u64),
         ]
     }
 }

@@ -1,5 +1,7 @@
-//! A listening socket of one stack profile that accepts one connection and sends what its
-//! application writes: the simulated counterpart of a packetdrill script's server socket.
+//! A listening socket of one stack profile that accepts one connection, sends what its
+//! application writes and receives what the peer sends (the profile's receiver; the
+//! application reads on `read`): the simulated counterpart of a packetdrill script's server
+//! socket.
 //!
 //! The handshake follows Linux's passive open, which every stack profile shares here: the
 //! SYN-ACK carries the MSS of a 1500-byte MTU, SACK-permitted and timestamps when the peer
@@ -17,7 +19,9 @@ use super::push::{PushState, Sizing};
 use super::info::{TcpInfo, INFINITE_SSTHRESH, TCP_CA_DISORDER, TCP_CA_LOSS, TCP_CA_OPEN, TCP_CA_RECOVERY};
 use super::wire::{WireOption, WireSegment, ACK, FIN, PSH, RST, SYN};
 use crate::spec::TcpSpec;
-use crate::tcp::segment::FLAG_ACK;
+use crate::tcp::receive_window::{LinuxWindow, WindowConfig, DEFAULT_RMEM};
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::segment::{FLAG_ACK, FLAG_FIN, FLAG_SYN};
 use crate::tcp::{LossState, Segment, SharedSenderConfig, TcpSender};
 use crate::time::{SimDuration, SimTime};
 
@@ -32,7 +36,7 @@ const SYNACK_TIMEOUT: SimDuration = SimDuration::from_secs(1);
 /// `tcp_rmem` (131072 B at half overhead, rounded down to whole 1460-byte segments).
 const INITIAL_RECEIVE_WINDOW: u32 = 64240;
 /// Linux's default `tcp_rmem[2]`, which sets the window scale it offers.
-pub const DEFAULT_RMEM_MAX: u64 = 6 * 1024 * 1024;
+pub const DEFAULT_RMEM_MAX: u64 = DEFAULT_RMEM[2];
 const NS_PER_TICK: u64 = 1_000_000;
 
 /// The timestamp tick of simulated time `ns` (1 ms ticks from 1: see the invariants above).
@@ -95,16 +99,22 @@ pub struct DrillSocket {
     min_srtt: Option<SimDuration>,
     /// `close()` sent this side's FIN (its sequence number is the end of the data + 1).
     fin_sent: bool,
-    /// The peer's FIN arrived: this side's ACK number is 2 from then on.
+    /// The peer's FIN arrived: this side's ACK number is one past its data from then on.
     peer_fin: bool,
+    /// `tcp_rmem` (least, initial, largest).
+    rmem: [u64; 3],
+    /// The receiving half: the profile's receiver, fed the peer's data; the application
+    /// reads only when the script calls `read()`. With the `linux` profile it offers Linux's
+    /// window (`receive_window`).
+    receiver: Option<TcpReceiver>,
 }
 
 impl DrillSocket {
-    /// A listening socket of the profile `spec` (a `tcp` table: `stack` and overrides). Its
-    /// window scale follows Linux's `tcp_select_initial_window`: log2(`rmem_max`) − 15,
-    /// clamped to 0–14 (RFC 7323 2.3).
-    pub fn listen(spec: TcpSpec, rmem_max: u64) -> Self {
-        let scale = (63 - rmem_max.max(1).leading_zeros() as i64 - 15).clamp(0, 14) as u8;
+    /// A listening socket of the profile `spec` (a `tcp` table: `stack` and overrides) with
+    /// the receive buffer `rmem` (`tcp_rmem`). Its window scale follows Linux's
+    /// `tcp_select_initial_window`: log2(`tcp_rmem[2]`) − 15, clamped to 0–14 (RFC 7323 2.3).
+    pub fn listen(spec: TcpSpec, rmem: [u64; 3]) -> Self {
+        let scale = (63 - rmem[2].max(1).leading_zeros() as i64 - 15).clamp(0, 14) as u8;
         DrillSocket {
             spec,
             state: State::Listen,
@@ -120,6 +130,8 @@ impl DrillSocket {
             fin_sent: false,
             peer_fin: false,
             min_srtt: None,
+            rmem,
+            receiver: None,
         }
     }
 
@@ -127,7 +139,11 @@ impl DrillSocket {
     pub fn next_wakeup(&self) -> Option<SimTime> {
         match &self.state {
             State::SynReceived { timer, .. } => Some(*timer),
-            State::Established => self.sender.as_ref().and_then(|s| s.next_wakeup()),
+            State::Established => {
+                let send = self.sender.as_ref().and_then(|s| s.next_wakeup());
+                let ack = self.receiver.as_ref().and_then(|r| r.next_wakeup());
+                send.into_iter().chain(ack).min()
+            }
             _ => None,
         }
     }
@@ -146,8 +162,16 @@ impl DrillSocket {
                 }
                 State::Established => {
                     let mut segs = Vec::new();
-                    self.sender.as_mut().expect("established").on_timer(t, &mut segs);
-                    out.extend(self.wire_batch(&segs).into_iter().map(|s| (t, s)));
+                    if self.sender.as_ref().and_then(|s| s.next_wakeup()).is_some_and(|w| w <= t) {
+                        self.sender.as_mut().expect("established").on_timer(t, &mut segs);
+                        let batch = self.wire_batch(t, &segs);
+                        out.extend(batch.into_iter().map(|s| (t, s)));
+                    }
+                    let mut acks = Vec::new();
+                    if let Some(r) = self.receiver.as_mut().filter(|r| r.next_wakeup().is_some_and(|w| w <= t)) {
+                        r.on_timer(t, &mut acks);
+                    }
+                    out.extend(acks.iter().map(|a| (t, self.ack_to_wire(t, a))));
                 }
                 _ => break,
             }
@@ -161,8 +185,8 @@ impl DrillSocket {
             self.state = State::Closed;
             return Ok(Vec::new());
         }
-        if seg.len > 0 {
-            return Err(DrillError::Unsupported("the peer sending data (the socket only sends)".into()));
+        if seg.len > 0 && !matches!(self.state, State::Established) {
+            return Err(DrillError::Unsupported("data from the peer before the connection is established".into()));
         }
         if seg.has(FIN) && !matches!(self.state, State::Established) {
             return Err(DrillError::Unsupported("a FIN from the peer before the connection is established".into()));
@@ -179,6 +203,7 @@ impl DrillSocket {
                 if self.peer.window_scale.is_none() {
                     self.local_scale = None;
                 }
+                self.receiver = Some(self.receiver_for(now));
                 self.state = State::SynReceived { first_sent: now, resent: 0, timer: now + SYNACK_TIMEOUT, timeout: SYNACK_TIMEOUT };
                 Ok(vec![self.syn_ack(now)])
             }
@@ -194,18 +219,31 @@ impl DrillSocket {
                 self.synack_retransmits = resent;
                 self.sender = Some(sender);
                 self.state = State::Established;
+                let handshake_ack = Segment { flags: FLAG_ACK, ..Default::default() };
+                self.receiver.as_mut().expect("made at the SYN").on_segment(now, &handshake_ack, &mut Vec::new());
                 Ok(Vec::new())
             }
             State::SynReceived { .. } if seg.has(SYN) => Ok(vec![self.syn_ack(now)]),
             State::SynReceived { .. } => Err(DrillError::Refused("a segment without ACK during the handshake".into())),
             State::Established => {
                 let inner = self.from_wire(seg);
-                let sack = inner.sack.to_vec();
-                self.push.on_ack(inner.wnd, &sack);
-                let mut segs = Vec::new();
-                self.sender.as_mut().expect("established").on_segment(now, &inner, &mut segs);
-                let mut out = self.wire_batch(&segs);
-                if seg.has(FIN) && !self.peer_fin {
+                let sender = self.sender.as_ref().expect("established");
+                // A data segment acknowledges this side's data only when its ACK moves
+                // (`FLAG_DATA` makes it no duplicate).
+                let mut out = Vec::new();
+                if seg.len == 0 || inner.ack > sender.snd_una() {
+                    let sack = inner.sack.to_vec();
+                    self.push.on_ack(inner.wnd, &sack);
+                    let mut segs = Vec::new();
+                    self.sender.as_mut().expect("established").on_segment(now, &inner, &mut segs);
+                    out = self.wire_batch(now, &segs);
+                }
+                if seg.len > 0 {
+                    let data = self.data_from_wire(seg);
+                    let mut acks = Vec::new();
+                    self.receiver.as_mut().expect("established").on_segment(now, &data, &mut acks);
+                    out.extend(acks.iter().map(|a| self.ack_to_wire(now, a)));
+                } else if seg.has(FIN) && !self.peer_fin {
                     // Linux `tcp_fin`: the peer's FIN is acknowledged at once (quick ACK).
                     self.peer_fin = true;
                     out.push(self.bare(now, ACK));
@@ -221,6 +259,20 @@ impl DrillSocket {
         let ready = matches!(self.state, State::Established) && !self.accepted;
         self.accepted |= ready;
         ready
+    }
+
+    /// The application reads at most `max` bytes at `now`: how many it got and what the socket
+    /// sends at once (a window update, Linux `tcp_cleanup_rbuf`).
+    pub fn read(&mut self, now: SimTime, max: u64) -> Result<(u64, Vec<WireSegment>), DrillError> {
+        let Some(r) = self.receiver.as_mut().filter(|_| matches!(self.state, State::Established)) else {
+            return Err(DrillError::Refused("read before the connection is established".into()));
+        };
+        if r.unread() == 0 {
+            return Err(DrillError::Unsupported("a read with no data waiting (it would block or fail with EAGAIN)".into()));
+        }
+        let mut acks = Vec::new();
+        let got = r.read(now, max, &mut acks);
+        Ok((got, acks.iter().map(|a| self.ack_to_wire(now, a)).collect()))
     }
 
     /// The application writes `bytes` at `now`; returns what is sent at once.
@@ -241,7 +293,7 @@ impl DrillSocket {
         let sender = self.sender.as_mut().expect("established");
         let mut segs = Vec::new();
         sender.supply(now, bytes, &mut segs);
-        Ok(self.wire_batch(&segs))
+        Ok(self.wire_batch(now, &segs))
     }
 
     /// `close()` at `now`: this side's FIN goes at once after the data (Linux `tcp_send_fin`
@@ -259,11 +311,12 @@ impl DrillSocket {
             return Ok(Vec::new());
         }
         self.fin_sent = true;
-        Ok(vec![self.bare(now, FIN | ACK)])
+        let fin = self.bare(now, FIN | ACK);
+        Ok(vec![fin])
     }
 
     /// A segment without data at SND.NXT (after the FIN once sent): a FIN or an ACK.
-    fn bare(&self, now: SimTime, flags: u8) -> WireSegment {
+    fn bare(&mut self, now: SimTime, flags: u8) -> WireSegment {
         let sender = self.sender.as_ref().expect("established");
         let fin_is_below = self.fin_sent && flags & FIN == 0;
         let seq = (sender.data_end() + 1 + fin_is_below as u64) as u32;
@@ -271,16 +324,83 @@ impl DrillSocket {
         WireSegment { flags, seq, ack: self.rcv_nxt(), win: self.window_field(), len: 0, options }
     }
 
-    /// The ACK number this side sends: 1, or 2 once the peer's FIN arrived.
-    fn rcv_nxt(&self) -> u32 {
-        1 + self.peer_fin as u32
+    /// The receiver's ACK on the wire: at SND.NXT, the window in this side's scale,
+    /// timestamps when negotiated, then its SACK blocks (Linux `tcp_options_write` order).
+    fn ack_to_wire(&mut self, now: SimTime, ack: &Segment) -> WireSegment {
+        let mut wire = self.bare(now, ACK);
+        wire.win = self.scaled(ack.wnd);
+        let blocks: Vec<(u32, u32)> = ack.sack.iter().map(|(a, b)| ((a + 1) as u32, (b + 1) as u32)).collect();
+        if !blocks.is_empty() {
+            wire.options.extend([WireOption::Nop, WireOption::Nop, WireOption::Sack(blocks)]);
+        }
+        wire
     }
 
-    /// The window field (Linux `__tcp_select_window`: the window is rounded up to the scale's
-    /// unit, `ALIGN(window, 1 << rcv_wscale)`, so that it is not scaled away).
-    fn window_field(&self) -> u16 {
+    /// The ACK number this side sends: one past the peer's data in order (and its FIN).
+    fn rcv_nxt(&self) -> u32 {
+        let data = self.receiver.as_ref().map_or(0, |r| r.delivered());
+        (1 + data + self.peer_fin as u64) as u32
+    }
+
+    /// The window field of a segment sent now: Linux's (`tcp_select_window`) with the
+    /// `linux` profile, else the SYN-ACK's; in this side's scale.
+    fn window_field(&mut self) -> u16 {
+        let rcv_nxt = self.receiver.as_ref().map_or(0, |r| r.delivered());
+        let window = match self.receiver.as_mut().and_then(|r| r.linux_window_mut()) {
+            Some(w) => w.select(rcv_nxt),
+            None => INITIAL_RECEIVE_WINDOW as u64,
+        };
+        self.scaled(window)
+    }
+
+    /// A window in bytes as the field carries it (rounded up to the scale's unit, Linux
+    /// `ALIGN(window, 1 << rcv_wscale)`, so that it is not scaled away).
+    fn scaled(&self, window: u64) -> u16 {
         let shift = self.local_scale.filter(|_| self.peer.window_scale.is_some()).unwrap_or(0);
-        INITIAL_RECEIVE_WINDOW.div_ceil(1 << shift) as u16
+        window.div_ceil(1 << shift).min(u16::MAX as u64) as u16
+    }
+
+    /// The profile's receiver for this connection: its ACK policy, SACK and timestamps as
+    /// negotiated, the peer's MSS; with Linux's ACK policy (the `linux` profile) also Linux's
+    /// receive buffer (`tcp_rmem`) and window, scaled when both sides offered a scale.
+    fn receiver_for(&self, now: SimTime) -> TcpReceiver {
+        let mut spec = self.spec.clone();
+        spec.mss = Some(self.peer_mss());
+        spec.sack = Some(self.sack);
+        spec.timestamps = Some(self.timestamps);
+        let mut cfg = spec.resolve(None).receiver;
+        cfg.window = INITIAL_RECEIVE_WINDOW as u64;
+        let linux = cfg.linux_acks;
+        let mut receiver = TcpReceiver::new(cfg);
+        receiver.reads_by_call();
+        if linux {
+            let scaling = self.local_scale.is_some() && self.peer.window_scale.is_some();
+            let cfg = WindowConfig { rmem: self.rmem, ..WindowConfig::linux(LOCAL_MSS as u64, self.peer_mss() as u64, self.timestamps, scaling) };
+            receiver.set_linux_window(LinuxWindow::new(cfg));
+        }
+        let syn = Segment { flags: FLAG_SYN, ts_val: 1, ..Default::default() };
+        receiver.on_segment(now, &syn, &mut Vec::new());
+        receiver
+    }
+
+    /// The MSS this side sends and expects: the least of both sides' less the timestamp
+    /// option (Linux `tcp_sync_mss`).
+    fn peer_mss(&self) -> u32 {
+        self.peer.mss.map_or(536, u32::from).min(LOCAL_MSS) - if self.timestamps { TIMESTAMP_BYTES } else { 0 }
+    }
+
+    /// The peer's data segment as the receiver reads it: sequence numbers as data offsets,
+    /// its TSecr as the simulated time it echoes.
+    fn data_from_wire(&self, seg: &WireSegment) -> Segment {
+        let mut data = Segment { flags: FLAG_ACK, seq: seg.seq.saturating_sub(1) as u64, len: seg.len, ..Default::default() };
+        if seg.has(FIN) {
+            data.flags |= FLAG_FIN;
+        }
+        if let Some((val, ecr)) = seg.timestamp().filter(|_| self.timestamps) {
+            data.ts_val = val.max(1) as u64;
+            data.ts_ecr = if ecr == 0 { 0 } else { time_of_tick(ecr) };
+        }
+        data
     }
 
     /// `getsockopt(TCP_INFO)` now.
@@ -326,6 +446,20 @@ impl DrillSocket {
             // `tp->reordering`: the `tcp_reordering` sysctl, raised by `tcp_check_sack_reordering`.
             tcpi_reordering: (s.config().dupthresh as u64).max(s.reordering_seen()) as u32,
             tcpi_total_retrans: (s.stats.retransmits + self.synack_retransmits as u64) as u32,
+            ..self.receive_info()
+        }
+    }
+
+    /// The receiving half's `tcp_info` fields (Linux `tcp_get_info`), from Linux's window.
+    fn receive_info(&self) -> TcpInfo {
+        let Some(w) = self.receiver.as_ref().and_then(|r| r.linux_state()) else { return TcpInfo::default() };
+        TcpInfo {
+            tcpi_rcv_ssthresh: w.rcv_ssthresh() as u32,
+            tcpi_rcv_space: w.rcv_space() as u32,
+            tcpi_rcv_wnd: w.rcv_wnd() as u32,
+            tcpi_rcv_mss: w.rcv_mss() as u32,
+            tcpi_rcv_rtt: w.rcv_rtt_us() as u32,
+            ..TcpInfo::default()
         }
     }
 
@@ -334,8 +468,7 @@ impl DrillSocket {
     /// handshake of its own.
     fn sender_config(&self) -> crate::tcp::SenderConfig {
         let mut spec = self.spec.clone();
-        let mss = self.peer.mss.map_or(536, u32::from).min(LOCAL_MSS) - if self.timestamps { TIMESTAMP_BYTES } else { 0 };
-        spec.mss = Some(mss);
+        spec.mss = Some(self.peer_mss());
         spec.sack = Some(self.sack);
         spec.timestamps = Some(self.timestamps);
         spec.handshake = Some(false);
@@ -363,7 +496,8 @@ impl DrillSocket {
         if let Some(scale) = self.local_scale {
             options.extend([WireOption::Nop, WireOption::WindowScale(scale)]);
         }
-        WireSegment { flags: SYN | ACK, seq: 0, ack: 1, win: INITIAL_RECEIVE_WINDOW as u16, len: 0, options }
+        let win = self.receiver.as_ref().and_then(|r| r.linux_state()).map_or(INITIAL_RECEIVE_WINDOW as u64, |w| w.initial_window());
+        WireSegment { flags: SYN | ACK, seq: 0, ack: 1, win: win as u16, len: 0, options }
     }
 
     fn timestamp_option(&self, now: SimTime) -> WireOption {
@@ -373,7 +507,7 @@ impl DrillSocket {
     /// What one event sends, on the wire: PSH as Linux sets it on the packets it would
     /// build of these segments (`push`: `__tcp_transmit_skb` on every packet of two or more
     /// segments, `tcp_push` / `forced_push` on the buffer that ends a write).
-    fn wire_batch(&mut self, segs: &[Segment]) -> Vec<WireSegment> {
+    fn wire_batch(&mut self, _now: SimTime, segs: &[Segment]) -> Vec<WireSegment> {
         let sizing = self.sizing();
         let psh = self.push.flags(segs, &sizing);
         segs.iter().zip(psh).map(|(s, p)| self.to_wire(s, p)).collect()
@@ -394,7 +528,7 @@ impl DrillSocket {
 
     /// A sender's segment on the wire: ACK always, PSH when `psh` (`wire_batch`), the window
     /// in this side's scale, timestamps when negotiated.
-    fn to_wire(&self, s: &Segment, psh: bool) -> WireSegment {
+    fn to_wire(&mut self, s: &Segment, psh: bool) -> WireSegment {
         let mut flags = ACK;
         if s.is_fin() {
             flags |= FIN;
@@ -437,7 +571,7 @@ mod tests {
     use crate::tcp::profile::Stack;
 
     fn linux() -> DrillSocket {
-        DrillSocket::listen(TcpSpec { stack: Some(Stack::Linux), ..Default::default() }, DEFAULT_RMEM_MAX)
+        DrillSocket::listen(TcpSpec { stack: Some(Stack::Linux), ..Default::default() }, DEFAULT_RMEM)
     }
 
     fn ms(n: u64) -> SimTime {
@@ -554,9 +688,29 @@ mod tests {
         assert_eq!(got, vec![false, false, true, false, true, true]);
     }
 
-    /// A script whose peer sends data is not modelled: the error says so.
+    /// The peer's data, worked by hand (MSS 1000, no timestamps, scale 7): the first segment
+    /// is acknowledged at once (quick ACKs, `tcp_incr_quickack`); its truesize 2304 sets the
+    /// ratio 111, so the window Linux would offer is (131072 − 2304) · 111 / 256 = 55833 →
+    /// 55936 in scale units, less than the 64240 − 1000 = 63240 still open, which it offers
+    /// instead (`tcp_select_window` never shrinks): ⌈63240 / 128⌉ = 495. `read()` then takes
+    /// the 1000 bytes, and a second read would block (skipped).
     #[test]
-    fn peer_data_is_not_modelled() {
+    fn peer_data_is_acknowledged_and_read() {
+        let mut s = linux();
+        s.inbound(SimTime::ZERO, &syn()).unwrap();
+        s.inbound(ms(100), &ack(1)).unwrap();
+        let data = WireSegment { flags: ACK, seq: 1, ack: 1, win: 257, len: 1000, options: Vec::new() };
+        let out = s.inbound(ms(110), &data).unwrap();
+        assert_eq!(out, vec![WireSegment { flags: ACK, seq: 1, ack: 1001, win: 495, len: 0, options: Vec::new() }]);
+        assert_eq!(s.read(ms(110), 4000).unwrap(), (1000, Vec::new()));
+        assert!(matches!(s.read(ms(110), 4000), Err(DrillError::Unsupported(_))));
+        let info = s.info();
+        assert_eq!((info.tcpi_rcv_ssthresh, info.tcpi_rcv_space, info.tcpi_rcv_mss), (56_832, 14_600, 1000));
+    }
+
+    /// Data from the peer before the handshake is not modelled: the error says so.
+    #[test]
+    fn data_before_the_handshake_is_not_modelled() {
         let mut s = linux();
         let data = WireSegment { flags: ACK, len: 10, ..Default::default() };
         assert!(matches!(s.inbound(SimTime::ZERO, &data), Err(DrillError::Unsupported(_))));

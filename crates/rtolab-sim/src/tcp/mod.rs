@@ -13,6 +13,7 @@ pub mod policy;
 pub mod profile;
 pub mod quickack;
 pub mod rack;
+pub mod receive_window;
 pub mod receiver;
 pub mod recovery;
 pub mod resolve;

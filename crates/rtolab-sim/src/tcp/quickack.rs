@@ -56,6 +56,22 @@ impl QuickAck {
         self.quick = self.quick.max(self.grant);
     }
 
+    /// The grant from the window offered now and the peer's MSS guess (`tcp_incr_quickack`:
+    /// `rcv_wnd / (2 · rcv_mss)`, 2 when that is 0, at most 16).
+    pub fn set_grant(&mut self, grant: u64) {
+        self.grant = grant.min(MAX_QUICKACKS);
+    }
+
+    /// The window grew (`tcp_grow_window`: `icsk_ack.quick |= 1`): at least one quick ACK.
+    pub fn request_one(&mut self) {
+        self.quick |= 1;
+    }
+
+    /// The free buffer fell below half its full worth (`__tcp_select_window`): no quick ACKs.
+    pub fn stop(&mut self) {
+        self.quick = 0;
+    }
+
     /// Duplicate (already received) data: `tcp_enter_quickack_mode`.
     pub fn enter_quickack_mode(&mut self) {
         self.incr_quickack();

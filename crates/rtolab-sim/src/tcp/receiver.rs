@@ -8,9 +8,15 @@
 //! With `dsack`, a duplicate segment is reported in the first SACK block of the ACK it
 //! triggers (RFC 2883, 4): below the cumulative ACK, or followed by the out-of-order block
 //! that contains it.
+//!
+//! With `rmem` (the `linux` profile) the window offered is Linux's (`receive_window.rs`:
+//! the receive buffer, `rcv_ssthresh`, autotuning), segments held are charged their TUN
+//! truesize, and the application reads each in-order segment as soon as the ACK decision
+//! for it is made (or, after `reads_by_call`, when `read` is called).
 
 use super::jiffies::{self, Wheel};
 use super::quickack::QuickAck;
+use super::receive_window::{tun_truesize, LinuxWindow, WindowConfig};
 use super::segment::{ts_now, SackBlocks, Segment, FLAG_ACK, FLAG_SYN};
 use crate::time::{SimDuration, SimTime};
 
@@ -35,6 +41,9 @@ pub struct ReceiverConfig {
     /// The kernel's timer wheel runs the delayed-ACK timer (`jiffies::Wheel`); `None`: it
     /// fires exactly on time.
     pub wheel: Option<Wheel>,
+    /// Linux's receive buffer (`tcp_rmem`: least, initial, largest) and the window it offers
+    /// (`receive_window.rs`) instead of the fixed `window`; with `linux_acks` only.
+    pub rmem: Option<Box<[u64; 3]>>,
 }
 
 /// Counters the flow table reports.
@@ -51,6 +60,7 @@ pub struct ReceiverStats {
 /// then the configuration, then the lists' lengths, the counters and whether Linux's ACK
 /// policy applies: `Option<QuickAck>`'s tag is in its first word); with thousands of flows
 /// the receiver is out of cache whenever a segment arrives, so its lines are the cost.
+/// Linux's window state follows them: only the `linux` profile touches it.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct TcpReceiver {
@@ -68,6 +78,15 @@ pub struct TcpReceiver {
     pub stats: ReceiverStats,
     quickack: Option<QuickAck>,
     syn_at: Option<SimTime>,
+    /// Linux's receive buffer and window (`cfg.rmem`), from the SYN on.
+    window: Option<LinuxWindow>,
+    /// Segments held in the buffer, unread or out of order: (end, truesize), in arrival order.
+    held: Vec<(u64, u64)>,
+    /// Bytes the application has read (`copied_seq`).
+    copied: u64,
+    /// The application reads every in-order byte as soon as it arrives; otherwise only what
+    /// `read` asks for (`reads_by_call`: a drill script's `read()`).
+    reads_at_once: bool,
 }
 
 impl TcpReceiver {
@@ -87,6 +106,10 @@ impl TcpReceiver {
             last_ack_sent: 0,
             quickack: cfg.linux_acks.then(|| QuickAck::new(cfg.window, cfg.mss)),
             syn_at: None,
+            window: None,
+            held: Vec::new(),
+            copied: 0,
+            reads_at_once: true,
             stats: ReceiverStats::default(),
             cfg,
         }
@@ -108,14 +131,21 @@ impl TcpReceiver {
             self.established = true;
             self.syn_at.get_or_insert(now);
             self.ts_recent = seg.ts_val;
+            let wnd = match self.linux_window() {
+                Some(w) => w.initial_window(),
+                None => self.cfg.window,
+            };
             out.push(Segment {
                 flags: FLAG_SYN | FLAG_ACK,
-                wnd: self.cfg.window,
+                wnd,
                 ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 },
                 ts_ecr: if self.cfg.timestamps { seg.ts_val } else { 0 },
                 ..Default::default()
             });
             return None;
+        }
+        if let Some(w) = self.linux_window() {
+            w.establish(now);
         }
         if seg.len == 0 {
             return None;
@@ -125,6 +155,12 @@ impl TcpReceiver {
             self.ts_recent = seg.ts_val;
         }
         let (start, end) = (seg.seq, seg.end());
+        if self.cfg.timestamps {
+            let queue_empty = self.copied == self.rcv_nxt;
+            if let Some(w) = &mut self.window {
+                w.measure_rtt_ts(now, seg.len as u64, seg.ts_ecr, queue_empty);
+            }
+        }
         let had_holes = !self.ooo.is_empty();
         if end <= self.rcv_nxt {
             self.stats.duplicate_bytes += seg.len as u64;
@@ -137,6 +173,11 @@ impl TcpReceiver {
         if start > self.rcv_nxt {
             let dup = self.insert_ooo(start, end);
             self.stats.duplicate_bytes += dup;
+            if dup < end - start && self.charge(now, seg, false) {
+                if let Some(q) = &mut self.quickack {
+                    q.request_one();
+                }
+            }
             self.recent.retain(|&s| s != start);
             self.recent.insert(0, start);
             self.recent.truncate(8);
@@ -160,13 +201,34 @@ impl TcpReceiver {
         self.recent.retain(|&s| s >= rcv_nxt);
         self.unacked_segments += 1;
         let full = seg.len >= self.cfg.mss;
+        let grew = self.charge(now, seg, true);
         let (ack_now, delay) = match &mut self.quickack {
             Some(q) => {
+                if let Some(w) = &self.window {
+                    q.set_grant(w.quickack_grant());
+                }
                 q.on_data(now, self.syn_at);
+                if grew {
+                    q.request_one();
+                }
                 // The FIN: the receiving application reads to the end and closes, and its
                 // FIN acknowledges everything at once (what a reader of a Linux socket does).
                 let fin = seg.is_fin() && self.ooo.is_empty();
-                (fin || q.in_quickack_mode() || self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64, q.delay())
+                // `__tcp_ack_snd_check`: more than one full frame since the window was last
+                // offered, and the window would not shrink (`__tcp_select_window`, whose
+                // low-space test also ends the quick ACKs).
+                let frame = match &self.window {
+                    Some(w) if self.rcv_nxt - w.rcv_wup() > w.rcv_mss() => {
+                        let (offer, low) = w.candidate();
+                        if low {
+                            q.stop();
+                        }
+                        offer >= w.rcv_wnd() || self.copied == self.rcv_nxt
+                    }
+                    Some(_) => false,
+                    None => self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64,
+                };
+                (fin || frame || q.in_quickack_mode(), q.delay())
             }
             None => (full && self.unacked_segments >= self.cfg.ack_every, self.cfg.delack_timeout),
         };
@@ -176,7 +238,98 @@ impl TcpReceiver {
             // `tcp_send_delayed_ack`: `sk_reset_timer(jiffies + ato)` on the wheel.
             self.delack_at = Some(jiffies::fire_at(self.cfg.wheel, now, delay));
         }
+        if self.reads_at_once {
+            self.read(now, u64::MAX, out);
+        }
         Some((before, self.rcv_nxt))
+    }
+
+    /// Linux's window state, created at the first segment (the SYN, or data without a
+    /// handshake) when `rmem` is set.
+    fn linux_window(&mut self) -> Option<&mut LinuxWindow> {
+        if self.window.is_none() {
+            let rmem = **self.cfg.rmem.as_ref().filter(|_| self.cfg.linux_acks)?;
+            let ts = if self.cfg.timestamps { 12 } else { 0 };
+            let mss = self.cfg.mss as u64;
+            let cfg = WindowConfig { rmem, ..WindowConfig::linux(mss + ts, mss, self.cfg.timestamps, true) };
+            self.window = Some(LinuxWindow::new(cfg));
+        }
+        self.window.as_mut()
+    }
+
+    /// Charges a data segment to the buffer (Linux's window only): its truesize as a TUN
+    /// device allocates it; returns whether the window grew (`LinuxWindow::on_data`).
+    fn charge(&mut self, now: SimTime, seg: &Segment, in_order: bool) -> bool {
+        let rcv_nxt = self.rcv_nxt;
+        let header = 40 + if self.cfg.timestamps { 12 } else { 0 };
+        let Some(w) = &mut self.window else { return false };
+        let truesize = tun_truesize(seg.len as u64, header);
+        self.held.push((seg.end(), truesize));
+        w.on_data(now, seg.len as u64, truesize, in_order, rcv_nxt)
+    }
+
+    /// The application reads up to `max` in-order bytes at `now`; returns how many. Linux
+    /// (`tcp_recvmsg` → `tcp_rcv_space_adjust`, `tcp_cleanup_rbuf`): the buffer is freed,
+    /// autotuning may grow it, and a delayed ACK may go at once.
+    pub fn read(&mut self, now: SimTime, max: u64, out: &mut Vec<Segment>) -> u64 {
+        let copied = self.rcv_nxt.min(self.copied.saturating_add(max));
+        let bytes = copied - self.copied;
+        self.copied = copied;
+        let Some(w) = &mut self.window else { return bytes };
+        let mut freed = 0;
+        self.held.retain(|&(end, truesize)| {
+            let read = end <= copied;
+            freed += if read { truesize } else { 0 };
+            !read
+        });
+        let ooo_end = self.ooo.last().map(|&(_, e)| e);
+        w.on_read(now, copied, freed, self.rcv_nxt, ooo_end);
+        // `tcp_cleanup_rbuf`: an ACK still scheduled goes once more than one frame arrived
+        // since the window was last offered; else a read that lets the window at least
+        // double what is still open (and that is at most half the clamp) sends one.
+        let mut ack = self.delack_at.is_some() && self.rcv_nxt - w.rcv_wup() > w.rcv_mss();
+        if bytes > 0 && !ack {
+            let open = w.open_window(self.rcv_nxt);
+            if 2 * open <= w.window_clamp() {
+                let (offer, low) = w.candidate();
+                if low {
+                    if let Some(q) = &mut self.quickack {
+                        q.stop();
+                    }
+                }
+                ack = offer > 0 && offer >= 2 * open;
+            }
+        }
+        if ack {
+            self.send_ack(now, None, None, out);
+        }
+        bytes
+    }
+
+    /// Offers Linux's window `w` (set before the first segment; a drill socket's own
+    /// `tcp_rmem` and scaling).
+    pub fn set_linux_window(&mut self, w: LinuxWindow) {
+        self.window = Some(w);
+    }
+
+    /// Linux's window state, to select the window a segment of the other half carries.
+    pub fn linux_window_mut(&mut self) -> Option<&mut LinuxWindow> {
+        self.window.as_mut()
+    }
+
+    /// From now on the application reads only when `read` is called.
+    pub fn reads_by_call(&mut self) {
+        self.reads_at_once = false;
+    }
+
+    /// Linux's receive-side state for `tcp_info` (`None` without `rmem`).
+    pub fn linux_state(&self) -> Option<&LinuxWindow> {
+        self.window.as_ref()
+    }
+
+    /// Bytes arrived in order and not yet read.
+    pub fn unread(&self) -> u64 {
+        self.rcv_nxt - self.copied
     }
 
     /// The delayed-ACK timer.
@@ -229,10 +382,21 @@ impl TcpReceiver {
                 }
             }
         }
+        let wnd = match &mut self.window {
+            Some(w) => {
+                if w.candidate().1 {
+                    if let Some(q) = &mut self.quickack {
+                        q.stop();
+                    }
+                }
+                w.select(self.rcv_nxt)
+            }
+            None => self.cfg.window,
+        };
         out.push(Segment {
             flags: FLAG_ACK,
             ack: self.rcv_nxt,
-            wnd: self.cfg.window,
+            wnd,
             ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 },
             ts_ecr: if self.cfg.timestamps { self.ts_recent } else { 0 },
             sack,
@@ -265,6 +429,7 @@ mod tests {
             window: 1 << 20,
             linux_acks: false,
             wheel: None,
+            rmem: None,
         })
     }
 
@@ -280,8 +445,7 @@ mod tests {
         assert_eq!(align_of::<TcpReceiver>(), 64);
         assert_eq!(offset_of!(TcpReceiver, ooo) + size_of::<Vec<(u64, u64)>>(), 64);
         assert_eq!(offset_of!(TcpReceiver, cfg), 64);
-        assert!(offset_of!(TcpReceiver, established) < 128);
-        assert_eq!(offset_of!(TcpReceiver, recent), 128);
+        assert_eq!(offset_of!(TcpReceiver, unacked_segments), 128);
         assert!(offset_of!(TcpReceiver, quickack) + 8 <= 192);
     }
 

@@ -196,6 +196,11 @@ declare_tcp_settings! {
         fast_retransmit: FastRetransmit = FastRetransmit::Rfc6582; Ns2Sack1 | Ns2Newreno = FastRetransmit::NthDuplicate,
         /// Linux's ACK policy at the receiver (`quickack.rs`).
         linux_acks: bool = false; Linux = true,
+        /// Linux's receive buffer and the window it offers (`receive_window.rs`: `rcv_ssthresh`,
+        /// autotuning, the quick ACKs while the window opens) instead of an unlimited window.
+        /// Off in every profile for now: `rtolab drill --stack linux` plays it, but simulated
+        /// flows with it do not yet agree with the kernel (`docs/tcp-stacks.md`).
+        linux_receive_window: bool = false,
         /// Where RTT samples come from (`policy::RttSampling`).
         rtt_sampling: RttSampling = RttSampling::TimedSegment; Linux = RttSampling::EveryAck,
         /// When the retransmission timer restarts besides RFC 6298 (`policy::TimerRestart`).

@@ -34,6 +34,10 @@ impl SackNews {
 
 impl TcpSender {
     pub(super) fn on_ack(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        // RFC 5681 2 (e), Linux `tcp_ack_update_window`: an ACK that opens the window is a
+        // window update (`FLAG_WIN_UPDATE`), not a duplicate. With SACK the blocks it carries
+        // count all the same (Linux's loss detection counts SACKed segments, not duplicates).
+        let window_opened = seg.wnd > self.rwnd && !self.cfg.sack;
         self.rwnd = seg.wnd;
         let ack = seg.ack.min(self.snd_max);
         let flight_before = self.flight();
@@ -81,7 +85,7 @@ impl TcpSender {
             if !every_ack {
                 rtt = sample;
             }
-        } else if self.is_duplicate(ack, seg, news) {
+        } else if !window_opened && self.is_duplicate(ack, seg, news) {
             self.on_dupack(now, news, out);
         }
         if self.cfg.tlp {
