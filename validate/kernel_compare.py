@@ -59,15 +59,23 @@ def mean(runs: list[Metrics], column: str) -> float:
 
 
 def verdict(name: str, kernel: list[Metrics], sim: list[Metrics], ns3: Metrics | None) -> str:
-    """One acceptance row: completion within 5 % and the same (mean) timeout, spurious-detection
-    and undo counts as the kernel's."""
+    """One acceptance row: completion within 5 % and the same timeout, spurious-detection and
+    undo counts as the kernel's: the simulator's mean count within the range of the kernel's
+    runs (which is one value where the kernel repeats itself; where it does not, as when
+    several flows' timers expire in one jiffy and the kernel's two CPUs take them in either
+    order, any count the kernel showed)."""
     k = mean(kernel, "completion_s")
 
     def delta(v: float) -> str:
         return f"{100 * (v - k) / k:+.1f} %"
 
     counts = ("timeouts", "spurious_detected", "undos")
-    same = all(round(mean(kernel, c), 1) == round(mean(sim, c), 1) for c in counts)
+    def within(c: str) -> bool:
+        seen = [r[c] for r in kernel if r[c] is not None]
+        m = round(mean(sim, c), 1)
+        return bool(seen) and min(seen) <= m <= max(seen)  # type: ignore[type-var]
+
+    same = all(within(c) for c in counts)
     ok = abs(mean(sim, "completion_s") - k) <= 0.05 * k and same
     ns3_completion = ns3.get("completion_s") if ns3 else None
     ns3_delta = delta(ns3_completion) if ns3_completion is not None else "–"
@@ -151,7 +159,10 @@ def main() -> None:
     )
     summary = (
         "\n### Acceptance: completion within 5 % of the kernel's, the same timeouts and undos\n\n"
-        "Means over the reps above; Δ is relative to the kernel's completion time.\n\n"
+        "Means over the reps above; Δ is relative to the kernel's completion time. The counts agree when "
+        "the profile's mean is one the kernel's runs span (from their least to their greatest): the kernel "
+        "repeats itself on every case but `ten-flows-iw10`, where several flows' loss probes expire in one "
+        "jiffy and the order the kernel takes them in varies between runs.\n\n"
         "| case | kernel s | rtolab Δ | ns-3 Δ | timeouts kernel / rtolab / ns-3 | spurious detected, undos kernel / rtolab | rtolab within 5 %, same counts |\n"
         "|---|---|---|---|---|---|---|\n" + "\n".join(verdicts) + "\n"
     )

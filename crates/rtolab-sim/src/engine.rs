@@ -1,7 +1,9 @@
 //! The discrete-event core: a priority queue of events ordered by `(time, seq)`.
 //!
 //! Invariants: `seq` only grows, so events at the same instant run in the order they were
-//! scheduled, always; popped times never decrease (`now` never goes backwards). Events are a
+//! scheduled, always — except the timers of Linux's timer wheel (`schedule_wheel_timer`),
+//! which run after the other events of their instant, last scheduled first; popped times
+//! never decrease (`now` never goes backwards). Events are a
 //! compact enum routed by component index, not boxed closures.
 //!
 //! The queue keeps two queues under one `(time, seq)` order: the network's events (a handful
@@ -80,7 +82,7 @@ impl Ord for Entry {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
     /// Link, ARQ, spike and stop events, sorted by `(time, seq)`, latest first (the next
     /// event is the last element).
@@ -88,8 +90,19 @@ pub struct EventQueue {
     /// Timers, flow starts and web users' wake-ups.
     endpoints: BinaryHeap<Entry>,
     next_seq: u64,
+    /// The next wheel timer's `seq`: counts down from `WHEEL_SEQ`, above every other event's.
+    wheel_seq: u64,
     now: SimTime,
     processed: u64,
+}
+
+/// The first wheel timer's `seq` (they count down from here; other events count up from 0).
+const WHEEL_SEQ: u64 = u64::MAX;
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue { network: Vec::new(), endpoints: BinaryHeap::new(), next_seq: 0, wheel_seq: WHEEL_SEQ, now: SimTime::ZERO, processed: 0 }
+    }
 }
 
 impl EventQueue {
@@ -116,6 +129,18 @@ impl EventQueue {
             _ => self.push_network(entry),
         }
         self.next_seq += 1;
+    }
+
+    /// Schedules a timer of Linux's timer wheel (`tcp/jiffies.rs`) at `time`, one of its
+    /// ticks. The timers a tick expires run last scheduled first: the wheel adds a timer at
+    /// the head of its bucket's list and expires a bucket from the head (`kernel/time/timer.c`:
+    /// `enqueue_timer`, `expire_timers`). Several flows' loss probes armed within one bucket's
+    /// granularity therefore leave in the reverse order of arming.
+    #[inline]
+    pub fn schedule_wheel_timer(&mut self, time: SimTime, event: Event) {
+        let time = time.max(self.now);
+        self.endpoints.push(Entry { time, seq: self.wheel_seq, event });
+        self.wheel_seq -= 1;
     }
 
     /// Inserts `entry` (whose `seq` is the greatest so far) ahead of every pending network
@@ -170,6 +195,22 @@ mod tests {
         q.schedule(SimTime(5), Event::Stop);
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec![Event::FlowStart(FlowId(0)), Event::FlowStart(FlowId(1)), Event::FlowStart(FlowId(2)), Event::Stop]);
+    }
+
+    /// Linux's timer wheel expires a bucket from the head of its list, where each timer was
+    /// added: wheel timers of one instant run after the other events of that instant, last
+    /// scheduled first.
+    #[test]
+    fn wheel_timers_of_one_instant_run_last_scheduled_first() {
+        let mut q = EventQueue::default();
+        let timer = |f: u32| Event::Timer { flow: FlowId(f), side: Side::Sender, generation: 0 };
+        q.schedule_wheel_timer(SimTime(8), timer(0));
+        q.schedule_wheel_timer(SimTime(8), timer(1));
+        q.schedule(SimTime(8), Event::FlowStart(FlowId(5)));
+        q.schedule_wheel_timer(SimTime(4), timer(2));
+        q.schedule_wheel_timer(SimTime(8), timer(3));
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec![timer(2), Event::FlowStart(FlowId(5)), timer(3), timer(1), timer(0)]);
     }
 
     /// Network and endpoint events interleave by (time, seq) exactly as one heap would.

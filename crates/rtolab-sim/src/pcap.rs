@@ -131,6 +131,7 @@ impl Capture {
         let window = if syn { advertised.min(65_535) } else { (advertised >> scale).min(65_535) };
         let mut tcp = TcpHeader::new(sport, dport, seq, window as u16);
         tcp.syn = syn;
+        tcp.fin = s.is_fin();
         if s.flags & FLAG_ACK != 0 {
             tcp.ack = true;
             tcp.acknowledgment_number = peer_isn.wrapping_add(1).wrapping_add(s.ack as u32);

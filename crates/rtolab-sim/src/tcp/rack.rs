@@ -114,6 +114,13 @@ impl Rack {
     /// so its send time says nothing.
     pub fn on_delivered(&mut self, k: u64, end: u64, retransmitted: bool, now: SimTime) {
         let Some(Sent { at: sent, .. }) = self.sent(k) else { return };
+        self.on_delivered_at(SimTime(sent), end, retransmitted, now);
+    }
+
+    /// `on_delivered` for a segment sent at `sent_at` that the send records do not hold (a
+    /// lone FIN, `sender/fin.rs`).
+    pub fn on_delivered_at(&mut self, sent_at: SimTime, end: u64, retransmitted: bool, now: SimTime) {
+        let sent = sent_at.0;
         let rtt = now.0.saturating_sub(sent);
         if retransmitted && self.min_rtt.is_some_and(|m| rtt < m) {
             return;

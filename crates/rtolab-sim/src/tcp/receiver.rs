@@ -87,6 +87,8 @@ pub struct TcpReceiver {
     /// The application reads every in-order byte as soon as it arrives; otherwise only what
     /// `read` asks for (`reads_by_call`: a drill script's `read()`).
     reads_at_once: bool,
+    /// Where a FIN without data arrived (the sender's `fin.rs`): one past the data.
+    fin_at: Option<u64>,
 }
 
 impl TcpReceiver {
@@ -110,6 +112,7 @@ impl TcpReceiver {
             held: Vec::new(),
             copied: 0,
             reads_at_once: true,
+            fin_at: None,
             stats: ReceiverStats::default(),
             cfg,
         }
@@ -146,6 +149,10 @@ impl TcpReceiver {
         }
         if let Some(w) = self.linux_window() {
             w.establish(now);
+        }
+        if seg.len == 0 && seg.is_fin() {
+            self.on_lone_fin(now, seg.seq, out);
+            return None;
         }
         if seg.len == 0 {
             return None;
@@ -242,6 +249,30 @@ impl TcpReceiver {
             self.read(now, u64::MAX, out);
         }
         Some((before, self.rcv_nxt))
+    }
+
+    /// A FIN without data at `seq`: in order it is acknowledged at once (the application
+    /// reads to the end and closes: its FIN acknowledges it, as for a FIN on data); out of
+    /// order it is held (Linux `tcp_data_queue_ofo`) and reported in an immediate duplicate
+    /// ACK as the SACK block (seq, seq + 1), merged with the block of data that ends at it
+    /// (RFC 2018 4: the block of the segment that triggered the ACK comes first).
+    fn on_lone_fin(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) {
+        self.fin_at = Some(seq);
+        let trigger = (seq > self.rcv_nxt).then_some(seq);
+        self.send_ack(now, trigger, None, out);
+    }
+
+    /// The SACK block holding `seq`, or, for a FIN held out of order, the block of data that
+    /// ends at it (if any) extended over the FIN's sequence number; a block that ends at the
+    /// held FIN covers it too.
+    fn sack_block(&self, seq: u64) -> Option<(u64, u64)> {
+        let fin = self.fin_at.filter(|&f| f > self.rcv_nxt);
+        if fin == Some(seq) {
+            let data = seq.checked_sub(1).and_then(|s| self.block_containing(s));
+            return Some((data.map_or(seq, |(s, _)| s), seq + 1));
+        }
+        let (s, e) = self.block_containing(seq)?;
+        Some((s, if fin == Some(e) { e + 1 } else { e }))
     }
 
     /// Linux's window state, created at the first segment (the SYN, or data without a
@@ -371,11 +402,12 @@ impl TcpReceiver {
             if let Some(d) = dsack {
                 sack.push(d);
             }
-            for seq in trigger.into_iter().chain(self.recent.iter().copied()) {
+            let fin = self.fin_at.filter(|&f| f > self.rcv_nxt);
+            for seq in trigger.into_iter().chain(self.recent.iter().copied()).chain(fin) {
                 if sack.len() >= max_blocks {
                     break;
                 }
-                if let Some(b) = self.block_containing(seq) {
+                if let Some(b) = self.sack_block(seq) {
                     if !sack.iter().skip(dsack.is_some() as usize).any(|x| x == b) {
                         sack.push(b);
                     }
@@ -515,5 +547,25 @@ mod tests {
         // the next ACK carries no DSACK any more
         r.on_segment(SimTime(5), &data(500, 5), &mut out);
         assert_eq!(out.last().unwrap().sack.to_vec(), [(500, 600), (300, 400)]);
+    }
+
+    /// A FIN without data (the sender's lone FIN): out of order it is reported as the block
+    /// (seq, seq + 1), merged with the data that ends at it; in order it is acknowledged at
+    /// once with the data's ACK number (the simulator's ACKs count data only).
+    #[test]
+    fn lone_fin_is_sacked_out_of_order_and_acked_in_order() {
+        let mut r = receiver(true);
+        let mut out = vec![];
+        let fin = |seq: u64| Segment { flags: FLAG_ACK | super::super::segment::FLAG_FIN, seq, ..Default::default() };
+        r.on_lone_fin(SimTime(1), 300, &mut out);
+        assert_eq!((out[0].ack, out[0].sack.to_vec()), (0, vec![(300, 301)]));
+        r.on_segment(SimTime(2), &data(200, 2), &mut out);
+        assert_eq!(out.last().unwrap().sack.to_vec(), [(200, 301)]);
+        let mut r = receiver(true);
+        let mut out = vec![];
+        r.on_segment(SimTime(1), &data(0, 1), &mut out);
+        r.on_segment(SimTime(2), &fin(100), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].ack, out[0].sack.len()), (100, 0));
     }
 }

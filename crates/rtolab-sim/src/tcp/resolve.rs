@@ -143,6 +143,7 @@ impl TcpSpec {
             syn_undo_by_timestamp: s.syn_undo_by_timestamp,
             holds_at_recovery_point: s.holds_at_recovery_point,
             timeout_reduces_per_window: s.timeout_reduces_per_window,
+            lone_fin: s.lone_fin,
             handshake: s.handshake,
             cc: s.cc,
             cubic: s.cc.cubic_params(s.hystart, s.cubic_beta),

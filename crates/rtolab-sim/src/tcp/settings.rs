@@ -190,6 +190,8 @@ declare_tcp_settings! {
         holds_at_recovery_point: bool = false; Linux = true,
         /// Linux `tcp_enter_loss` (`SenderConfig::timeout_reduces_per_window`).
         timeout_reduces_per_window: bool = false; Linux = true,
+        /// Linux `tcp_send_fin` (`SenderConfig::lone_fin`).
+        lone_fin: bool = false; Linux = true,
         /// SACK blocks an ACK may carry at most (ns-2's sink: 3).
         max_sack_blocks: usize = 4; Ns2Sack1 | Ns2Newreno = 3,
         /// When duplicate ACKs start fast retransmit (`policy::FastRetransmit`).

@@ -355,7 +355,16 @@ impl World {
                 flow.timer_generation[k] = flow.timer_generation[k].wrapping_add(1);
                 flow.timer_at[k] = Some(t);
                 let generation = flow.timer_generation[k];
-                net.events.schedule(t, Event::Timer { flow: f, side, generation });
+                let wheel = match side {
+                    Side::Sender => flow.sender.config().wheel.is_some(),
+                    Side::Receiver => flow.receiver.config().wheel.is_some(),
+                };
+                let event = Event::Timer { flow: f, side, generation };
+                if wheel {
+                    net.events.schedule_wheel_timer(t, event);
+                } else {
+                    net.events.schedule(t, event);
+                }
             }
         }
     }

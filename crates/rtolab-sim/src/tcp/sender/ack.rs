@@ -155,6 +155,7 @@ impl TcpSender {
         sorted.copy_from_slice(&blocks[skip..]);
         sorted.sort_unstable();
         for &(s, e) in sorted.iter() {
+            self.fin_sacked(now, e);
             let s = s.max(ack).max(self.snd_una);
             if e > s && self.tracks_sends() {
                 let fack = self.scoreboard.highest_sacked_segment();

@@ -15,11 +15,13 @@
 //! Sequence numbers count payload bytes from 0; segments are MSS-aligned.
 
 mod ack;
+mod fin;
 mod loss;
 mod rack_tlp;
 mod rtt;
 mod transmit;
 
+use fin::Fin;
 use super::cc::{AnyCc, CcKind, CongestionControl, CubicParams, WindowArith, WindowCore};
 use super::icmp_rto::{Expiry, IcmpRto, IcmpRtoConfig, IcmpRtoState, IcmpSignal, TimerChange};
 use super::jiffies::Wheel;
@@ -63,6 +65,10 @@ pub struct SenderConfig {
     /// SND.UNA advanced (`!icsk_retransmits`); else the first of a series (back-off 0, RFC
     /// 5681 (4)'s "held constant" for a segment already resent by the timer).
     pub timeout_reduces_per_window: bool,
+    /// A sized transfer's application writes everything and closes at once (`fin.rs`): when
+    /// all the data left before the close, the FIN goes in a segment of its own (Linux
+    /// `tcp_send_fin`), which the loss probe resends alone; else it rides on the last segment.
+    pub lone_fin: bool,
     /// A three-way handshake before data (ns-2's one-way agents send data at once).
     pub handshake: bool,
     /// The congestion controller.
@@ -287,6 +293,8 @@ pub struct TcpSender {
     completed_at: Option<SimTime>,
     rack: Rack,
     episode: Option<Episode>,
+    /// Where the FIN is (`fin.rs`).
+    fin: Fin,
 }
 
 impl TcpSender {
@@ -320,6 +328,7 @@ impl TcpSender {
             scoreboard: Scoreboard::default(),
             rtt_probe: None,
             episode: None,
+            fin: Fin::Open,
             head_resent_to: 0,
             una_at_last_timeout: 0,
             growth_done: false,
@@ -386,6 +395,7 @@ impl TcpSender {
         } else {
             self.phase = Phase::Established;
             self.send_allowed(now, out);
+            self.close_after_write(now, out);
         }
     }
 
@@ -510,6 +520,7 @@ impl TcpSender {
             out.push(Segment { flags: FLAG_ACK, ts_val, ..Default::default() });
         }
         self.send_allowed(now, out);
+        self.close_after_write(now, out);
     }
 
     /// Handles the expiry of the retransmission timer.

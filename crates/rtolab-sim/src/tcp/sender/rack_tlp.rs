@@ -80,7 +80,7 @@ impl TcpSender {
     }
 
     /// Linux `tcp_send_loss_probe` (RFC 8985 7.3): one new segment if the receiver window
-    /// allows (whatever cwnd says), else the last segment sent again; `tlp_high_seq` records
+    /// allows (whatever cwnd says), else the last segment sent again (a lone FIN, `fin.rs`); `tlp_high_seq` records
     /// SND.MAX so the ACK can tell whether the probe repaired a loss. One probe at a time.
     pub(super) fn send_loss_probe(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.tlp_high_seq.is_none() {
@@ -89,6 +89,8 @@ impl TcpSender {
                 self.snd_nxt = self.snd_max;
                 self.send_new(now, out);
                 self.tlp_retransmitted = false;
+            } else if self.probe_with_fin(now, out) {
+                self.tlp_retransmitted = true;
             } else {
                 let last = (self.snd_max - 1) / self.geometry.mss * self.geometry.mss;
                 self.retransmit(now, last.max(self.snd_una), out);

@@ -439,3 +439,47 @@ fn test_established_probe_and_rto_run_on_the_timer_wheel() {
         assert_eq!(s.next_wakeup(), Some(secs(rto_at)), "{wheel:?}");
     }
 }
+
+/// Linux `tcp_send_fin` and `tcp_send_loss_probe`, by hand: 2500 B in segments of 1000 B
+/// all leave in the initial window at 0.1 s (the handshake's RTT 100 ms), so the FIN goes
+/// alone after them: seq 2500, no payload, and the last data segment carries none. The
+/// probe (2 · SRTT + 2 ms in whole 4 ms jiffies = 204 ms later) resends the lone FIN, not
+/// the last data segment. A SACK of the FIN at 0.35 s, 46 ms after the probe and so below
+/// the minimum RTT (100 ms), says nothing to RACK (`tcp_rack_advance`): no loss is marked.
+#[test]
+fn test_established_lone_fin_after_the_data_and_probed_alone() {
+    let linux = TcpSpec { stack: Some(crate::tcp::profile::Stack::Linux), timestamps: Some(false), mss: Some(1000), ..TcpSpec::default() };
+    let mut cfg = linux.resolve(Some(2500)).sender;
+    cfg.wheel = None;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.open(SimTime::ZERO, &mut out);
+    out.clear();
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    let sent: Vec<(u64, u32, bool)> = out.iter().filter(|g| !g.is_syn() && (g.len > 0 || g.is_fin())).map(|g| (g.seq, g.len, g.is_fin())).collect();
+    assert_eq!(sent, vec![(0, 1000, false), (1000, 1000, false), (2000, 500, false), (2500, 0, true)]);
+    out.clear();
+    assert_eq!(s.next_wakeup(), Some(secs(0.304)));
+    s.on_timer(secs(0.304), &mut out);
+    assert_eq!(out.iter().map(|g| (g.seq, g.len, g.is_fin())).collect::<Vec<_>>(), vec![(2500, 0, true)]);
+    assert_eq!((s.stats.loss_probes, s.stats.retransmits), (1, 1));
+    out.clear();
+    s.on_segment(secs(0.35), &sack_ack(0, &[(2500, 2501)]), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(s.state(), LossState::Open);
+}
+
+/// A profile without `lone_fin` keeps the FIN on the last data segment.
+#[test]
+fn test_established_fin_rides_without_lone_fin() {
+    let mut cfg = config(RtoPreset::Linux, RecoveryKind::Sack, false);
+    cfg.size = Some(2500);
+    cfg.initial_window = 3 * MSS as u64;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.open(SimTime::ZERO, &mut out);
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    let last = out.iter().filter(|g| g.len > 0).last().unwrap();
+    assert!(last.is_fin() && last.end() == 2500);
+    assert!(!out.iter().any(|g| g.len == 0 && g.is_fin()));
+}

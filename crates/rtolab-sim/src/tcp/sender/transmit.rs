@@ -241,6 +241,7 @@ impl TcpSender {
             if let Some(ep) = self.episode.as_mut() {
                 ep.on_retransmit(ts_now(now));
             }
+            self.fin_merges_on_resend(end);
         } else {
             if !self.cfg.timestamps && self.rtt_probe.is_none() {
                 self.rtt_probe = Some((end, now));
@@ -252,9 +253,8 @@ impl TcpSender {
         self.last_send = now;
         self.stats.segments_sent += 1;
         self.stats.payload_bytes_sent += len;
-        // A sized transfer's last segment carries the FIN, as when an application writes
-        // everything and closes.
-        let flags = if self.cfg.size == Some(end) { FLAG_ACK | FLAG_FIN } else { FLAG_ACK };
+        // A sized transfer's last segment carries the FIN unless it went alone (`fin.rs`).
+        let flags = if self.fin_rides(end) { FLAG_ACK | FLAG_FIN } else { FLAG_ACK };
         out.push(Segment { flags, seq, len: len as u32, ts_val, ..Default::default() });
         if self.timer_kind == TimerKind::Persist && self.timer.is_some() {
             // The window opened: the probes stop and their back-off goes (Linux `tcp_ack_probe`).
