@@ -9,9 +9,18 @@
 //!   (`tcp_set_window_clamp`).
 //! - **Initial window.** `tcp_openreq_init_rwin` → `tcp_select_initial_window`: the buffer
 //!   `tcp_rmem[1]`'s worth, rounded down to whole segments of the MSS less the timestamp
-//!   option, at most 65535; the scale is log2 of `max(tcp_rmem[2], rmem_max)` − 15 (0–14).
-//!   At establishment `tcp_init_buffer_space` clamps the window to the buffer's worth less
-//!   one segment, `rcv_ssthresh` to that clamp, and sets `rcvq_space` to at most 10 segments.
+//!   option, with no 64 KB cap (upstream 378979e94e95, "tcp: remove 64 KByte limit for
+//!   initial tp->rcv_wnd value", 6.10; the cap stays only with
+//!   `tcp_workaround_signed_windows`); the scale is log2 of `max(tcp_rmem[2], rmem_max)` − 15
+//!   (0–14). The SYN-ACK's own 16-bit field carries at most 65535 of it (`tcp_make_synack`,
+//!   `tcp_synack_window`), but the child starts with `rcv_wnd` and `rcv_ssthresh` at the full
+//!   value (`tcp_create_openreq_child`). Measured on 6.18.44 (peer MSS 1000, no timestamps):
+//!   `tcp_rmem[1]` 262144 / 540000 / 1000000 give `tcpi_rcv_wnd` 129940 / 268640 / 499320
+//!   with a SYN-ACK window of 65535. With timestamps `advmss` loses the option's 12 bytes
+//!   when the handshake completes (`tcp_rcv_state_process`, `TCP_SYN_RECV`: tcpi_advmss 1448
+//!   for an MTU of 1500). At establishment `tcp_init_buffer_space` clamps the window to the
+//!   buffer's worth less one segment, `rcv_ssthresh` to that clamp (so 268540 for 540000),
+//!   and sets `rcvq_space` to at most 10 segments.
 //! - **Growth.** Every segment of at least 128 bytes raises `rcv_ssthresh` by 2 · advmss
 //!   while there is room below `min(window_clamp, free space)` and its truesize is worth no
 //!   more than its length (`tcp_grow_window`, else the halving search `__tcp_grow_window`),
@@ -19,8 +28,12 @@
 //! - **Autotuning.** The receiver's RTT is the time to receive one window
 //!   (`tcp_rcv_rtt_measure`, a minimum) or, with timestamps, the echo of its own (smoothed,
 //!   `tcp_rcv_rtt_measure_ts`); once per such RTT, a read that finds more copied than
-//!   `rcvq_space` sets it to that and grows the buffer to twice its worth (plus the
-//!   out-of-order span), at most `tcp_rmem[2]` (`tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`).
+//!   `rcvq_space` sets it to that and grows the buffer (`tcp_rcv_space_adjust`,
+//!   `tcp_rcvbuf_grow`). Since 6.18 (aa251c84636c, "tcp: fix too slow tcp_rcvbuf_grow()
+//!   action") the window it sizes the buffer for is twice the new copied count plus twice
+//!   that times the relative growth since the last measure, `2n + 2 · ⌊2n · (n − o) / o⌋`
+//!   (then the out-of-order span), at most `tcp_rmem[2]`; 6.17 sized it for `2n` only, so
+//!   the clamp trailed a sender in slow start by about one RTT.
 //! - **Window offered.** `__tcp_select_window`: the free space (buffer less what unread and
 //!   out-of-order segments hold, by truesize) capped at `rcv_ssthresh`, rounded up to the
 //!   scale's unit; below half the full space the quick ACKs stop and the free space is
@@ -56,6 +69,8 @@ const SHINFO: u64 = 320;
 const SKB: u64 = 256;
 /// The timestamp option's bytes (`TCPOLEN_TSTAMP_ALIGNED`).
 const TS_BYTES: u64 = 12;
+/// The largest window a SYN or SYN-ACK can carry (its field is never scaled, RFC 7323 2.2).
+const SYN_WINDOW_MAX: u64 = u16::MAX as u64;
 
 /// The memory a TUN device charges for a segment of `payload` bytes with `header` bytes of
 /// IP and TCP headers: the kmalloc size class of its linear buffer plus `struct sk_buff`
@@ -76,7 +91,8 @@ pub fn tun_truesize(payload: u64, header: u64) -> u64 {
 pub struct WindowConfig {
     /// `tcp_rmem`: least, initial and largest buffer in bytes.
     pub rmem: [u64; 3],
-    /// The MSS this side advertises (`advmss`: the MTU less IP and TCP headers).
+    /// The MSS this side advertises in its SYN-ACK (the MTU less IP and TCP headers). Linux's
+    /// `tp->advmss` is this less the timestamp option when timestamps are on.
     pub advmss: u64,
     /// The peer's MSS as this side sends (`mss_cache`).
     pub mss_cache: u64,
@@ -103,6 +119,8 @@ impl WindowConfig {
 #[derive(Clone, Debug)]
 pub struct LinuxWindow {
     cfg: WindowConfig,
+    /// `tp->advmss`: `cfg.advmss` less the timestamp option once negotiated.
+    advmss: u64,
     ratio: u64,
     rcvbuf: u64,
     window_clamp: u64,
@@ -126,12 +144,15 @@ pub struct LinuxWindow {
 }
 
 impl LinuxWindow {
-    /// The listener's answer to a SYN (`tcp_openreq_init_rwin`).
+    /// The listener's answer to a SYN (`tcp_openreq_init_rwin` → `tcp_select_initial_window`):
+    /// `rcv_wnd` is the initial buffer's worth in whole segments, not capped at 65535
+    /// (378979e94e95); the child socket starts with `rcv_ssthresh` = `rcv_wnd`
+    /// (`tcp_create_openreq_child`).
     pub fn new(cfg: WindowConfig) -> Self {
         let full = (cfg.rmem[1] * DEFAULT_RATIO) >> RATIO_SHIFT;
         let mss = cfg.advmss - if cfg.timestamps { TS_BYTES } else { 0 };
         let space = if full > mss { full / mss * mss } else { full };
-        let rcv_wnd = space.min(u16::MAX as u64);
+        let rcv_wnd = space;
         let wscale = if cfg.scaling {
             let largest = full.max(cfg.rmem[2]).max(CORE_RMEM_MAX);
             (63 - largest.leading_zeros() as i64 - 15).clamp(0, 14) as u8
@@ -140,6 +161,7 @@ impl LinuxWindow {
         };
         LinuxWindow {
             cfg,
+            advmss: mss,
             ratio: DEFAULT_RATIO,
             rcvbuf: cfg.rmem[1],
             window_clamp: (u16::MAX as u64) << wscale,
@@ -165,17 +187,19 @@ impl LinuxWindow {
         self.wscale
     }
 
-    /// The window the SYN-ACK carries (never scaled, RFC 7323 2.2).
+    /// The window the SYN-ACK carries: never scaled (RFC 7323 2.2), so at most 65535 of
+    /// `rcv_wnd` (`tcp_make_synack`: `tcp_synack_window`).
     pub fn initial_window(&self) -> u64 {
-        self.rcv_wnd
+        self.rcv_wnd.min(SYN_WINDOW_MAX)
     }
 
-    /// The handshake completes at `now` (`tcp_init_buffer_space`, `tcp_initialize_rcv_mss`).
+    /// The handshake completes at `now` (`tcp_init_buffer_space`, `tcp_initialize_rcv_mss`;
+    /// `advmss` already less the timestamp option, `tcp_rcv_state_process`).
     pub fn establish(&mut self, now: SimTime) {
         if self.space_time.is_some() {
             return;
         }
-        let advmss = self.cfg.advmss;
+        let advmss = self.advmss;
         let maxwin = self.win_from_space(self.rcvbuf);
         if self.window_clamp >= maxwin {
             self.window_clamp = maxwin;
@@ -310,7 +334,7 @@ impl LinuxWindow {
                     self.space = self.space.min(self.window_clamp);
                 }
             }
-            self.rcv_mss = len.min(self.cfg.advmss);
+            self.rcv_mss = len.min(self.advmss);
         } else {
             // A short segment: its length with the TCP header (options included) counts once
             // it is at least `TCP_MIN_MSS` + 20 (no PSH here); two of the same length in a
@@ -346,7 +370,7 @@ impl LinuxWindow {
         }
         let room = limit - self.rcv_ssthresh;
         let incr = if self.win_from_space(truesize) <= len {
-            2 * self.cfg.advmss
+            2 * self.advmss
         } else {
             let mut worth = self.win_from_space(truesize) >> 1;
             let mut window = self.win_from_space(self.cfg.rmem[2]) >> 1;
@@ -370,7 +394,9 @@ impl LinuxWindow {
 
     /// The application read up to `copied_seq` at `now`, freeing `freed` bytes of truesize;
     /// `rcv_nxt` and `ooo_end` (the end of the highest out-of-order segment, if any) are the
-    /// receiver's. `tcp_rcv_space_adjust` and `tcp_rcvbuf_grow`.
+    /// receiver's. `tcp_rcv_space_adjust` and `tcp_rcvbuf_grow` as of 6.18 (aa251c84636c):
+    /// for `n` copied in the last receiver RTT after `o`, a window of
+    /// `2n + 2 · ⌊2n · (n − o) / o⌋` plus the out-of-order span.
     pub fn on_read(&mut self, now: SimTime, copied_seq: u64, freed: u64, rcv_nxt: u64, ooo_end: Option<u64>) {
         self.allocated = self.allocated.saturating_sub(freed);
         let Some(start) = self.space_time else { return };
@@ -380,9 +406,13 @@ impl LinuxWindow {
         }
         let copied = (copied_seq - self.space_seq).saturating_sub(rcv_nxt - copied_seq);
         if copied > self.space {
-            self.space = copied;
+            let old = std::mem::replace(&mut self.space, copied);
             if self.cfg.autotune {
-                let window = (self.space << 1) + ooo_end.map_or(0, |e| e - rcv_nxt);
+                // "DRS is always one RTT late": twice what was copied, and twice that again
+                // in proportion to the growth over the previous RTT (slow start).
+                let mut window = copied << 1;
+                window += (window * (copied - old) / old.max(1)) << 1;
+                window += ooo_end.map_or(0, |e| e - rcv_nxt);
                 let rcvbuf = self.space_from_win(window).min(self.cfg.rmem[2]);
                 if rcvbuf > self.rcvbuf {
                     self.rcvbuf = rcvbuf;
@@ -485,8 +515,10 @@ mod tests {
     /// Continuing by hand, one segment every 2 ms, each read at once: the window measure
     /// started at the first segment waits for 1000 + 64240 = 65240, reached by segment 66
     /// (66000) 130 ms later; the read after it finds 66000 copied in 132 ms ≥ 130 ms, so
-    /// `rcvq_space` = 66000 and the buffer grows to (2 · 66000) · 256 / 111 = 304432 bytes,
-    /// the clamp to 304432 · 111 / 256 = 131999. From segment 67 each adds 2 · 1460 = 2920
+    /// `rcvq_space` goes from 14600 to 66000 and `tcp_rcvbuf_grow` (6.18) sizes the buffer for
+    /// 2 · 66000 = 132000 plus 2 · ⌊132000 · (66000 − 14600) / 14600⌋ = 2 · 464712 = 929424,
+    /// a window of 1061424: the buffer grows to ⌊1061424 · 256 / 111⌋ = 2447968 bytes, the
+    /// clamp to ⌊2447968 · 111 / 256⌋ = 1061423. From segment 67 each adds 2 · 1460 = 2920
     /// (truesize worth 999 ≤ 1000): 56832 + 4 · 2920 = 68512 after segment 70, offered as
     /// ⌈68512 / 128⌉ · 128 = 68608.
     #[test]
@@ -502,10 +534,37 @@ mod tests {
             }
             w.on_read(now, 1000 * k, 2304, 1000 * k, None);
             if k == 66 {
-                assert_eq!((w.rcv_rtt_us(), w.rcv_space(), w.rcvbuf, w.window_clamp), (130_000, 66_000, 304_432, 131_999));
+                assert_eq!((w.rcv_rtt_us(), w.rcv_space(), w.rcvbuf, w.window_clamp), (130_000, 66_000, 2_447_968, 1_061_423));
             }
         }
         assert_eq!((w.rcv_ssthresh(), w.rcv_wnd()), (68_512, 68_608));
+    }
+
+    /// By hand, `tcp_rmem[1]` = 540000 (MSS 1000 from the peer, no timestamps, scale 7): the
+    /// buffer is worth 540000 · 128 / 256 = 270000, ⌊270000 / 1460⌋ · 1460 = 268640 of it
+    /// offered (no 64 KB cap), of which the SYN-ACK carries 65535; at establishment the clamp
+    /// is 270000 − 1460 = 268540 and `rcv_ssthresh` falls to it, `rcvq_space` min(268540,
+    /// 268640, 14600) = 14600; the first window sent keeps the 268640 still open, rounded up
+    /// to ⌈268640 / 128⌉ · 128 = 268672.
+    #[test]
+    fn the_initial_window_is_not_capped_at_64k() {
+        let cfg = WindowConfig { rmem: [4096, 540_000, 6_291_456], ..WindowConfig::linux(1460, 1000, false, true) };
+        let mut w = LinuxWindow::new(cfg);
+        assert_eq!((w.initial_window(), w.rcv_wnd(), w.rcv_ssthresh(), w.wscale()), (65_535, 268_640, 268_640, 7));
+        w.establish(ms(100));
+        assert_eq!((w.window_clamp, w.rcv_ssthresh, w.rcv_space()), (268_540, 268_540, 14_600));
+        assert_eq!(w.select(0), 268_672);
+    }
+
+    /// By hand, with timestamps (SYN-ACK MSS 1460, default `tcp_rmem`): the initial window is
+    /// ⌊65536 / 1448⌋ · 1448 = 65160; `advmss` is 1460 − 12 = 1448, so the clamp is
+    /// 65536 − 1448 = 64088 and `rcvq_space` min(64088, 65160, 10 · 1448) = 14480.
+    #[test]
+    fn timestamps_take_their_option_off_advmss() {
+        let mut w = LinuxWindow::new(WindowConfig::linux(1460, 1448, true, true));
+        assert_eq!(w.initial_window(), 65_160);
+        w.establish(ms(100));
+        assert_eq!((w.window_clamp, w.rcv_ssthresh, w.rcv_space()), (64_088, 64_088, 14_480));
     }
 
     /// `tcp_select_window` never takes back what it offered: with the clamp at 64076 the
