@@ -46,7 +46,11 @@
 
 use crate::time::SimTime;
 
-/// Linux's default `tcp_rmem`: least, initial and largest receive buffer.
+/// The `tcp_rmem` the drill scripts set (least, initial and largest receive buffer): Linux's
+/// default until 6.15. Since 6.16 (572be9bf9d0d, "tcp: increase tcp_rmem[2] to 32 MB") the
+/// default largest buffer is 33554432: a fresh network namespace on 6.18.44 reads
+/// `4096 131072 33554432`, so the kernels of `rtolab emulate` offer scale 10 and round their
+/// windows to 1024 bytes, where this value gives scale 7.
 pub const DEFAULT_RMEM: [u64; 3] = [4096, 131_072, 6_291_456];
 
 /// `TCP_RMEM_TO_WIN_SCALE`: the ratio is in 1/256ths.
