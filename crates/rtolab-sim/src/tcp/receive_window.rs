@@ -468,16 +468,18 @@ impl LinuxWindow {
     }
 
     /// `tcp_select_window` as an ACK or segment leaves with `rcv_nxt`: never less than the
-    /// window still open; returns the window in bytes (a multiple of the scale's unit).
+    /// window still open; returns the window in bytes the segment carries (a multiple of the
+    /// scale's unit, at most 65535 units). `rcv_wnd` keeps the window before that cap, as the
+    /// kernel stores it before capping the field: without scaling and with `tcp_rmem[1]` =
+    /// 540000, 6.18.44 sends 65535 and keeps `tcpi_rcv_wnd` at the 268640 it started with.
     pub fn select(&mut self, rcv_nxt: u64) -> u64 {
         let (new, _) = self.candidate();
         let open = self.open_window(rcv_nxt);
         let unit = 1u64 << self.wscale;
         let window = if new < open { open.div_ceil(unit) * unit } else { new };
-        let window = window.min((u16::MAX as u64) << self.wscale);
         self.rcv_wnd = window;
         self.rcv_wup = rcv_nxt;
-        window
+        window.min((u16::MAX as u64) << self.wscale)
     }
 
 }
@@ -569,6 +571,22 @@ mod tests {
         assert_eq!(w.initial_window(), 65_160);
         w.establish(ms(100));
         assert_eq!((w.window_clamp, w.rcv_ssthresh, w.rcv_space()), (64_088, 64_088, 14_480));
+    }
+
+    /// By hand, without scaling (`tcp_rmem[1]` = 540000, MSS 1460 from the peer): the initial
+    /// window is ⌊270000 / 1460⌋ · 1460 = 268640, the clamp 65535, so `rcv_ssthresh` falls
+    /// to 65535 at establishment; the candidate is 65535 rounded down to whole `rcv_mss`
+    /// (536): 122 · 536 = 65392, less than the 268640 still open, so the window stays 268640
+    /// in `rcv_wnd` and the field carries 65535.
+    #[test]
+    fn without_scaling_the_field_is_capped_not_the_window() {
+        let cfg = WindowConfig { rmem: [4096, 540_000, 6_291_456], ..WindowConfig::linux(1460, 1460, false, false) };
+        let mut w = LinuxWindow::new(cfg);
+        assert_eq!((w.initial_window(), w.wscale()), (65_535, 0));
+        w.establish(ms(100));
+        assert_eq!((w.window_clamp, w.rcv_ssthresh, w.rcv_space()), (65_535, 65_535, 14_600));
+        assert_eq!(w.candidate(), (65_392, false));
+        assert_eq!((w.select(0), w.rcv_wnd()), (65_535, 268_640));
     }
 
     /// `tcp_select_window` never takes back what it offered: with the clamp at 64076 the
