@@ -17,8 +17,10 @@
 //!   value (`tcp_create_openreq_child`). Measured on 6.18.44 (peer MSS 1000, no timestamps):
 //!   `tcp_rmem[1]` 262144 / 540000 / 1000000 give `tcpi_rcv_wnd` 129940 / 268640 / 499320
 //!   with a SYN-ACK window of 65535. With timestamps `advmss` loses the option's 12 bytes
-//!   when the handshake completes (`tcp_rcv_state_process`, `TCP_SYN_RECV`: tcpi_advmss 1448
-//!   for an MTU of 1500). At establishment `tcp_init_buffer_space` clamps the window to the
+//!   when the handshake completes, before `tcp_init_buffer_space` runs
+//!   (`tcp_rcv_state_process`, `TCP_SYN_RECV`, since cd171461b90a "tcp: fix initial
+//!   tp->rcvq_space.space value for passive TS enabled flows"; measured: tcpi_advmss 1448
+//!   for an MTU of 1500, `rcvq_space` 14480). At establishment `tcp_init_buffer_space` clamps the window to the
 //!   buffer's worth less one segment, `rcv_ssthresh` to that clamp (so 268540 for 540000),
 //!   and sets `rcvq_space` to at most 10 segments.
 //! - **Growth.** Every segment of at least 128 bytes raises `rcv_ssthresh` by 2 · advmss
