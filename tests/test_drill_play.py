@@ -185,9 +185,9 @@ def test_every_script_of_the_suite_passes_on_the_linux_profile() -> None:
 def test_published_set_up_lines_reach_the_stack(tmp_path: Path) -> None:
     # A suite's defaults file: shell arithmetic in tcp_rmem (15 MB: ilog2(15728640) - 15 = 8,
     # the SYN-ACK's wscale), redirections, settings without effect on the socket, and the
-    # self-tests' set_sysctls.py helper (tcp_sack = 0: no sackOK offered). The data segment's
-    # window is not asserted: with tcp_rmem[1] = 540000 kernel 6.18 offers 1050 << 8 before any
-    # data arrives, which the linux profile's window model does not reproduce (docs/drill.md).
+    # self-tests' set_sysctls.py helper (tcp_sack = 0: no sackOK offered). tcp_rmem[1] = 540000
+    # sets the window of the first data segment: ⌊270000 / 1460⌋ · 1460 = 268640 bytes, not
+    # capped at 64 KB since Linux 6.10, ⌈268640 / 256⌉ = 1050 (what kernel 6.18.44 sends).
     (tmp_path / "defaults.sh").write_text(
         "#!/bin/bash\nip tcp_metrics flush all > /dev/null 2>&1\n"
         'sysctl -q net.ipv4.tcp_rmem="4096 540000 $((15*1024*1024))"\n'
@@ -197,7 +197,7 @@ def test_published_set_up_lines_reach_the_stack(tmp_path: Path) -> None:
     )
     (tmp_path / "set_sysctls.py").write_text("#!/usr/bin/env python3\n")
     init = "`./defaults.sh && ./set_sysctls.py /proc/sys/net/ipv4/tcp_sack=0`"
-    text = script("+0     > P. 1:10001(10000) ack 1\n", init=init, synack="<mss 1460,nop,wscale 8>")
+    text = script("+0     > P. 1:10001(10000) ack 1 win 1050\n", init=init, synack="<mss 1460,nop,wscale 8>")
     result = play(parse(text, str(tmp_path / "t.pkt")), "linux")
     assert result.status == "pass", result
 
