@@ -134,10 +134,10 @@ impl TcpReceiver {
             self.established = true;
             self.syn_at.get_or_insert(now);
             self.ts_recent = seg.ts_val;
-            let wnd = match self.linux_window() {
-                Some(w) => w.initial_window(),
-                None => self.cfg.window,
-            };
+            if self.window.is_none() && self.cfg.rmem.is_some() {
+                self.make_linux_window();
+            }
+            let wnd = self.window.as_ref().map_or(self.cfg.window, |w| w.initial_window());
             out.push(Segment {
                 flags: FLAG_SYN | FLAG_ACK,
                 wnd,
@@ -147,7 +147,10 @@ impl TcpReceiver {
             });
             return None;
         }
-        if let Some(w) = self.linux_window() {
+        if self.window.is_none() && self.cfg.rmem.is_some() {
+            self.make_linux_window();
+        }
+        if let Some(w) = &mut self.window {
             w.establish(now);
         }
         if seg.len == 0 && seg.is_fin() {
@@ -245,7 +248,8 @@ impl TcpReceiver {
             // `tcp_send_delayed_ack`: `sk_reset_timer(jiffies + ato)` on the wheel.
             self.delack_at = Some(jiffies::fire_at(self.cfg.wheel, now, delay));
         }
-        if self.reads_at_once {
+        // Without Linux's window nothing reads the application's progress (`copied`).
+        if self.reads_at_once && self.window.is_some() {
             self.read(now, u64::MAX, out);
         }
         Some((before, self.rcv_nxt))
@@ -275,17 +279,16 @@ impl TcpReceiver {
         Some((s, if fin == Some(e) { e + 1 } else { e }))
     }
 
-    /// Linux's window state, created at the first segment (the SYN, or data without a
-    /// handshake) when `rmem` is set.
-    fn linux_window(&mut self) -> Option<&mut LinuxWindow> {
-        if self.window.is_none() {
-            let rmem = **self.cfg.rmem.as_ref().filter(|_| self.cfg.linux_acks)?;
-            let ts = if self.cfg.timestamps { 12 } else { 0 };
-            let mss = self.cfg.mss as u64;
-            let cfg = WindowConfig { rmem, ..WindowConfig::linux(mss + ts, mss, self.cfg.timestamps, true) };
-            self.window = Some(LinuxWindow::new(cfg));
-        }
-        self.window.as_mut()
+    /// Linux's window state, made at the first segment (the SYN, or data without a
+    /// handshake) when `rmem` is set (with `linux_acks` only).
+    #[cold]
+    #[inline(never)]
+    fn make_linux_window(&mut self) {
+        let Some(rmem) = self.cfg.rmem.as_deref().copied().filter(|_| self.cfg.linux_acks) else { return };
+        let ts = if self.cfg.timestamps { 12 } else { 0 };
+        let mss = self.cfg.mss as u64;
+        let cfg = WindowConfig { rmem, ..WindowConfig::linux(mss + ts, mss, self.cfg.timestamps, true) };
+        self.window = Some(LinuxWindow::new(cfg));
     }
 
     /// Charges a data segment to the buffer (Linux's window only): its truesize as a TUN
