@@ -164,7 +164,7 @@ impl DrillSocket {
                     let mut segs = Vec::new();
                     if self.sender.as_ref().and_then(|s| s.next_wakeup()).is_some_and(|w| w <= t) {
                         self.sender.as_mut().expect("established").on_timer(t, &mut segs);
-                        let batch = self.wire_batch(t, &segs);
+                        let batch = self.wire_batch(&segs);
                         out.extend(batch.into_iter().map(|s| (t, s)));
                     }
                     let mut acks = Vec::new();
@@ -236,7 +236,7 @@ impl DrillSocket {
                     self.push.on_ack(inner.wnd, &sack);
                     let mut segs = Vec::new();
                     self.sender.as_mut().expect("established").on_segment(now, &inner, &mut segs);
-                    out = self.wire_batch(now, &segs);
+                    out = self.wire_batch(&segs);
                 }
                 if seg.len > 0 {
                     let data = self.data_from_wire(seg);
@@ -293,7 +293,7 @@ impl DrillSocket {
         let sender = self.sender.as_mut().expect("established");
         let mut segs = Vec::new();
         sender.supply(now, bytes, &mut segs);
-        Ok(self.wire_batch(now, &segs))
+        Ok(self.wire_batch(&segs))
     }
 
     /// `close()` at `now`: this side's FIN goes at once after the data (Linux `tcp_send_fin`
@@ -507,7 +507,7 @@ impl DrillSocket {
     /// What one event sends, on the wire: PSH as Linux sets it on the packets it would
     /// build of these segments (`push`: `__tcp_transmit_skb` on every packet of two or more
     /// segments, `tcp_push` / `forced_push` on the buffer that ends a write).
-    fn wire_batch(&mut self, _now: SimTime, segs: &[Segment]) -> Vec<WireSegment> {
+    fn wire_batch(&mut self, segs: &[Segment]) -> Vec<WireSegment> {
         let sizing = self.sizing();
         let psh = self.push.flags(segs, &sizing);
         segs.iter().zip(psh).map(|(s, p)| self.to_wire(s, p)).collect()
