@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from rtolab.drill.script import Syscall
+from rtolab.drill.script import Int, Syscall
 from rtolab.drill.wire import Segment
 
 #: A segment the stack sent, with the time it left.
@@ -28,6 +28,13 @@ class Skip(Exception):
 class Refused(Exception):
     """The stack refused what the script did (an error result, a reset): the script fails
     at that line with this message."""
+
+
+def check_result(call: Syscall, got: int) -> None:
+    """A call's result against the one the script wrote (if it wrote a number)."""
+    expected = call.result.value if isinstance(call.result, Int) else None
+    if expected is not None and got != expected:
+        raise Refused(f"{call.name}(): expected result {expected} but got {got}")
 
 
 class Backend(Protocol):

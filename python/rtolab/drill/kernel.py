@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from rtolab.drill import packets, tcp_info
-from rtolab.drill.backend import Refused, Sent, Skip
+from rtolab.drill.backend import Refused, Sent, Skip, check_result
 from rtolab.drill.device import LOCAL_IP, PACKET_OUTGOING, REMOTE_IP, SO_TIMESTAMPNS, enter_private_namespace, open_sniffer, open_tun, unavailable
 from rtolab.drill.play import Outcome, play_on
 from rtolab.drill.script import Int, Name, Syscall
@@ -227,15 +227,13 @@ class KernelStack:
             sock.shutdown(getattr(pysocket, how.symbol) if isinstance(how, Name) else pysocket.SHUT_WR)
         else:
             size = call.args[2] if len(call.args) > 2 else None
-            expected = call.result.value if isinstance(call.result, Int) else None
             try:
                 got = len(sock.recv(size.value if isinstance(size, Int) else 65536))
             except BlockingIOError:
                 got = -1
                 if call.errno not in (None, "EAGAIN", "EWOULDBLOCK"):
                     raise Refused(f"{call.name}() = -1 EAGAIN, expected {call.errno}") from None
-            if expected is not None and got != expected:
-                raise Refused(f"{call.name}(): expected result {expected} but got {got}")
+            check_result(call, got)
         return []
 
 

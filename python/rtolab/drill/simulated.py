@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rtolab import _core
-from rtolab.drill.backend import Refused, Sent, Skip
+from rtolab.drill.backend import Refused, Sent, Skip, check_result
 from rtolab.drill.script import Int, Syscall
 from rtolab.drill.sysctls import StackSettings, run_command
 from rtolab.drill.sysctls import Unsupported as UnsupportedCommand
@@ -91,9 +91,7 @@ class SimulatedStack:
             if not isinstance(size, Int):
                 raise Skip(f"{call.name}() without a byte count")
             got, sent = self._call(self.sock.read, now, size.value)
-            expected = call.result.value if isinstance(call.result, Int) else None
-            if expected is not None and got != expected:
-                raise Refused(f"{call.name}(): expected result {expected} but got {got}")
+            check_result(call, got)
             return [(now, s) for s in sent]
         raise Skip(f"{call.name}()")
 

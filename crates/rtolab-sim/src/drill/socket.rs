@@ -19,7 +19,7 @@ use super::push::{PushState, Sizing};
 use super::info::{TcpInfo, INFINITE_SSTHRESH, TCP_CA_DISORDER, TCP_CA_LOSS, TCP_CA_OPEN, TCP_CA_RECOVERY};
 use super::wire::{WireOption, WireSegment, ACK, FIN, PSH, RST, SYN};
 use crate::spec::TcpSpec;
-use crate::tcp::receive_window::{LinuxWindow, WindowConfig, DEFAULT_RMEM};
+use crate::tcp::receive_window::{offered_scale, LinuxWindow, WindowConfig, DEFAULT_RMEM, TS_BYTES};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::segment::{FLAG_ACK, FLAG_FIN, FLAG_SYN};
 use crate::tcp::{LossState, Segment, SharedSenderConfig, TcpSender};
@@ -28,8 +28,6 @@ use crate::time::{SimDuration, SimTime};
 /// The MSS a 1500-byte MTU allows (IPv4 and TCP headers without options), as the SYN-ACK
 /// advertises it.
 const LOCAL_MSS: u32 = 1460;
-/// Bytes of the timestamp option on every segment once negotiated (RFC 7323: 10, padded to 12).
-const TIMESTAMP_BYTES: u32 = 12;
 /// The first SYN-ACK timeout (Linux `TCP_TIMEOUT_INIT`).
 const SYNACK_TIMEOUT: SimDuration = SimDuration::from_secs(1);
 /// The receive window a Linux listener advertises in its SYN-ACK with the default
@@ -111,10 +109,10 @@ pub struct DrillSocket {
 
 impl DrillSocket {
     /// A listening socket of the profile `spec` (a `tcp` table: `stack` and overrides) with
-    /// the receive buffer `rmem` (`tcp_rmem`). Its window scale follows Linux's
-    /// `tcp_select_initial_window`: log2(`tcp_rmem[2]`) − 15, clamped to 0–14 (RFC 7323 2.3).
+    /// the receive buffer `rmem` (`tcp_rmem`). Its window scale is Linux's, the one its receive
+    /// window (`receive_window::offered_scale`) aligns to.
     pub fn listen(spec: TcpSpec, rmem: [u64; 3]) -> Self {
-        let scale = (63 - rmem[2].max(1).leading_zeros() as i64 - 15).clamp(0, 14) as u8;
+        let scale = offered_scale(rmem);
         DrillSocket {
             spec,
             state: State::Listen,
@@ -347,7 +345,7 @@ impl DrillSocket {
     fn window_field(&mut self) -> u16 {
         let rcv_nxt = self.receiver.as_ref().map_or(0, |r| r.delivered());
         let window = match self.receiver.as_mut().and_then(|r| r.linux_window_mut()) {
-            Some(w) => w.select(rcv_nxt),
+            Some(w) => w.select(rcv_nxt).0,
             None => INITIAL_RECEIVE_WINDOW as u64,
         };
         self.scaled(window)
@@ -386,7 +384,7 @@ impl DrillSocket {
     /// The MSS this side sends and expects: the least of both sides' less the timestamp
     /// option (Linux `tcp_sync_mss`).
     fn peer_mss(&self) -> u32 {
-        self.peer.mss.map_or(536, u32::from).min(LOCAL_MSS) - if self.timestamps { TIMESTAMP_BYTES } else { 0 }
+        self.peer.mss.map_or(536, u32::from).min(LOCAL_MSS) - if self.timestamps { TS_BYTES as u32 } else { 0 }
     }
 
     /// The peer's data segment as the receiver reads it: sequence numbers as data offsets,

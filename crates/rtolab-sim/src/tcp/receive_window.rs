@@ -74,9 +74,18 @@ const SKB_PAD: u64 = 64;
 const SHINFO: u64 = 320;
 const SKB: u64 = 256;
 /// The timestamp option's bytes (`TCPOLEN_TSTAMP_ALIGNED`).
-const TS_BYTES: u64 = 12;
+pub const TS_BYTES: u64 = 12;
 /// The largest window a SYN or SYN-ACK can carry (its field is never scaled, RFC 7323 2.2).
 const SYN_WINDOW_MAX: u64 = u16::MAX as u64;
+
+/// The window scale a listener offers (`tcp_select_initial_window`): log2 of the largest
+/// buffer it could ever offer — the initial buffer's worth, `tcp_rmem[2]` and `net.core.rmem_max`
+/// — less 15, clamped to 0–14 (RFC 7323 2.3).
+pub fn offered_scale(rmem: [u64; 3]) -> u8 {
+    let full = (rmem[1] * DEFAULT_RATIO) >> RATIO_SHIFT;
+    let largest = full.max(rmem[2]).max(CORE_RMEM_MAX);
+    (63 - largest.leading_zeros() as i64 - 15).clamp(0, 14) as u8
+}
 
 /// The memory a TUN device charges for a segment of `payload` bytes with `header` bytes of
 /// IP and TCP headers: the kmalloc size class of its linear buffer plus `struct sk_buff`
@@ -159,12 +168,7 @@ impl LinuxWindow {
         let mss = cfg.advmss - if cfg.timestamps { TS_BYTES } else { 0 };
         let space = if full > mss { full / mss * mss } else { full };
         let rcv_wnd = space;
-        let wscale = if cfg.scaling {
-            let largest = full.max(cfg.rmem[2]).max(CORE_RMEM_MAX);
-            (63 - largest.leading_zeros() as i64 - 15).clamp(0, 14) as u8
-        } else {
-            0
-        };
+        let wscale = if cfg.scaling { offered_scale(cfg.rmem) } else { 0 };
         LinuxWindow {
             cfg,
             advmss: mss,
@@ -474,14 +478,14 @@ impl LinuxWindow {
     /// scale's unit, at most 65535 units). `rcv_wnd` keeps the window before that cap, as the
     /// kernel stores it before capping the field: without scaling and with `tcp_rmem[1]` =
     /// 540000, 6.18.44 sends 65535 and keeps `tcpi_rcv_wnd` at the 268640 it started with.
-    pub fn select(&mut self, rcv_nxt: u64) -> u64 {
-        let (new, _) = self.candidate();
+    pub fn select(&mut self, rcv_nxt: u64) -> (u64, bool) {
+        let (new, low) = self.candidate();
         let open = self.open_window(rcv_nxt);
         let unit = 1u64 << self.wscale;
         let window = if new < open { open.div_ceil(unit) * unit } else { new };
         self.rcv_wnd = window;
         self.rcv_wup = rcv_nxt;
-        window.min((u16::MAX as u64) << self.wscale)
+        (window.min((u16::MAX as u64) << self.wscale), low)
     }
 
 }
@@ -538,7 +542,7 @@ mod tests {
             let grew = w.on_data(now, 1000, 2304, true, 1000 * k);
             assert_eq!(grew, k > 66, "segment {k}");
             if grew || k == 1 {
-                w.select(1000 * k);
+                w.select(1000 * k).0;
             }
             w.on_read(now, 1000 * k, 2304, 1000 * k, None);
             if k == 66 {
@@ -561,7 +565,7 @@ mod tests {
         assert_eq!((w.initial_window(), w.rcv_wnd(), w.rcv_ssthresh(), w.wscale()), (65_535, 268_640, 268_640, 7));
         w.establish(ms(100));
         assert_eq!((w.window_clamp, w.rcv_ssthresh, w.rcv_space()), (268_540, 268_540, 14_600));
-        assert_eq!(w.select(0), 268_672);
+        assert_eq!(w.select(0).0, 268_672);
     }
 
     /// By hand, with timestamps (SYN-ACK MSS 1460, default `tcp_rmem`): the initial window is
@@ -588,7 +592,7 @@ mod tests {
         w.establish(ms(100));
         assert_eq!((w.window_clamp, w.rcv_ssthresh, w.rcv_space()), (65_535, 65_535, 14_600));
         assert_eq!(w.candidate(), (65_392, false));
-        assert_eq!((w.select(0), w.rcv_wnd()), (65_535, 268_640));
+        assert_eq!((w.select(0).0, w.rcv_wnd()), (65_535, 268_640));
     }
 
     /// `tcp_select_window` never takes back what it offered: with the clamp at 64076 the
@@ -599,7 +603,7 @@ mod tests {
         let mut w = LinuxWindow::new(WindowConfig::linux(1460, 1000, false, true));
         w.establish(ms(100));
         assert_eq!(w.candidate(), (64_128, false));
-        assert_eq!(w.select(0), 64_256);
+        assert_eq!(w.select(0).0, 64_256);
     }
 
     /// Unread data fills the buffer: with 30 segments of 2304 held, the free space is worth

@@ -16,7 +16,7 @@
 
 use super::jiffies::{self, Wheel};
 use super::quickack::QuickAck;
-use super::receive_window::{tun_truesize, LinuxWindow, WindowConfig};
+use super::receive_window::{tun_truesize, LinuxWindow, WindowConfig, TS_BYTES};
 use super::segment::{ts_now, SackBlocks, Segment, FLAG_ACK, FLAG_SYN};
 use crate::time::{SimDuration, SimTime};
 
@@ -285,7 +285,7 @@ impl TcpReceiver {
     #[inline(never)]
     fn make_linux_window(&mut self) {
         let Some(rmem) = self.cfg.rmem.as_deref().copied().filter(|_| self.cfg.linux_acks) else { return };
-        let ts = if self.cfg.timestamps { 12 } else { 0 };
+        let ts = if self.cfg.timestamps { TS_BYTES } else { 0 };
         let mss = self.cfg.mss as u64;
         let cfg = WindowConfig { rmem, ..WindowConfig::linux(mss + ts, mss, self.cfg.timestamps, true) };
         self.window = Some(LinuxWindow::new(cfg));
@@ -295,9 +295,8 @@ impl TcpReceiver {
     /// device allocates it; returns whether the window grew (`LinuxWindow::on_data`).
     fn charge(&mut self, now: SimTime, seg: &Segment, in_order: bool) -> bool {
         let rcv_nxt = self.rcv_nxt;
-        let header = 40 + if self.cfg.timestamps { 12 } else { 0 };
         let Some(w) = &mut self.window else { return false };
-        let truesize = tun_truesize(seg.len as u64, header);
+        let truesize = tun_truesize(seg.len as u64, (seg.wire_bytes() - seg.len) as u64);
         self.held.push((seg.end(), truesize));
         w.on_data(now, seg.len as u64, truesize, in_order, rcv_nxt)
     }
@@ -419,12 +418,13 @@ impl TcpReceiver {
         }
         let wnd = match &mut self.window {
             Some(w) => {
-                if w.candidate().1 {
+                let (window, low) = w.select(self.rcv_nxt);
+                if low {
                     if let Some(q) = &mut self.quickack {
                         q.stop();
                     }
                 }
-                w.select(self.rcv_nxt)
+                window
             }
             None => self.cfg.window,
         };
