@@ -50,6 +50,9 @@ pub struct Rack {
     reord_seen: bool,
     /// The largest reordering degree seen, in segments (`check_sack_reordering`).
     reordering: u64,
+    /// How many of `xmit` were sent more than once: with none, send times rise with the
+    /// sequence number.
+    resent: usize,
 }
 
 /// Linux `sysctl_tcp_max_reordering`'s default.
@@ -76,10 +79,16 @@ impl Rack {
             self.base = k;
         }
         let Some(i) = k.checked_sub(self.base).map(|i| i as usize) else { return };
-        if i >= self.xmit.len() {
+        if i == self.xmit.len() {
+            // The next new segment: the common case.
+            self.xmit.push_back(Sent { at: now.0, retransmitted: false });
+            return;
+        }
+        if i > self.xmit.len() {
             self.xmit.resize(i + 1, Sent { at: now.0, retransmitted: false });
-        } else {
+        } else if !self.xmit[i].retransmitted {
             self.xmit[i].retransmitted = true;
+            self.resent += 1;
         }
         self.xmit[i].at = now.0;
     }
@@ -87,8 +96,9 @@ impl Rack {
     /// Forgets segments below the new cumulative ACK.
     pub fn advance(&mut self, snd_una: u64, g: &Geometry) {
         let k = snd_una / g.mss;
-        while self.base < k && !self.xmit.is_empty() {
-            self.xmit.pop_front();
+        while self.base < k {
+            let Some(gone) = self.xmit.pop_front() else { break };
+            self.resent -= gone.retransmitted as usize;
             self.base += 1;
         }
         if self.xmit.is_empty() {
@@ -101,6 +111,12 @@ impl Rack {
     pub fn on_rtt_sample(&mut self, rtt: SimDuration) {
         let r = rtt.as_nanos();
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    }
+
+    /// No outstanding segment was sent more than once, so a later segment was never sent
+    /// earlier than a lower one.
+    pub fn none_resent(&self) -> bool {
+        self.resent == 0
     }
 
     /// The last send of segment `k`, if it is outstanding.

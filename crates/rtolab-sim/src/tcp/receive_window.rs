@@ -55,6 +55,11 @@ use crate::time::SimTime;
 /// windows to 1024 bytes, where this value gives scale 7.
 pub const DEFAULT_RMEM: [u64; 3] = [4096, 131_072, 6_291_456];
 
+/// Linux 6.16+'s default `tcp_rmem` (572be9bf9d0d: `tcp_rmem[2]` 32 MB), what a fresh network
+/// namespace of kernel 6.18 reads and so what `rtolab emulate`'s receivers run with: the
+/// simulated flows' receive buffer.
+pub const KERNEL_RMEM: [u64; 3] = [4096, 131_072, 33_554_432];
+
 /// `TCP_RMEM_TO_WIN_SCALE`: the ratio is in 1/256ths.
 const RATIO_SHIFT: u32 = 8;
 /// `TCP_DEFAULT_SCALING_RATIO`: 50 % until a segment is measured.
@@ -407,13 +412,20 @@ impl LinuxWindow {
     /// receiver's. `tcp_rcv_space_adjust` and `tcp_rcvbuf_grow` as of 6.18 (aa251c84636c):
     /// for `n` copied in the last receiver RTT after `o`, a window of
     /// `2n + 2 · ⌊2n · (n − o) / o⌋` plus the out-of-order span.
+    #[inline]
     pub fn on_read(&mut self, now: SimTime, copied_seq: u64, freed: u64, rcv_nxt: u64, ooo_end: Option<u64>) {
         self.allocated = self.allocated.saturating_sub(freed);
         let Some(start) = self.space_time else { return };
-        let time_us = now.since(start).as_nanos() / 1000;
-        if self.rtt_us8 == 0 || time_us < self.rtt_us8 >> 3 {
+        // Once per receiver RTT (`rtt_us8` is 8 × µs; the elapsed time compared in ns).
+        if self.rtt_us8 == 0 || now.since(start).as_nanos() < (self.rtt_us8 >> 3) * 1000 {
             return;
         }
+        self.adjust_space(now, copied_seq, rcv_nxt, ooo_end);
+    }
+
+    /// `tcp_rcv_space_adjust` past its once-per-RTT test.
+    #[inline(never)]
+    fn adjust_space(&mut self, now: SimTime, copied_seq: u64, rcv_nxt: u64, ooo_end: Option<u64>) {
         let copied = (copied_seq - self.space_seq).saturating_sub(rcv_nxt - copied_seq);
         if copied > self.space {
             let old = std::mem::replace(&mut self.space, copied);
@@ -445,18 +457,18 @@ impl LinuxWindow {
         let allowed = self.win_from_space(self.rcvbuf);
         let full = self.window_clamp.min(allowed);
         let mss = self.rcv_mss.min(full);
-        let unit = 1u64 << self.wscale;
+        let unit_mask = (1u64 << self.wscale) - 1;
         let mut free = self.free_space();
         let low = free < full >> 1;
         if low {
-            free = free / unit * unit;
+            free &= !unit_mask;
             if free < allowed >> 4 || free < mss {
                 return (0, true);
             }
         }
         free = free.min(self.rcv_ssthresh);
         if self.wscale > 0 {
-            return (free.div_ceil(unit) * unit, low);
+            return ((free + unit_mask) & !unit_mask, low);
         }
         let window = self.rcv_wnd;
         if window + mss <= free || window > free {

@@ -310,11 +310,19 @@ impl TcpReceiver {
         self.copied = copied;
         let Some(w) = &mut self.window else { return bytes };
         let mut freed = 0;
-        self.held.retain(|&(end, truesize)| {
-            let read = end <= copied;
-            freed += if read { truesize } else { 0 };
-            !read
-        });
+        if let [(end, truesize)] = self.held[..] {
+            // One segment held (data read as it arrives).
+            if end <= copied {
+                freed = truesize;
+                self.held.clear();
+            }
+        } else {
+            self.held.retain(|&(end, truesize)| {
+                let read = end <= copied;
+                freed += if read { truesize } else { 0 };
+                !read
+            });
+        }
         let ooo_end = self.ooo.last().map(|&(_, e)| e);
         w.on_read(now, copied, freed, self.rcv_nxt, ooo_end);
         // `tcp_cleanup_rbuf`: an ACK still scheduled goes once more than one frame arrived

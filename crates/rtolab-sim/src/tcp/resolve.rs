@@ -6,7 +6,7 @@ use super::cc::{CcKind, CcName, WindowArith};
 use super::icmp_rto::IcmpRtoConfig;
 use super::jiffies::Wheel;
 use super::profile::Profile;
-use super::receive_window::DEFAULT_RMEM;
+use super::receive_window::KERNEL_RMEM;
 use super::recovery::RecoveryKind;
 use super::rto::{RtoConfig, SynFallback};
 use super::settings::TcpSpec;
@@ -195,9 +195,9 @@ impl TcpSpec {
             // Linux's adaptive ACKs stand for its own timer and count: off once either is set.
             linux_acks: s.linux_acks && self.ack_every.is_none() && self.delack_timeout.is_none(),
             wheel: s.timer_wheel.then(Wheel::default),
-            // Linux's receive buffer and window with its default `tcp_rmem`, unless a window
+            // Linux's receive buffer and window with 6.18's default `tcp_rmem`, unless a window
             // cap stands for the receiver (`max_window`).
-            rmem: (s.linux_receive_window && s.max_window.is_none()).then(|| Box::new(DEFAULT_RMEM)),
+            rmem: (s.linux_receive_window && s.max_window.is_none()).then(|| Box::new(KERNEL_RMEM)),
         };
         ResolvedTcp { sender, receiver }
     }

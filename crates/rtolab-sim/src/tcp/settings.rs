@@ -199,10 +199,10 @@ declare_tcp_settings! {
         /// Linux's ACK policy at the receiver (`quickack.rs`).
         linux_acks: bool = false; Linux = true,
         /// Linux's receive buffer and the window it offers (`receive_window.rs`: `rcv_ssthresh`,
-        /// autotuning, the quick ACKs while the window opens) instead of an unlimited window.
-        /// Off in every profile for now: `rtolab drill --stack linux` plays it, but simulated
-        /// flows with it do not yet agree with the kernel (`docs/tcp-stacks.md`).
-        linux_receive_window: bool = false,
+        /// autotuning, the quick ACKs while the window opens) instead of an unlimited window,
+        /// with the buffer of a 6.18 network namespace (`receive_window::KERNEL_RMEM`) unless
+        /// `max_window` stands for the receiver.
+        linux_receive_window: bool = false; Linux = true,
         /// Where RTT samples come from (`policy::RttSampling`).
         rtt_sampling: RttSampling = RttSampling::TimedSegment; Linux = RttSampling::EveryAck,
         /// When the retransmission timer restarts besides RFC 6298 (`policy::TimerRestart`).

@@ -86,19 +86,22 @@ impl Cubic {
 
 
     /// `cubictcp_acked`: the RTT sample of an ACK. Samples within 1 s of an epoch's start
-    /// are ignored (right after a reduction the queue is still draining); HyStart looks at
-    /// the rest while in slow start with cwnd ≥ 16.
+    /// are ignored (right after a reduction the queue is still draining); HyStart turns its
+    /// rounds over on the rest while in slow start and runs its detectors with cwnd ≥ 16.
     fn on_rtt_sample(&mut self, ack: &AckSample, now_j: u32, rtt_us: u32) {
         let delay = rtt_us.max(1);
         if !self.bictcp.delay_sample(now_j, delay) {
             return;
         }
         let cwnd = self.core.cwnd_packets();
-        if self.params.hystart && !self.hystart.found() && self.core.in_slow_start() && cwnd >= hystart::LOW_WINDOW {
-            let ack_delay = hystart::ack_delay_us(self.pacing_rate);
+        if self.params.hystart && !self.hystart.found() && self.core.in_slow_start() {
             let now_us = jiffies::micros(ack.now);
-            if self.hystart.update(now_us, ack.snd_una, ack.snd_max, delay, self.bictcp.delay_min, ack_delay) {
-                self.core.set_ssthresh_packets(cwnd);
+            self.hystart.new_round_if_due(now_us, ack.snd_una, ack.snd_max);
+            if cwnd >= hystart::LOW_WINDOW {
+                let ack_delay = hystart::ack_delay_us(self.pacing_rate);
+                if self.hystart.update(now_us, delay, self.bictcp.delay_min, ack_delay) {
+                    self.core.set_ssthresh_packets(cwnd);
+                }
             }
         }
     }

@@ -93,36 +93,36 @@ fn tcp_friendly_region_dominates_at_small_rtt() {
     assert!(cwnd > w_cubic(1.01, 4.2153, 100.0) + 30.0);
 }
 
-/// ACKs 1 ms apart (a saturated bottleneck) at a constant 100 ms RTT, from IW 10. HyStart
-/// starts at cwnd 16 (the 7th ACK, SND.UNA 7 > end_seq 0): its first round ends at SND.MAX
-/// then, segment 22; the second round starts at the 23rd ACK with cwnd 32 and ends at
-/// segment 54; the third starts at the 55th ACK with cwnd 64. There the train needs
+/// ACKs 1 ms apart (a saturated bottleneck) at a constant 100 ms RTT, from IW 10. Rounds turn
+/// over below cwnd 16 too (Linux 6.13 on): the first ACK starts one ending at SND.MAX then,
+/// segment 10; the 11th starts one ending at segment 30, the 31st one ending at 70 (cwnd 40:
+/// the detectors run from here), the 71st one ending at 150. A round needs a train of
 /// (delay_min + ack delay)/2 = (100 + 1)/2 = 50.5 ms (the pacing rate 2·cwnd·mss/srtt ≈
-/// 2.2 MB/s caps the ack delay at 1 ms): the 51st ACK after the round's start, the 106th in
-/// all, ends slow start with ssthresh = cwnd = 10 + 105 = 115 segments.
+/// 2.2 MB/s caps the ack delay at 1 ms); the round of ACKs 31–70 lasts 39 ms, so the 51st ACK
+/// after the 71st, the 122nd in all, ends slow start with ssthresh = cwnd = 10 + 121 = 131.
 #[test]
 fn hystart_ack_train_ends_slow_start() {
     let mut cc = cubic(10);
     let mut s = Stream::start(&mut cc, SimTime::ZERO);
     let acks = s.train(&mut cc, ms(1), |_| ms(100), |c| c.ssthresh() < u64::MAX / 8);
-    assert_eq!(acks, 106);
-    assert_eq!(cc.ssthresh(), 115 * MSS);
+    assert_eq!(acks, 122);
+    assert_eq!(cc.ssthresh(), 131 * MSS);
     assert!(cc.hystart.found());
 }
 
-/// ACKs 5 ms apart (no train: more than 2 ms between ACKs); RTT 40 ms until cwnd reaches 24
-/// (the 15th ACK), 46 ms after. Threshold: 40 + clamp(40/8, 4, 16) = 45 ms. The round
-/// running then (ACKs 7–22) already holds a 40 ms sample; the next starts at the 23rd ACK,
-/// takes 8 samples of 46 ms (ACKs 23–30), and the 31st ACK ends slow start with
-/// ssthresh = cwnd = 10 + 30 = 40.
+/// ACKs 5 ms apart (no train: more than 2 ms between ACKs); RTT 40 ms until the 15th ACK,
+/// 46 ms after. Threshold: 40 + clamp(40/8, 4, 16) = 45 ms. Rounds start at ACKs 1, 11 and 31
+/// (ending at segments 10, 30 and 70, as above); the round of ACKs 11–30 holds 40 ms samples;
+/// the next takes 8 samples of 46 ms (ACKs 31–38), and the 39th ACK ends slow start with
+/// ssthresh = cwnd = 10 + 38 = 48.
 #[test]
 fn hystart_delay_increase_ends_slow_start() {
     let mut cc = cubic(10);
     let mut s = Stream::start(&mut cc, SimTime::ZERO);
     let rtt = |i: u64| if i < 15 { ms(40) } else { ms(46) };
     let acks = s.train(&mut cc, ms(5), rtt, |c| c.ssthresh() < u64::MAX / 8);
-    assert_eq!(acks, 31);
-    assert_eq!(cc.ssthresh(), 40 * MSS);
+    assert_eq!(acks, 39);
+    assert_eq!(cc.ssthresh(), 48 * MSS);
 }
 
 /// The delay rises at the second ACK (40 → 50 ms, over the 45 ms threshold) from IW 4, but

@@ -71,13 +71,21 @@ impl HyStart {
         self.sample_cnt = 0;
     }
 
-    /// `hystart_update` with an RTT sample `delay` (µs, at least 1) and CUBIC's `delay_min`
-    /// already updated by it; `ack_delay_us` is `hystart_ack_delay`. Returns whether slow
-    /// start ends at this ACK.
-    pub fn update(&mut self, now_us: u32, snd_una: u64, snd_nxt: u64, delay: u32, delay_min: u32, ack_delay_us: u32) -> bool {
+    /// The start of `hystart_update`: a new round once SND.UNA passed the round's end. Linux
+    /// 6.13 on runs it for every RTT sample in slow start, before the `hystart_low_window`
+    /// test ("tcp_cubic: fix incorrect HyStart round start detection"), so rounds also turn
+    /// over while cwnd is below 16 and the round a window of 16 finds began at its flight's
+    /// first ACK, not mid-flight.
+    pub fn new_round_if_due(&mut self, now_us: u32, snd_una: u64, snd_nxt: u64) {
         if snd_una > self.end_seq {
             self.reset_round(now_us, snd_nxt);
         }
+    }
+
+    /// The detectors of `hystart_update` (cwnd ≥ 16), after `new_round_if_due`, with an RTT
+    /// sample `delay` (µs, at least 1) and CUBIC's `delay_min` already updated by it;
+    /// `ack_delay_us` is `hystart_ack_delay`. Returns whether slow start ends at this ACK.
+    pub fn update(&mut self, now_us: u32, delay: u32, delay_min: u32, ack_delay_us: u32) -> bool {
         let mut exit = false;
         if now_us.wrapping_sub(self.last_ack) as i32 <= ACK_DELTA_US as i32 {
             self.last_ack = now_us;
@@ -145,9 +153,9 @@ mod tests {
                 let mut h = HyStart::new();
                 h.reset_round(0, 100);
                 for i in 0..8 {
-                    assert!(!h.update(10_000 * i, 0, 100, sample, delay_min, 0));
+                    assert!(!h.update(10_000 * i, sample, delay_min, 0));
                 }
-                assert_eq!(h.update(80_000, 0, 100, sample, delay_min, 0), exits, "delay_min {delay_min}, sample {sample}");
+                assert_eq!(h.update(80_000, sample, delay_min, 0), exits, "delay_min {delay_min}, sample {sample}");
                 assert_eq!(h.found(), exits);
             }
         }
@@ -161,8 +169,8 @@ mod tests {
         let mut h = HyStart::new();
         h.reset_round(0, 1_000_000);
         for ms in 1..=50 {
-            assert!(!h.update(ms * 1000, 0, 1_000_000, 100_000, 100_000, 1000), "{ms} ms");
+            assert!(!h.update(ms * 1000, 100_000, 100_000, 1000), "{ms} ms");
         }
-        assert!(h.update(51_000, 0, 1_000_000, 100_000, 100_000, 1000));
+        assert!(h.update(51_000, 100_000, 100_000, 1000));
     }
 }

@@ -39,6 +39,7 @@ impl TcpSender {
         // count all the same (Linux's loss detection counts SACKed segments, not duplicates).
         let window_opened = seg.wnd > self.rwnd && !self.cfg.sack;
         self.rwnd = seg.wnd;
+        self.ts_recent = self.ts_recent.max(seg.ts_val);
         let ack = seg.ack.min(self.snd_max);
         let flight_before = self.flight();
         let state_before = self.state;
@@ -159,7 +160,7 @@ impl TcpSender {
             let s = s.max(ack).max(self.snd_una);
             if e > s && self.tracks_sends() {
                 let fack = self.scoreboard.highest_sacked_segment();
-                let low = self.rack_delivered(now, s, e.min(self.snd_max), fack, Some(&mut news.first_delivered));
+                let low = self.rack_delivered(now, s, e.min(self.snd_max), fack, Some(&mut news.first_delivered), 0);
                 // The blocks ascend: the first reordered segment found is the lowest.
                 reord = reord.or(low);
             }
@@ -236,7 +237,8 @@ impl TcpSender {
             m.on_new_ack(); // paper 001 cases 5 and 8
         }
         if self.tracks_sends() {
-            reord = self.rack_delivered(now, self.snd_una, ack, prior_fack, None);
+            let echoed = if self.cfg.timestamps { seg.ts_ecr } else { 0 };
+            reord = self.rack_delivered(now, self.snd_una, ack, prior_fack, None, echoed);
             self.rack.advance(ack, &self.geometry);
         }
         self.snd_una = ack;
@@ -431,10 +433,24 @@ impl TcpSender {
     /// SACKed before); only whole segments count, as on the scoreboard. `fack` is the highest
     /// SACKed segment before these deliveries: one never resent below it was reordered
     /// (Linux `tcp_sacktag_one`'s and `tcp_clean_rtx_queue`'s `reord`): returns the lowest such.
-    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64, fack: Option<u64>, mut first_delivered: Option<&mut DeliveredSpan>) -> Option<u64> {
+    /// `echoed` is a cumulative ACK's TSecr (0 for SACK blocks or without timestamps): a
+    /// retransmitted segment it shows was delivered by an earlier send tells RACK nothing
+    /// (`tcp_clean_rtx_queue` skips `tcp_rack_advance` when `tcp_skb_spurious_retrans`).
+    fn rack_delivered(&mut self, now: SimTime, start: u64, end: u64, fack: Option<u64>, mut first_delivered: Option<&mut DeliveredSpan>, echoed: u64) -> Option<u64> {
         let mut reord = None;
         let mss = self.geometry.mss;
         let mut k = start.div_ceil(mss);
+        if fack.is_none() && first_delivered.is_none() && self.rack.none_resent() {
+            // Nothing SACKed and nothing resent: no reordering to find, and the send times
+            // rise with k, so the last whole segment leaves RACK as delivering each in turn
+            // would (its RTT is the last set, its send time the latest).
+            let whole_end = if end >= self.geometry.data_end { end.div_ceil(mss) } else { end / mss };
+            if whole_end > k && self.rack.sent(whole_end - 1).is_some() {
+                let last = whole_end - 1;
+                self.rack.on_delivered(last, (last * mss + mss).min(self.geometry.data_end), false, now);
+                return None;
+            }
+        }
         while k * mss < end {
             let seg_end = (k * mss + mss).min(self.geometry.data_end);
             if seg_end > end {
@@ -443,11 +459,15 @@ impl TcpSender {
             if !self.scoreboard.is_sacked_segment(k) {
                 // Ever resent (Linux `TCPCB_RETRANS` in `tcp_rack_advance`), not only in this
                 // episode: a timeout clears the scoreboard's marks, not what was sent.
-                let ever_resent = self.rack.sent(k).is_some_and(|s| s.retransmitted);
+                let sent = self.rack.sent(k);
+                let ever_resent = sent.is_some_and(|s| s.retransmitted);
                 if !ever_resent && fack.is_some_and(|f| k < f) && reord.is_none() {
                     reord = Some(k);
                 }
-                self.rack.on_delivered(k, seg_end, ever_resent, now);
+                let spurious_resend = ever_resent && echoed != 0 && sent.is_some_and(|s| echoed < s.at);
+                if !spurious_resend {
+                    self.rack.on_delivered(k, seg_end, ever_resent, now);
+                }
                 if let (Some(span), Some(sent)) = (first_delivered.as_deref_mut(), self.rack.sent(k)) {
                     if !sent.retransmitted {
                         span.note(k, sent.at);

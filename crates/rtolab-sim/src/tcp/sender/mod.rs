@@ -295,6 +295,9 @@ pub struct TcpSender {
     episode: Option<Episode>,
     /// Where the FIN is (`fin.rs`).
     fin: Fin,
+    /// The receiver's latest TSval, echoed in TSecr of every segment sent (RFC 7323 4.3
+    /// `TS.Recent`; the receiver's RTT measurement, Linux `tcp_rcv_rtt_measure_ts`, reads it).
+    ts_recent: u64,
 }
 
 impl TcpSender {
@@ -329,6 +332,7 @@ impl TcpSender {
             rtt_probe: None,
             episode: None,
             fin: Fin::Open,
+            ts_recent: 0,
             head_resent_to: 0,
             una_at_last_timeout: 0,
             growth_done: false,

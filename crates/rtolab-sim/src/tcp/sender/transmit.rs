@@ -255,7 +255,7 @@ impl TcpSender {
         self.stats.payload_bytes_sent += len;
         // A sized transfer's last segment carries the FIN unless it went alone (`fin.rs`).
         let flags = if self.fin_rides(end) { FLAG_ACK | FLAG_FIN } else { FLAG_ACK };
-        out.push(Segment { flags, seq, len: len as u32, ts_val, ..Default::default() });
+        out.push(Segment { flags, seq, len: len as u32, ts_val, ts_ecr: if ts_val != 0 { self.ts_recent } else { 0 }, ..Default::default() });
         if self.timer_kind == TimerKind::Persist && self.timer.is_some() {
             // The window opened: the probes stop and their back-off goes (Linux `tcp_ack_probe`).
             self.rto.clear_backoff();
