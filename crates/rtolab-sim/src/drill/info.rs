@@ -33,6 +33,8 @@ pub struct TcpInfo {
     pub tcpi_snd_cwnd: u32,
     pub tcpi_reordering: u32,
     pub tcpi_total_retrans: u32,
+    /// `tcp_min_rtt` in µs: the least RTT of the last 300 s (0 before a sample).
+    pub tcpi_min_rtt: u32,
     /// The receiving half (Linux's window with the `linux` profile, else 0): `rcv_ssthresh`,
     /// `rcvq_space.space`, the window last offered, the peer's MSS guess and the receiver's
     /// RTT estimate in µs.
@@ -62,6 +64,7 @@ impl TcpInfo {
             ("tcpi_snd_cwnd", self.tcpi_snd_cwnd as u64),
             ("tcpi_reordering", self.tcpi_reordering as u64),
             ("tcpi_total_retrans", self.tcpi_total_retrans as u64),
+            ("tcpi_min_rtt", self.tcpi_min_rtt as u64),
             ("tcpi_rcv_ssthresh", self.tcpi_rcv_ssthresh as u64),
             ("tcpi_rcv_space", self.tcpi_rcv_space as u64),
             ("tcpi_rcv_wnd", self.tcpi_rcv_wnd as u64),

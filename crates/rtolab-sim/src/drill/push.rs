@@ -40,7 +40,7 @@
 //! sender has already kept them within cwnd and the window, so a packet is
 //! `min(max(cwnd / 2, 1), tcp_tso_segs)` segments of new data, or `tcp_tso_segs` of
 //! retransmitted data in one buffer); `max(cwnd, packets_out)` in the pacing rate is cwnd;
-//! min_rtt is the least SRTT seen (it only matters below 3 ms, where `gso_max_size >> r` is
+//! min_rtt is `tcp_min_rtt` (it only matters below 3 ms, where `gso_max_size >> r` is
 //! a segment or more); a write is accepted whole (no send-buffer limit, which would also
 //! mark PSH, `wait_for_space`); buffers merged by SACK shifting or retransmit collapsing
 //! (`tcp_shift_skb_data`, `tcp_retrans_try_collapse`) keep their edges here.

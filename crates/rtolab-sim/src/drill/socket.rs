@@ -93,8 +93,6 @@ pub struct DrillSocket {
     synack_retransmits: u32,
     /// The buffers PSH depends on (`push`).
     push: PushState,
-    /// The least SRTT seen, standing for Linux's `tcp_min_rtt` in `tcp_tso_autosize`.
-    min_srtt: Option<SimDuration>,
     /// `close()` sent this side's FIN (its sequence number is the end of the data + 1).
     fin_sent: bool,
     /// The peer's FIN arrived: this side's ACK number is one past its data from then on.
@@ -127,7 +125,6 @@ impl DrillSocket {
             push: PushState::default(),
             fin_sent: false,
             peer_fin: false,
-            min_srtt: None,
             rmem,
             receiver: None,
         }
@@ -444,6 +441,7 @@ impl DrillSocket {
             // `tp->reordering`: the `tcp_reordering` sysctl, raised by `tcp_check_sack_reordering`.
             tcpi_reordering: (s.config().dupthresh as u64).max(s.reordering_seen()) as u32,
             tcpi_total_retrans: (s.stats.retransmits + self.synack_retransmits as u64) as u32,
+            tcpi_min_rtt: s.min_rtt().map_or(0, us),
             ..self.receive_info()
         }
     }
@@ -511,17 +509,11 @@ impl DrillSocket {
         segs.iter().zip(psh).map(|(s, p)| self.to_wire(s, p)).collect()
     }
 
-    /// The sender's state that sizes Linux's packets now (`push::Sizing`); notes the least
-    /// SRTT seen.
+    /// The sender's state that sizes Linux's packets now (`push::Sizing`).
     fn sizing(&mut self) -> Sizing {
         let sender = self.sender.as_ref().expect("established");
-        let srtt = sender.srtt();
-        self.min_srtt = match (self.min_srtt, srtt) {
-            (Some(m), Some(s)) => Some(m.min(s)),
-            (m, s) => m.or(s),
-        };
         let mss = sender.config().mss as u64;
-        Sizing { mss, cwnd: sender.cwnd() / mss, ssthresh: sender.ssthresh(), srtt, min_rtt: self.min_srtt }
+        Sizing { mss, cwnd: sender.cwnd() / mss, ssthresh: sender.ssthresh(), srtt: sender.srtt(), min_rtt: sender.min_rtt() }
     }
 
     /// A sender's segment on the wire: ACK always, PSH when `psh` (`wire_batch`), the window

@@ -8,6 +8,7 @@ pub mod cc;
 pub mod icmp_rto;
 pub mod icmp_signal;
 pub mod initial_window;
+pub mod minmax;
 pub(crate) mod jiffies;
 pub mod policy;
 pub mod profile;

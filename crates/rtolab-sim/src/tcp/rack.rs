@@ -20,6 +20,8 @@
 //! sent more than once (Linux `TCPCB_EVER_RETRANS`); segments below `base` are cumulatively
 //! acknowledged. The send times also give Linux's per-segment RTT samples (`sender/rtt.rs`).
 
+use super::jiffies::{jiffies, HZ, JIFFY};
+use super::minmax::WindowedFilter;
 use super::scoreboard::{Geometry, Scoreboard};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -41,7 +43,9 @@ pub struct Rack {
     delivered: Option<(u64, u64)>,
     /// RTT of the latest delivery, in ns (Linux `rack.rtt_us`).
     rtt: u64,
-    min_rtt: Option<u64>,
+    /// The minimum RTT in ns over the last 300 s (Linux `tp->rtt_min`, `tcp_min_rtt`): none
+    /// before the first sample.
+    min_rtt: Option<WindowedFilter>,
     /// A delivery moved RACK's state since the last pass (Linux `rack.advanced`): ACKs that
     /// deliver nothing new run no pass.
     advanced: bool,
@@ -54,6 +58,9 @@ pub struct Rack {
     /// sequence number.
     resent: usize,
 }
+
+/// Linux `sysctl_tcp_min_rtt_wlen`'s default, 300 s, in jiffies.
+const MIN_RTT_WINDOW: u32 = 300 * HZ;
 
 /// Linux `sysctl_tcp_max_reordering`'s default.
 const MAX_REORDERING: u64 = 300;
@@ -106,11 +113,26 @@ impl Rack {
         }
     }
 
-    /// Every RTT sample the sender takes (Linux `tcp_update_rtt_min`; rtolab keeps the
-    /// minimum over the whole connection, where Linux windows it over 5 minutes).
-    pub fn on_rtt_sample(&mut self, rtt: SimDuration) {
-        let r = rtt.as_nanos();
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    /// Every RTT sample the sender takes, at `now` (Linux `tcp_update_rtt_min`: a windowed
+    /// minimum over `tcp_min_rtt_wlen`, 300 s, in jiffies; a sample of 0 counts as one
+    /// jiffy). An ACK that may have been delayed (`FLAG_ACK_MAYBE_DELAYED`: it acknowledges
+    /// one short segment and nothing else) is left out when above the minimum: "if the
+    /// remote keeps returning delayed ACKs, eventually the min filter would pick it up".
+    pub fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, maybe_delayed: bool) {
+        let r = match rtt.as_nanos() {
+            0 => JIFFY.as_nanos(),
+            r => r,
+        };
+        if maybe_delayed && self.min_rtt.is_some_and(|m| r > m.get()) {
+            return;
+        }
+        let t = jiffies(now);
+        self.min_rtt.get_or_insert_with(|| WindowedFilter::new(t, u64::MAX)).running_min(MIN_RTT_WINDOW, t, r);
+    }
+
+    /// The minimum RTT in ns (`tcp_min_rtt`), if any sample was taken.
+    pub fn min_rtt(&self) -> Option<u64> {
+        self.min_rtt.map(|m| m.get())
     }
 
     /// No outstanding segment was sent more than once, so a later segment was never sent
@@ -138,7 +160,7 @@ impl Rack {
     pub fn on_delivered_at(&mut self, sent_at: SimTime, end: u64, retransmitted: bool, now: SimTime) {
         let sent = sent_at.0;
         let rtt = now.0.saturating_sub(sent);
-        if retransmitted && self.min_rtt.is_some_and(|m| rtt < m) {
+        if retransmitted && self.min_rtt().is_some_and(|m| rtt < m) {
             return;
         }
         self.advanced = true;
@@ -176,7 +198,7 @@ impl Rack {
         if !self.reord_seen && (in_recovery_or_loss || sacked_segments >= dupthresh) {
             return SimDuration::ZERO;
         }
-        let quarter = self.min_rtt.unwrap_or(0) / 4;
+        let quarter = self.min_rtt().unwrap_or(0) / 4;
         SimDuration(quarter.min(srtt.map_or(u64::MAX, |s| s.as_nanos())))
     }
 
@@ -261,7 +283,7 @@ mod tests {
         for k in 0..5 {
             rack.on_send(k * 100, ms(k), &G);
         }
-        rack.on_rtt_sample(SimDuration::from_millis(50));
+        rack.on_rtt_sample(SimTime::ZERO, SimDuration::from_millis(50), false);
         rack.on_delivered(0, 100, false, ms(50));
         rack.advance(100, &G);
         sb.advance(100, &G);
@@ -286,7 +308,7 @@ mod tests {
         for k in 0..5 {
             rack.on_send(k * 100, ms(k), &G);
         }
-        rack.on_rtt_sample(SimDuration::from_millis(50));
+        rack.on_rtt_sample(SimTime::ZERO, SimDuration::from_millis(50), false);
         sb.advance(100, &G);
         rack.advance(100, &G);
         assert!(sb.mark_lost(1));
@@ -306,7 +328,7 @@ mod tests {
     #[test]
     fn reordering_seen_keeps_the_window_in_recovery() {
         let mut rack = Rack::default();
-        rack.on_rtt_sample(SimDuration::from_millis(10));
+        rack.on_rtt_sample(SimTime::ZERO, SimDuration::from_millis(10), false);
         assert_eq!(rack.reordering_window(true, 1, 3, None), SimDuration::ZERO);
         rack.check_sack_reordering(9, 9);
         assert_eq!((rack.reord_seen, rack.reordering()), (false, 0));
@@ -325,7 +347,7 @@ mod tests {
         for k in 0..4 {
             rack.on_send(k * 100, ms(0), &G);
         }
-        rack.on_rtt_sample(SimDuration::from_millis(100));
+        rack.on_rtt_sample(SimTime::ZERO, SimDuration::from_millis(100), false);
         rack.on_send(300, ms(200), &G);
         rack.on_send(0, ms(500), &G);
         sb.mark_retransmitted(0, &G);
@@ -342,7 +364,7 @@ mod tests {
     fn an_ambiguous_fast_ack_of_a_retransmission_is_ignored() {
         let mut rack = Rack::default();
         rack.on_send(0, ms(0), &G);
-        rack.on_rtt_sample(SimDuration::from_millis(50));
+        rack.on_rtt_sample(SimTime::ZERO, SimDuration::from_millis(50), false);
         rack.on_send(0, ms(60), &G);
         rack.on_delivered(0, 100, true, ms(65));
         assert_eq!(rack.delivered, None);

@@ -58,7 +58,16 @@ impl TcpSender {
         let every_ack = self.cfg.rtt_sampling.from_send_times();
         let send_time_sample = if every_ack { self.send_time_rtt_sample(now, ack, seg, news.first_delivered) } else { None };
         if let Some(s) = send_time_sample {
-            self.take_rtt_sample(now, s.estimator, s.congestion, ack.max(self.snd_una));
+            // Linux `tcp_clean_rtx_queue`'s `FLAG_ACK_MAYBE_DELAYED`: the ACK delivers one
+            // short segment and nothing else, with nothing SACKed.
+            let acked = ack.saturating_sub(una_before);
+            let maybe_delayed = acked > 0
+                && acked < self.geometry.mss
+                && news.newly_sacked == 0
+                && news.dsack.is_none()
+                && self.scoreboard.highest_sacked_segment().is_none();
+            self.take_rtt_sample(now, s.estimator, ack.max(self.snd_una));
+            self.rack.on_rtt_sample(now, s.congestion, maybe_delayed);
             self.xmit_timer_due |= s.rearms_timer;
         }
         let mut acked = 0;
@@ -226,7 +235,8 @@ impl TcpSender {
         } else {
             let sample = self.rtt_sample(now, ack, seg);
             if let Some(rtt) = sample {
-                self.take_rtt_sample(now, rtt, rtt, self.snd_una);
+                self.take_rtt_sample(now, rtt, self.snd_una);
+                self.rack.on_rtt_sample(now, rtt, false);
             }
             sample
         };

@@ -417,7 +417,10 @@ impl TcpSender {
         self.rwnd = rwnd;
         self.geometry.data_end = 0;
         match rtt {
-            Some(rtt) => self.take_rtt_sample(now, rtt, rtt, self.snd_una),
+            Some(rtt) => {
+                self.take_rtt_sample(now, rtt, self.snd_una);
+                self.rack.on_rtt_sample(now, rtt, false);
+            }
             None => self.rto.apply_syn_fallback(false),
         }
         if synack_retransmits > 0 && synack_retransmits >= self.cfg.syn_losses_for_window {
@@ -473,6 +476,11 @@ impl TcpSender {
         self.rack.reordering()
     }
 
+    /// Linux's `tcp_min_rtt`: the least RTT of the last 300 s (`Rack::on_rtt_sample`).
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.rack.min_rtt().map(SimDuration)
+    }
+
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         out.push(Segment { flags: FLAG_SYN, ts_val: if self.cfg.timestamps { ts_now(now) } else { 0 }, ..Default::default() });
         self.arm_rto(now);
@@ -499,7 +507,8 @@ impl TcpSender {
             None
         };
         if let Some(rtt) = sample {
-            self.take_rtt_sample(now, rtt, rtt, self.snd_una);
+            self.take_rtt_sample(now, rtt, self.snd_una);
+            self.rack.on_rtt_sample(now, rtt, false);
         }
         if self.syn_retransmitted {
             // RFC 6298 (5.7); RFC 5681 3.1: IW of one segment after a lost SYN or SYN-ACK.
@@ -595,11 +604,10 @@ impl TcpSender {
         }
     }
 
-    /// Feeds `rtt` to the estimator (its per-round state counted with SND.UNA at `snd_una`)
-    /// and `congestion_rtt` to RACK's minimum.
-    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, congestion_rtt: SimDuration, snd_una: u64) {
+    /// Feeds `rtt` to the estimator (its per-round state counted with SND.UNA at `snd_una`);
+    /// RACK's minimum takes the congestion RTT where the sample is taken (`Rack::on_rtt_sample`).
+    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, snd_una: u64) {
         self.rto.on_sample(now, rtt, Round { snd_una, snd_max: self.snd_max });
-        self.rack.on_rtt_sample(congestion_rtt);
         self.stats.rtt_sum_s += rtt.as_secs_f64();
         self.stats.rtt_samples += 1;
         self.stats.rto_sum_s += self.rto.current().as_secs_f64();
