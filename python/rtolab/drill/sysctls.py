@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Linux's default ``tcp_rmem`` (least, initial, largest receive buffer): the initial and
-#: largest set the window the socket offers and its scale.
-DEFAULT_RMEM = (4096, 131072, 6 * 1024 * 1024)
+#: Linux's default ``tcp_rmem`` (least, initial, largest receive buffer), what a network
+#: namespace of kernel 6.18 starts with (32 MB largest since 6.16, 572be9bf9d0d; the Rust side's
+#: ``receive_window::KERNEL_RMEM``): the initial and largest set the window the socket offers
+#: and its scale. Scripts that set ``tcp_rmem`` replace it.
+DEFAULT_RMEM = (4096, 131072, 32 * 1024 * 1024)
 
 #: Sysctls without effect on the simulated socket: metrics caching (no earlier connection
 #: is remembered), memory limits, the send buffer (the application writes at once), the

@@ -19,7 +19,7 @@ use super::push::{PushState, Sizing};
 use super::info::{TcpInfo, INFINITE_SSTHRESH, TCP_CA_DISORDER, TCP_CA_LOSS, TCP_CA_OPEN, TCP_CA_RECOVERY};
 use super::wire::{WireOption, WireSegment, ACK, FIN, PSH, RST, SYN};
 use crate::spec::TcpSpec;
-use crate::tcp::receive_window::{offered_scale, LinuxWindow, WindowConfig, DEFAULT_RMEM, TS_BYTES};
+use crate::tcp::receive_window::{offered_scale, LinuxWindow, WindowConfig, TS_BYTES};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::segment::{FLAG_ACK, FLAG_FIN, FLAG_SYN};
 use crate::tcp::{LossState, Segment, SharedSenderConfig, TcpSender};
@@ -33,8 +33,6 @@ const SYNACK_TIMEOUT: SimDuration = SimDuration::from_secs(1);
 /// The receive window a Linux listener advertises in its SYN-ACK with the default
 /// `tcp_rmem` (131072 B at half overhead, rounded down to whole 1460-byte segments).
 const INITIAL_RECEIVE_WINDOW: u32 = 64240;
-/// Linux's default `tcp_rmem[2]`, which sets the window scale it offers.
-pub const DEFAULT_RMEM_MAX: u64 = DEFAULT_RMEM[2];
 const NS_PER_TICK: u64 = 1_000_000;
 
 /// The timestamp tick of simulated time `ns` (1 ms ticks from 1: see the invariants above).
@@ -559,6 +557,7 @@ impl DrillSocket {
 mod tests {
     use super::*;
     use crate::tcp::profile::Stack;
+    use crate::tcp::receive_window::DEFAULT_RMEM;
 
     fn linux() -> DrillSocket {
         DrillSocket::listen(TcpSpec { stack: Some(Stack::Linux), ..Default::default() }, DEFAULT_RMEM)
