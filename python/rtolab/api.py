@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rtolab import _core
-from rtolab.spec import SpecLike, text_sha256, to_text
+from rtolab.spec import SpecLike, source_dir, text_sha256, to_text
 
 if TYPE_CHECKING:
     from rtolab.result import Result
@@ -63,7 +63,7 @@ def run(spec: SpecLike, seed: int | None = None, progress: Callable[[float, int,
     # Later runs of the process (a sweep's worker) find it done and start no thread.
     if "rtolab.result" not in sys.modules:
         threading.Thread(target=_prepare_tables, name="rtolab-prepare", daemon=True).start()
-    raw = _core.run(text, fmt, seed, progress)
+    raw = _core.run(text, fmt, seed, progress, base=source_dir(spec))
     from rtolab.result import Result
 
     meta: dict[str, Any] = {"text_sha256": text_sha256(text, fmt), **_provenance()}

@@ -1,5 +1,5 @@
 """The ``rtolab`` command line: run, schema, bench, demo, sweep, report, reproduce, model,
-emulate, compare, drill.
+emulate, compare, drill, trace.
 
 Bad input prints one message naming the field, the value and the expected form, exits with
 code 2 and writes nothing.
@@ -31,6 +31,7 @@ from rtolab.cli_drill import register as register_drill
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
 from rtolab.cli_output import Format, TableName, print_result, print_run
+from rtolab.cli_trace import trace_app
 from rtolab.papers import ALL as ALL_PAPERS, PAPERS
 from rtolab.report_groups import GROUPINGS, GroupBy
 
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtolab: TCP over wireless and cellular links.")
 app.add_typer(model_app, name="model")
+app.add_typer(trace_app, name="trace")
 register_emulation(app)
 register_drill(app)
 

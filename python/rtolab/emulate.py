@@ -19,7 +19,7 @@ import polars as pl
 from rtolab import _core
 from rtolab.api import run
 from rtolab.result import Result
-from rtolab.spec import SpecLike, text_sha256, to_text
+from rtolab.spec import SpecLike, absolute_traces, source_dir, text_sha256, to_text
 
 #: Columns of the side-by-side table, per flow.
 COMPARED = [
@@ -37,7 +37,7 @@ def emulate(spec: SpecLike, seed: int | None = None, wall_limit_s: float = 300.0
     on Ctrl-C (after removing the namespaces).
     """
     text, fmt = to_text(spec)
-    raw, emu_meta = _core.emulate(text, fmt, seed, wall_limit_s)
+    raw, emu_meta = _core.emulate(text, fmt, seed, wall_limit_s, base=source_dir(spec))
     meta: dict[str, Any] = {
         "text_sha256": text_sha256(text, fmt),
         "rtolab_version": metadata.version("rtolab"),
@@ -56,7 +56,7 @@ def _with_stack(spec: SpecLike, stack: str) -> dict[str, Any]:
     tree: dict[str, Any] = tomllib.loads(text) if fmt == "toml" else json.loads(text)
     for item in [*tree.get("flows", []), *tree.get("generators", [])]:
         item.setdefault("tcp", {})["stack"] = stack
-    return tree
+    return absolute_traces(tree, source_dir(spec))
 
 
 def _per_flow(result: Result, engine: str, rep: int) -> pl.DataFrame:

@@ -42,6 +42,29 @@ def to_text(spec: SpecLike) -> tuple[str, str]:
         raise _core.SpecError(f"cannot read scenario {str(path)!r}: {e}") from None
 
 
+def source_dir(spec: SpecLike) -> str | None:
+    """The directory a scenario's relative trace files are read from: a scenario file's own
+    directory; None (the working directory) for a mapping or TOML text."""
+    if isinstance(spec, Mapping) or (isinstance(spec, str) and ("\n" in spec or "=" in spec)):
+        return None
+    return str(Path(spec).resolve().parent)
+
+
+def absolute_traces(tree: dict[str, Any], base: str | None) -> dict[str, Any]:
+    """``tree`` (a scenario read from ``base``) with each link's relative ``trace`` path made
+    absolute, so that it keeps its meaning when the tree is handed on as a mapping."""
+    if base is None:
+        return tree
+    for link in tree.get("links", []):
+        for holder in (link, link.get("reverse") or {}):
+            trace = holder.get("trace")
+            if isinstance(trace, str) and not Path(trace).is_absolute():
+                holder["trace"] = str(Path(base) / trace)
+            elif isinstance(trace, dict) and isinstance(trace.get("file"), str) and not Path(trace["file"]).is_absolute():
+                trace["file"] = str(Path(base) / trace["file"])
+    return tree
+
+
 def text_sha256(text: str, fmt: str) -> str:
     """SHA-256 (hex) of a scenario as the core received it: its format, a newline, its text.
     A run records it as ``meta["text_sha256"]``. Not ``rtolab.study.spec_hash``, which hashes
@@ -51,7 +74,7 @@ def text_sha256(text: str, fmt: str) -> str:
 
 def validate(spec: SpecLike) -> None:
     """Raises ``SpecError`` naming the field path if ``spec`` cannot run."""
-    _core.validate(*to_text(spec))
+    _core.validate(*to_text(spec), base=source_dir(spec))
 
 
 def schema() -> dict[str, Any]:

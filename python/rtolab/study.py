@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rtolab import _core, study_schema
-from rtolab.spec import plain
+from rtolab.spec import absolute_traces, plain
 
 
 def derive_seed(base_seed: int, replication: int) -> int:
@@ -168,7 +168,7 @@ class Study:
             base_path = Path(d["base"])
             if root is not None and not base_path.is_absolute():
                 base_path = root / base_path
-            base = _read_toml(base_path, "study.base: ", "scenario file")
+            base = absolute_traces(_read_toml(base_path, "study.base: ", "scenario file"), str(base_path.resolve().parent))
         else:
             base = dict(d["scenario"])
         grid = dict(d.get("grid", {}))
@@ -257,4 +257,4 @@ def with_overrides(path: Path, overrides: Sequence[str]) -> dict[str, Any]:
             set_path(spec, key, value)
         except _core.SpecError as e:
             raise _core.SpecError(f"--set {item!r}: {str(e).removeprefix('grid path ')}") from None
-    return spec
+    return absolute_traces(spec, str(path.resolve().parent))

@@ -27,9 +27,9 @@ fn to_py_error(e: EmuError) -> PyErr {
 /// Runs a scenario (TOML or JSON text) through the kernel; returns the result dict (as
 /// `run`) and the emulator's metadata as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, format, seed=None, wall_limit_s=300.0))]
-pub fn emulate<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, wall_limit_s: f64) -> PyResult<(Bound<'py, PyDict>, String)> {
-    let scenario = rtolab_sim::spec::parse_for_any_target(text, format).map_err(spec_error)?;
+#[pyo3(signature = (text, format, seed=None, wall_limit_s=300.0, base=None))]
+pub fn emulate<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, wall_limit_s: f64, base: Option<&str>) -> PyResult<(Bound<'py, PyDict>, String)> {
+    let scenario = crate::parse(text, format, base)?;
     let interrupt = Arc::new(AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel::<Result<Emulation, EmuError>>();
     let rx = std::sync::Mutex::new(rx);

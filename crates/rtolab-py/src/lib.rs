@@ -31,18 +31,20 @@ pub(crate) fn spec_error(e: spec::SpecError) -> PyErr {
     })
 }
 
-fn parse(text: &str, format: &str) -> PyResult<Scenario> {
+/// `base`: the directory relative trace files are read from (the scenario file's; `None`,
+/// the working directory).
+pub(crate) fn parse(text: &str, format: &str, base: Option<&str>) -> PyResult<Scenario> {
     match format {
-        "toml" => spec::from_toml(text).map_err(spec_error),
-        "json" => spec::from_json(text).map_err(spec_error),
+        "toml" | "json" => spec::parse_in(text, format, base.map(std::path::Path::new)).map_err(spec_error),
         other => Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", got {other:?}"))),
     }
 }
 
 /// Parses and validates a scenario; raises `SpecError` if it cannot run.
 #[pyfunction]
-fn validate(text: &str, format: &str) -> PyResult<()> {
-    parse(text, format).map(|_| ())
+#[pyo3(signature = (text, format, base=None))]
+fn validate(text: &str, format: &str, base: Option<&str>) -> PyResult<()> {
+    parse(text, format, base).map(|_| ())
 }
 
 /// What a run says of a spec it accepts (durations written as bare numbers, read as seconds).
@@ -112,9 +114,9 @@ fn simulate(py: Python<'_>, scenario: Scenario, seed: Option<u64>, progress: Opt
 /// `progress(simulated_seconds, events, stop_seconds)` is called about every 50 ms while it
 /// runs (`stop_seconds` is None for a run without a stop time).
 #[pyfunction]
-#[pyo3(signature = (text, format, seed=None, progress=None))]
-fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
-    let scenario = parse(text, format)?;
+#[pyo3(signature = (text, format, seed=None, progress=None, base=None))]
+fn run<'py>(py: Python<'py>, text: &str, format: &str, seed: Option<u64>, progress: Option<Bound<'py, PyAny>>, base: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
+    let scenario = parse(text, format, base)?;
     let result = simulate(py, scenario, seed, progress.as_ref())?;
     result_to_py(py, result)
 }
@@ -162,6 +164,15 @@ fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
     parsed.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The opportunity times (ms) of a trace file, read as a link's `trace` is; raises
+/// `SpecError` (empty path) saying what is wrong.
+#[pyfunction]
+fn read_trace(path: &str) -> PyResult<Vec<u64>> {
+    let mut t = spec::TraceSpec { file: path.to_string(), looped: true, loaded: None };
+    t.load(None).map_err(|m| spec_error(spec::SpecError::new("", m)))?;
+    Ok(t.loaded.map(|t| t.times_ms().to_vec()).unwrap_or_default())
+}
+
 /// Parses a random duration as a spec field would (`"uniform(10s, 50s)"`, `"exp(20s)"`, a
 /// constant, or a JSON `{"markov": {...}}` table) into its kind and parameters in seconds.
 #[pyfunction]
@@ -196,6 +207,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_rv, m)?)?;
     m.add_function(wrap_pyfunction!(tables::result_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(tables::series_metrics, m)?)?;

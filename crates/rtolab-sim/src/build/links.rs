@@ -33,8 +33,19 @@ pub fn link_dirs(scenario: &Scenario, seed: u64, record: LinkRecording) -> Vec<L
                 Some(ArqOverride::On(a)) => Some(a),
                 None => l.arq.clone(),
             };
+            // The reverse direction's own rate or trace replaces both of the link's.
+            let (rate, trace) = match (rev.rate, &rev.trace) {
+                (None, None) => (l.rate, l.trace.as_ref()),
+                (r, t) => (r, t.as_ref()),
+            };
+            let trace = trace.map(|t| t.link().expect("a validated scenario has read its traces"));
+            let rate_bps = match &trace {
+                Some(t) => t.trace.mean_rate_bps(),
+                None => rate.expect("a validated link has a rate or a trace").bps(),
+            };
             let cfg = DirConfig {
-                rate_bps: rev.rate.unwrap_or(l.rate).bps().round().max(1.0) as u64,
+                rate_bps: rate_bps.round().max(1.0) as u64,
+                trace,
                 delay: rev.delay.unwrap_or(l.delay).sim(),
                 queue: rev.queue.unwrap_or_else(|| l.queue.clone()),
                 arq: arq.as_ref().map(arq_config),
@@ -70,6 +81,7 @@ pub fn radio_hops(radio: &RadioSpec, ues: usize, first: DirId, seed: u64, record
     let hop = |k: usize, link: String, direction: LinkDirection, h: &HopSpec| {
         let cfg = DirConfig {
             rate_bps: h.rate.bps().round().max(1.0) as u64,
+            trace: None,
             delay: h.delay.sim(),
             queue: QueueSpec::Droptail(DroptailSpec { limit: h.queue }),
             arq: None,

@@ -18,6 +18,7 @@ use super::notices::LinkNotices;
 use super::propagation::Propagation;
 use super::queue::QueueDisc;
 use super::red::Red;
+use super::trace::TraceLink;
 use super::transmitter::Transmitter;
 use crate::engine::{Event, EventQueue};
 use crate::results::{LinkDirection, LinkRow, SeriesMetric, SeriesTable};
@@ -32,7 +33,11 @@ pub struct DirConfig {
     /// mobile user's `radio.ueN`) and which direction of it this is.
     pub link: String,
     pub direction: LinkDirection,
+    /// The rate; for a trace-driven direction, the trace's mean rate (`Trace::mean_rate_bps`),
+    /// which RED's idle decay and the links table read.
     pub rate_bps: u64,
+    /// The delivery trace that replaces the fixed rate, if any (`trace.rs`).
+    pub trace: Option<TraceLink>,
     pub delay: SimDuration,
     pub queue: QueueSpec,
     pub arq: Option<ArqConfig>,
@@ -93,7 +98,7 @@ impl LinkDir {
             id,
             queue: QueueDisc::new(&cfg.queue, cfg.rate_bps, record_queue),
             arq: cfg.arq.clone().map(Arq::new),
-            tx: Transmitter::new(cfg.rate_bps),
+            tx: Transmitter::new(cfg.rate_bps, cfg.trace.as_ref()),
             channel: Channel::new(channel, drop_packets),
             wire: Propagation::new(cfg.delay),
             cfg,
@@ -148,12 +153,15 @@ impl LinkDir {
     /// the queue within its limit.
     #[inline]
     pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
+        if self.tx.is_traced() {
+            return self.offer_traced(now, pkt, bytes, events);
+        }
         if self.queue.judge(now, bytes, &mut self.rng).is_err() {
             return Offer::Dropped;
         }
         let straight = self.queue.is_empty() && !self.is_held();
         match &mut self.arq {
-            None if straight && self.tx.is_idle() => self.start_tx(now, pkt, bytes, events),
+            None if straight && self.tx.is_idle() => self.start_rate(now, pkt, bytes, events),
             Some(arq) if straight && arq.has_room() => {
                 arq.admit(pkt, bytes);
                 self.start_next(now, events);
@@ -205,10 +213,47 @@ impl LinkDir {
         self.backlog_high = high;
     }
 
+    /// `waiting`: the length of the queue the packet was taken from, 0 if it came straight
+    /// from its arrival (a trace may not send a packet in the millisecond it arrived).
     #[inline]
-    fn start_tx(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) {
+    fn start_tx(&mut self, now: SimTime, pkt: PacketId, bytes: u32, waiting: usize, events: &mut EventQueue) {
+        if self.tx.is_traced() {
+            return self.start_traced(now, pkt, bytes, waiting, events);
+        }
+        self.start_rate(now, pkt, bytes, events);
+    }
+
+    #[inline]
+    fn start_rate(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) {
         let done = self.tx.start(now, pkt, bytes);
         events.schedule(done, Event::TxDone(self.id));
+    }
+
+    /// `offer` on a trace-driven direction (which has no ARQ: validation refuses it), out of
+    /// line so that a fixed-rate direction's code stays as it was: RED judges the arrival,
+    /// then it goes to an idle transmitter or joins the queue, which the trace counts.
+    #[inline(never)]
+    fn offer_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
+        if self.queue.judge(now, bytes, &mut self.rng).is_err() {
+            return Offer::Dropped;
+        }
+        if self.queue.is_empty() && !self.is_held() && self.tx.is_idle() {
+            self.start_traced(now, pkt, bytes, 0, events);
+        } else if self.queue.push(now, pkt, bytes).is_ok() {
+            self.tx.note_queued(now);
+        } else {
+            return Offer::Dropped;
+        }
+        Offer::Accepted
+    }
+
+    /// `start_tx` on a trace-driven direction, out of line so that a fixed-rate direction's
+    /// code stays as it was. A trace that has ended keeps the packet and schedules nothing.
+    #[inline(never)]
+    fn start_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, waiting: usize, events: &mut EventQueue) {
+        if let Some(done) = self.tx.start_traced(now, pkt, bytes, waiting) {
+            events.schedule(done, Event::TxDone(self.id));
+        }
     }
 
     /// The transmitter takes its next packet, unless held or busy: from the ARQ buffer
@@ -217,8 +262,9 @@ impl LinkDir {
         if self.is_held() || !self.tx.is_idle() {
             return;
         }
+        let waiting = self.queue.len();
         let next = match &mut self.arq {
-            None => self.queue.pop(now),
+            None => self.queue.pop(now).map(|(p, b)| (p, b, waiting)),
             Some(arq) => {
                 while arq.has_room() {
                     match self.queue.pop(now) {
@@ -226,11 +272,13 @@ impl LinkDir {
                         None => break,
                     }
                 }
-                arq.next_frame()
+                // Validation refuses ARQ on a trace-driven direction; a fixed rate does not
+                // read `waiting`.
+                arq.next_frame().map(|(p, b)| (p, b, usize::MAX))
             }
         };
-        if let Some((pkt, bytes)) = next {
-            self.start_tx(now, pkt, bytes, events);
+        if let Some((pkt, bytes, waiting)) = next {
+            self.start_tx(now, pkt, bytes, waiting, events);
         }
     }
 

@@ -20,7 +20,7 @@ fn arq(window: usize, attempts: u32, feedback_ms: u64, in_order: bool) -> ArqCon
 }
 
 fn link(arq: Option<ArqConfig>, drops: &[u64]) -> LinkDir {
-    let cfg = DirConfig { link: "radio".into(), direction: LinkDirection::Forward, rate_bps: 8_000_000, delay: SimDuration(10 * MS), queue: QueueSpec::default(), arq };
+    let cfg = DirConfig { link: "radio".into(), direction: LinkDirection::Forward, rate_bps: 8_000_000, trace: None, delay: SimDuration(10 * MS), queue: QueueSpec::default(), arq };
     LinkDir::new(DirId(0), cfg, ChannelModel::Perfect, drops.to_vec(), stream(1, "test", "link"), false)
 }
 

@@ -13,6 +13,8 @@ pub mod queue_spec;
 pub mod red;
 pub mod spike_spec;
 pub mod spikes;
+pub mod trace;
+pub mod trace_spec;
 pub mod transmitter;
 
 #[cfg(test)]
@@ -29,3 +31,5 @@ pub use packet::{Packet, PacketArena, Payload, Way};
 pub use queue_spec::{DroptailSpec, QueueSpec, RedSpec};
 pub use spike_spec::{SpikeDirection, SpikeHold, SpikeSpec};
 pub use spikes::SpikeProcess;
+pub use trace::{Trace, TraceLink};
+pub use trace_spec::TraceSpec;

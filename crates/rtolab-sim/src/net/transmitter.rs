@@ -1,13 +1,18 @@
-//! The transmitter of a link direction: serialises one packet at a time at a fixed rate.
+//! The transmitter of a link direction: serialises one packet at a time at a fixed rate, or,
+//! on a trace-driven direction, at the delivery opportunities of its trace (`trace.rs`).
 //!
 //! Engine rule: it has at most one pending event (the end of the current serialisation).
 //! Serialisation time keeps its sub-nanosecond remainder, so long runs do not drift from the
 //! nominal rate: after n packets of b bytes the busy time is ⌊8·n·b·10⁹ / rate⌋ ns exactly.
 
 use super::ids::PacketId;
+use super::trace::{TraceClock, TraceLink};
 use crate::time::{SimDuration, SimTime};
 
 pub struct Transmitter {
+    /// The trace that times each packet instead of the rate (boxed: a fixed-rate direction
+    /// pays one pointer test per packet for it).
+    trace: Option<Box<TraceClock>>,
     rate_bps: u64,
     remainder: u64,
     /// (packet, bytes, when serialisation started).
@@ -19,7 +24,7 @@ pub struct Transmitter {
 /// ⌊(8·10⁹·bytes + remainder) / rate⌋ and its remainder: the nanoseconds a packet takes and
 /// what carries over to the next (`remainder < rate`). In 64 bits when the numerator fits
 /// (any packet below 1 MiB), the same quotient without a 128-bit division.
-#[inline]
+#[inline(always)]
 fn serialisation(bytes: u32, remainder: u64, rate_bps: u64) -> (u64, u64) {
     if bytes < 1 << 20 && remainder < 1 << 62 {
         let bits_ns = bytes as u64 * 8_000_000_000 + remainder;
@@ -32,8 +37,10 @@ fn serialisation(bytes: u32, remainder: u64, rate_bps: u64) -> (u64, u64) {
 }
 
 impl Transmitter {
-    pub fn new(rate_bps: u64) -> Self {
-        Transmitter { rate_bps: rate_bps.max(1), remainder: 0, current: None, busy: SimDuration::ZERO }
+    /// A transmitter at `rate_bps`, or at the opportunities of `trace` when there is one.
+    pub fn new(rate_bps: u64, trace: Option<&TraceLink>) -> Self {
+        let trace = trace.map(|t| Box::new(TraceClock::new(t.trace.clone(), t.looped)));
+        Transmitter { trace, rate_bps: rate_bps.max(1), remainder: 0, current: None, busy: SimDuration::ZERO }
     }
 
     #[inline]
@@ -41,16 +48,42 @@ impl Transmitter {
         self.current.is_none()
     }
 
-    /// Starts serialising `pkt`; returns when it will be on the wire.
-    #[inline]
+    /// Whether a trace times this transmitter (then `start_traced`, else `start`).
+    #[inline(always)]
+    pub fn is_traced(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// Starts serialising `pkt` at the fixed rate; returns when it will be on the wire.
+    #[inline(always)]
     pub fn start(&mut self, now: SimTime, pkt: PacketId, bytes: u32) -> SimTime {
-        debug_assert!(self.current.is_none(), "one packet at a time");
+        debug_assert!(self.current.is_none() && self.trace.is_none(), "one packet at a time, at the rate");
         let (tx, remainder) = serialisation(bytes, self.remainder, self.rate_bps);
         let tx = SimDuration(tx);
         self.remainder = remainder;
         self.current = Some((pkt, bytes, now));
         self.busy = self.busy + tx;
         now + tx
+    }
+
+    /// Starts `pkt` on a trace-driven direction; returns when its last byte is carried, or
+    /// `None` if never (a trace that has ended: the packet stays). `waiting` is the length of
+    /// the queue it was taken from, 0 if it came straight from its arrival (a packet may not
+    /// leave in the millisecond it arrived).
+    pub fn start_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, waiting: usize) -> Option<SimTime> {
+        debug_assert!(self.current.is_none(), "one packet at a time");
+        self.current = Some((pkt, bytes, now));
+        let end = self.trace.as_mut()?.end_of(now, bytes, waiting)?;
+        self.busy = self.busy + end.since(now);
+        Some(end)
+    }
+
+    /// A packet joined the direction's queue at `now` (a trace counts them).
+    #[inline]
+    pub fn note_queued(&mut self, now: SimTime) {
+        if let Some(trace) = &mut self.trace {
+            trace.note_queued(now);
+        }
     }
 
     /// The packet whose serialisation just ended: (packet, bytes, start).

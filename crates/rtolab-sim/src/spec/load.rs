@@ -2,6 +2,7 @@
 //! the field path, the bad value and the expected form.
 
 use super::Scenario;
+use std::path::Path;
 use thiserror::Error;
 
 /// A spec that cannot run, and why. `path` is the dotted field path (`links[1].rate`), or
@@ -40,49 +41,57 @@ fn path_of<E>(e: &serde_path_to_error::Error<E>) -> String {
 /// Parses and validates a TOML scenario for the simulator. Syntax errors carry line and
 /// column.
 pub fn from_toml(text: &str) -> Result<Scenario, SpecError> {
-    toml_any_target(text)
+    toml_any_target(text, None)
 }
 
 /// Parses and validates a JSON scenario for the simulator (what Python dicts become).
 pub fn from_json(text: &str) -> Result<Scenario, SpecError> {
-    json_any_target(text)
+    json_any_target(text, None)
 }
 
 /// Parses and validates a scenario for any target (the emulator checks what the kernel can
 /// honour itself); `format` is "toml" or "json".
 pub fn parse_for_any_target(text: &str, format: &str) -> Result<Scenario, SpecError> {
+    parse_in(text, format, None)
+}
+
+/// As `parse_for_any_target`, with the directory relative trace files are read from (the
+/// scenario file's; `None`: the working directory).
+pub fn parse_in(text: &str, format: &str, base: Option<&Path>) -> Result<Scenario, SpecError> {
     match format {
-        "toml" => toml_any_target(text),
-        "json" => json_any_target(text),
+        "toml" => toml_any_target(text, base),
+        "json" => json_any_target(text, base),
         other => Err(SpecError::new("", format!("format must be \"toml\" or \"json\", got {other:?}"))),
     }
 }
 
-fn toml_any_target(text: &str) -> Result<Scenario, SpecError> {
+fn toml_any_target(text: &str, base: Option<&Path>) -> Result<Scenario, SpecError> {
     let de = toml::Deserializer::parse(text).map_err(|e| SpecError::new("", toml_message(&e, text)))?;
     let tree = toml::from_str::<serde_json::Value>(text).ok();
     if let Some(t) = &tree {
         super::shape::check(t)?;
     }
-    let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+    let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = path_of(&e);
         in_user_words(tree.as_ref().and_then(|t| refine_tagged(&path, t)).unwrap_or_else(|| SpecError::new(path, toml_message(e.inner(), text))), tree.as_ref())
     })?;
     super::validate::validate(&scenario)?;
+    scenario.load_traces(base)?;
     Ok(scenario)
 }
 
-fn json_any_target(text: &str) -> Result<Scenario, SpecError> {
+fn json_any_target(text: &str, base: Option<&Path>) -> Result<Scenario, SpecError> {
     let tree = serde_json::from_str::<serde_json::Value>(text).ok();
     if let Some(t) = &tree {
         super::shape::check(t)?;
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let mut scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = path_of(&e);
         in_user_words(tree.as_ref().and_then(|t| refine_tagged(&path, t)).unwrap_or_else(|| SpecError::new(path, json_message(e.inner()))), tree.as_ref())
     })?;
     super::validate::validate(&scenario)?;
+    scenario.load_traces(base)?;
     Ok(scenario)
 }
 
@@ -196,7 +205,7 @@ mod tests {
     #[test]
     fn minimal_scenario_loads_with_defaults() {
         let s = from_toml(MINIMAL).unwrap();
-        assert_eq!(s.links[0].rate.bps(), 1e6);
+        assert_eq!(s.links[0].rate.map(|r| r.bps()), Some(1e6));
         assert_eq!(s.flows[0].tcp.mss(), 1448);
     }
 

@@ -11,9 +11,9 @@ mod validate;
 
 pub use link_models::{ArqOverride, ArqSpec, ArqWindow};
 pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
-pub use load::{from_json, from_toml, json_schema, notes, parse_for_any_target, SpecError};
+pub use load::{from_json, from_toml, json_schema, notes, parse_for_any_target, parse_in, SpecError};
 pub use crate::net::channel::{GilbertElliottSpec, LossModelKind, LossSpec};
-pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec};
+pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec, TraceSpec};
 pub use crate::results::{EventKind, SeriesMetric};
 pub use crate::tcp::cc::{CcKind, CcName};
 pub use crate::tcp::initial_window::{InitialWindow, IwRule};
@@ -62,6 +62,19 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Reads every trace file the links name; a relative path is taken from `base`.
+    pub fn load_traces(&mut self, base: Option<&std::path::Path>) -> Result<(), SpecError> {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            if let Some(t) = &mut l.trace {
+                t.load(base).map_err(|m| SpecError::new(format!("links[{i}].trace"), m))?;
+            }
+            if let Some(t) = l.reverse.as_mut().and_then(|r| r.trace.as_mut()) {
+                t.load(base).map_err(|m| SpecError::new(format!("links[{i}].reverse.trace"), m))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Every TCP table of the scenario (flows, then generators) with its field path.
     pub fn tcp_tables(&self) -> Vec<(String, &TcpSpec)> {
         let flows = self.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
@@ -94,8 +107,13 @@ fn default_name() -> String {
 pub struct LinkSpec {
     /// The name routes use for the link; unique among links.
     pub name: String,
-    /// Transmission rate of each direction, e.g. "2Mbps" (bit/s).
-    pub rate: Rate,
+    /// Transmission rate of each direction, e.g. "2Mbps" (bit/s); give `rate` or `trace`.
+    pub rate: Option<Rate>,
+    /// A delivery trace in place of `rate`: a file of one 1500-byte delivery opportunity per
+    /// line, its time in milliseconds from the start of the run (Mahimahi's format and
+    /// semantics), or a table `{ file = "...", loop = false }`; a relative path is read from
+    /// the scenario file's directory.
+    pub trace: Option<TraceSpec>,
     /// One-way propagation delay.
     pub delay: Duration,
     /// Random extra delay per packet ("exp(5ms)", "uniform(0ms, 20ms)"), added to `delay`
@@ -126,8 +144,11 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirectionOverride {
-    /// The reverse direction's rate (bit/s; default the link's `rate`).
+    /// The reverse direction's rate (bit/s; default the link's `rate` or `trace`).
     pub rate: Option<Rate>,
+    /// The reverse direction's delivery trace, in place of a rate (default the link's `rate`
+    /// or `trace`).
+    pub trace: Option<TraceSpec>,
     /// The reverse direction's one-way delay (default the link's `delay`).
     pub delay: Option<Duration>,
     /// The reverse direction's random extra delay (default the link's `jitter`).

@@ -54,6 +54,28 @@ pub fn validate(s: &Scenario) -> Check {
 }
 
 fn link(l: &LinkSpec, p: &str) -> Check {
+    match (&l.rate, &l.trace) {
+        (Some(_), Some(t)) => return fail(format!("{p}.trace"), format!("got {:?} beside `rate`, expected `rate` or `trace`, not both (a trace replaces the rate)", t.file)),
+        (None, None) => return fail(format!("{p}.rate"), "missing; expected `rate` (e.g. \"2Mbps\") or `trace` (a delivery trace file)"),
+        _ => {}
+    }
+    let reverse = l.reverse.as_ref();
+    if let Some(t) = reverse.and_then(|r| r.rate.as_ref().and(r.trace.as_ref())) {
+        return fail(format!("{p}.reverse.trace"), format!("got {:?} beside `reverse.rate`, expected `rate` or `trace`, not both", t.file));
+    }
+    // A trace-driven direction has no ARQ: mm-link's semantics say nothing of retransmission.
+    let rev_trace = reverse.and_then(|r| r.trace.as_ref()).is_some() || (l.trace.is_some() && reverse.and_then(|r| r.rate.as_ref()).is_none());
+    let rev_arq = match reverse.and_then(|r| r.arq.as_ref()) {
+        Some(ArqOverride::Off) => false,
+        Some(ArqOverride::On(_)) => true,
+        None => l.arq.is_some(),
+    };
+    if l.trace.is_some() && l.arq.is_some() {
+        return fail(format!("{p}.arq"), "got an ARQ table on a trace-driven link, expected no `arq` beside `trace`");
+    }
+    if rev_trace && rev_arq {
+        return fail(format!("{p}.reverse.arq"), "got ARQ on a trace-driven reverse direction, expected no ARQ beside a trace");
+    }
     queue(&l.queue, &format!("{p}.queue"))?;
     if let Some(m) = &l.loss {
         loss(m, &format!("{p}.loss"))?;
