@@ -146,3 +146,24 @@ def test_a_relative_trace_is_read_beside_the_scenario_and_runs_repeat(tmp_path: 
     assert a.flows.equals(b.flows) and a.links.equals(b.links)
     assert a.flows["end_s"][0] is not None
     assert a.links["rate_bps"][0] == 12e6
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["info", "{dir}/down.trace"], ["line 2: got 3 after 5"]),
+        (["info", "{dir}/missing.trace"], ["missing.trace", "no such file"]),
+        (["synth", "{dir}/o.trace"], ["give --csv", "or --states"]),
+        (["synth", "{dir}/o.trace", "--states", "1Mbps,2Mbps", "--holding", "1s", "--duration", "5s"], ["two states with one holding time each"]),
+        (["synth", "{dir}/o.trace", "--states", "1Mbps,2Mbsp", "--holding", "1s,1s", "--duration", "5s"], ["--states", "2Mbsp"]),
+        (["from-series", "{dir}", "{dir}/o.trace"], ["cannot read a series table"]),
+    ],
+)
+def test_trace_tools_refuse_bad_input_with_exit_2(args: list[str], needles: list[str], tmp_path: Path) -> None:
+    (tmp_path / "down.trace").write_text("5\n3\n")
+    proc = rtolab_cli("trace", *[a.format(dir=tmp_path) for a in args])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("error:") == 1
+    for needle in needles:
+        assert needle in proc.stderr, proc.stderr
+    assert not (tmp_path / "o.trace").exists()

@@ -179,6 +179,42 @@ fn propagation_delay_follows_the_trace() {
     assert_eq!(d, vec![(0, ms(17))]);
 }
 
+/// A delay spike composes as at a fixed rate: the transmitter takes no packet while held and
+/// the opportunities of the hold are lost. One opportunity per millisecond; packet 0 (100 B
+/// at 0) leaves at 1 ms; the direction is held from 1.5 ms to 5.5 ms; packet 1, offered at
+/// 2 ms, waits; at the release (5.5 ms) it takes the first opportunity from 5.5 ms, 6 ms.
+#[test]
+fn a_spike_holds_the_trace_and_wastes_its_opportunities() {
+    let every_ms: Vec<u64> = (1..=10).collect();
+    let mut l = link(&every_ms, true, 0);
+    let mut ev = EventQueue::default();
+    let mut delivered = Vec::new();
+    let step = |l: &mut LinkDir, ev: &mut EventQueue, until: u64, delivered: &mut Vec<(u32, u64)>| {
+        let mut out = Vec::new();
+        while ev.peek_time().is_some_and(|t| t.0 <= until) {
+            let (t, e) = ev.pop().unwrap();
+            match e {
+                Event::TxDone(_) => assert!(l.on_tx_done(t, ev).is_none()),
+                Event::Arrive(_) => {
+                    l.on_arrival(t, ev, &mut out);
+                    delivered.extend(out.drain(..).map(|p| (p.0, t.0)));
+                }
+                other => unreachable!("{other:?}"),
+            }
+        }
+    };
+    assert_eq!(l.offer(SimTime(0), PacketId(0), 100, &mut ev), Offer::Accepted);
+    step(&mut l, &mut ev, ms(1) + ms(1) / 2, &mut delivered);
+    l.hold(SimTime(ms(1) + ms(1) / 2), false);
+    assert_eq!(l.offer(SimTime(ms(2)), PacketId(1), 100, &mut ev), Offer::Accepted);
+    step(&mut l, &mut ev, ms(5) + ms(1) / 2, &mut delivered);
+    let mut out = Vec::new();
+    l.release(SimTime(ms(5) + ms(1) / 2), &mut ev, &mut out);
+    assert!(out.is_empty());
+    step(&mut l, &mut ev, ms(100), &mut delivered);
+    assert_eq!(delivered, vec![(0, ms(1)), (1, ms(6))]);
+}
+
 /// A datagram larger than an opportunity spans several: 4000 B costs 4004 = 1504 + 1504 +
 /// 996, so with one opportunity per millisecond from 1 ms it leaves at 3 ms.
 #[test]
