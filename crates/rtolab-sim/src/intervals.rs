@@ -100,9 +100,16 @@ impl IntervalSet {
     }
 
     /// Whether every point of [start, end) is in the set.
+    #[inline]
     pub fn covers(&self, start: u64, end: u64) -> bool {
         if start >= end {
             return true;
+        }
+        if self.many.is_empty() {
+            // At most the lone range (s, e), empty when s ≥ e: it covers [start, end) when
+            // s ≤ start and e ≥ end (then e > start, and it is not empty).
+            let (s, e) = self.one;
+            return s <= start && e >= end;
         }
         let ranges = self.ranges();
         let i = ranges.partition_point(|&(_, e)| e <= start);

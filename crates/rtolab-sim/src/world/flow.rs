@@ -92,10 +92,16 @@ impl SpuriousOracle {
 
     /// A packet sent at `sent_at` left the network; `covers` says whether it was a copy of
     /// a pending timeout's segment that arrived.
+    #[inline]
     fn resolve(&mut self, sent_at: SimTime, covers: impl Fn(&PendingTimeout) -> bool) {
-        if self.pending.is_empty() {
-            return;
+        if !self.pending.is_empty() {
+            self.resolve_pending(sent_at, covers);
         }
+    }
+
+    /// `resolve` with timeouts pending (rarely: between a timeout and its verdict).
+    #[inline(never)]
+    fn resolve_pending(&mut self, sent_at: SimTime, covers: impl Fn(&PendingTimeout) -> bool) {
         let mut i = 0;
         while i < self.pending.len() {
             let p = &mut self.pending[i];
@@ -234,19 +240,27 @@ impl DeliveryCheck {
         self.seen.insert(seq, end);
     }
 
+    #[inline]
     pub fn delivered(&mut self, start: u64, end: u64) -> Result<(), String> {
-        if start != self.delivered {
-            return Err(format!("delivery of [{start}, {end}) after {} bytes: not in order", self.delivered));
-        }
-        if !self.seen.covers(start, end) {
-            return Err(format!("delivery of [{start}, {end}) includes bytes that never arrived"));
-        }
-        if end > self.limit {
-            return Err(format!("delivery up to {end} beyond the flow's {} bytes", self.limit));
+        if start != self.delivered || !self.seen.covers(start, end) || end > self.limit {
+            return Err(self.refusal(start, end));
         }
         self.delivered = end;
         self.seen.prune_below(end);
         Ok(())
+    }
+
+    /// Why `delivered(start, end)` is refused: the first of its checks that fails.
+    #[cold]
+    #[inline(never)]
+    fn refusal(&self, start: u64, end: u64) -> String {
+        if start != self.delivered {
+            format!("delivery of [{start}, {end}) after {} bytes: not in order", self.delivered)
+        } else if !self.seen.covers(start, end) {
+            format!("delivery of [{start}, {end}) includes bytes that never arrived")
+        } else {
+            format!("delivery up to {end} beyond the flow's {} bytes", self.limit)
+        }
     }
 }
 

@@ -86,8 +86,8 @@ impl TcpSender {
         if let Some((_, c)) = sack {
             congestion = c;
         }
-        let head_resent_ago = self.rack.head_sent_at().map(|t| now.since(t));
-        let rearms_timer = ack <= self.snd_una && sack.is_some_and(|(s, _)| head_resent_ago.is_some_and(|h| s > h));
+        // The head's latest transmission is looked up only for a SACK-only sample.
+        let rearms_timer = ack <= self.snd_una && sack.is_some_and(|(s, _)| self.rack.head_sent_at().is_some_and(|t| s > now.since(t)));
         Some(RttSample { estimator, congestion, rearms_timer })
     }
 }
