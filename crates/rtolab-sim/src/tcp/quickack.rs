@@ -26,7 +26,8 @@ use crate::time::{SimDuration, SimTime};
 const ATO_MIN: SimDuration = SimDuration(40_000_000);
 const DELACK_MAX: SimDuration = SimDuration(200_000_000);
 const MAX_ATO: SimDuration = SimDuration(500_000_000);
-const MAX_QUICKACKS: u64 = 16;
+/// `TCP_MAX_QUICKACKS`: the most quick ACKs one grant gives.
+pub const MAX_QUICKACKS: u64 = 16;
 const RTO_MIN: SimDuration = SimDuration(200_000_000);
 
 #[derive(Clone, Debug)]

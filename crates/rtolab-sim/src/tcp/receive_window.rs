@@ -46,6 +46,7 @@
 //! 2304 bytes for a 1000- to 1460-byte segment. Not modelled: memory pressure, `SO_RCVBUF`
 //! locks, `tcp_shrink_window`, coalescing (TUN's linear buffers leave no room for it).
 
+use super::quickack::MAX_QUICKACKS;
 use crate::time::SimTime;
 
 /// The `tcp_rmem` the drill scripts set (least, initial and largest receive buffer): Linux's
@@ -288,8 +289,13 @@ impl LinuxWindow {
         self.rtt_us8 >> 3
     }
 
-    /// Quick ACKs one grant gives (`tcp_incr_quickack`: the window over two segments).
+    /// Quick ACKs one grant gives (`tcp_incr_quickack`: the window over two segments, 2 when
+    /// that is 0, at most `TCP_MAX_QUICKACKS`). A window of at least 2 · 16 segments gives
+    /// the most without a division (⌊w / 2m⌋ ≥ 16 exactly when w ≥ 32m).
     pub fn quickack_grant(&self) -> u64 {
+        if self.rcv_wnd >= 2 * MAX_QUICKACKS * self.rcv_mss {
+            return MAX_QUICKACKS;
+        }
         match self.rcv_wnd / (2 * self.rcv_mss) {
             0 => 2,
             n => n,
@@ -491,7 +497,13 @@ impl LinuxWindow {
     /// kernel stores it before capping the field: without scaling and with `tcp_rmem[1]` =
     /// 540000, 6.18.44 sends 65535 and keeps `tcpi_rcv_wnd` at the 268640 it started with.
     pub fn select(&mut self, rcv_nxt: u64) -> (u64, bool) {
-        let (new, low) = self.candidate();
+        self.select_from(self.candidate(), rcv_nxt)
+    }
+
+    /// `select` given `candidate()` as of now (the window's state unchanged since it was
+    /// computed).
+    #[inline]
+    pub fn select_from(&mut self, (new, low): (u64, bool), rcv_nxt: u64) -> (u64, bool) {
         let open = self.open_window(rcv_nxt);
         let unit = 1u64 << self.wscale;
         let window = if new < open { open.div_ceil(unit) * unit } else { new };

@@ -183,7 +183,7 @@ impl TcpReceiver {
         if start > self.rcv_nxt {
             let dup = self.insert_ooo(start, end);
             self.stats.duplicate_bytes += dup;
-            if dup < end - start && self.charge(now, seg, false) {
+            if dup < end - start && self.charge(now, seg, false, true).0 {
                 if let Some(q) = &mut self.quickack {
                     q.request_one();
                 }
@@ -211,8 +211,14 @@ impl TcpReceiver {
         self.recent.retain(|&s| s >= rcv_nxt);
         self.unacked_segments += 1;
         let full = seg.len >= self.cfg.mss;
-        let grew = self.charge(now, seg, true);
-        let (ack_now, delay) = match &mut self.quickack {
+        // Read at once with nothing else held: the read below frees this segment alone, so it
+        // is not listed in `held` (what `read` would find there and free).
+        let lone = self.reads_at_once && self.held.is_empty();
+        let (grew, truesize) = self.charge(now, seg, true, !lone);
+        // The window `__tcp_select_window` would offer now, when the ACK test computed it:
+        // nothing changes the window's state between that test and an ACK sent at once.
+        let mut offer = None;
+        let ack_now = match &mut self.quickack {
             Some(q) => {
                 if let Some(w) = &self.window {
                     q.set_grant(w.quickack_grant());
@@ -229,28 +235,34 @@ impl TcpReceiver {
                 // low-space test also ends the quick ACKs).
                 let frame = match &self.window {
                     Some(w) if self.rcv_nxt - w.rcv_wup() > w.rcv_mss() => {
-                        let (offer, low) = w.candidate();
+                        let (window, low) = w.candidate();
+                        offer = Some((window, low));
                         if low {
                             q.stop();
                         }
-                        offer >= w.rcv_wnd() || self.copied == self.rcv_nxt
+                        window >= w.rcv_wnd() || self.copied == self.rcv_nxt
                     }
                     Some(_) => false,
                     None => self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64,
                 };
-                (fin || frame || q.in_quickack_mode(), q.delay())
+                fin || frame || q.in_quickack_mode()
             }
-            None => (full && self.unacked_segments >= self.cfg.ack_every, self.cfg.delack_timeout),
+            None => full && self.unacked_segments >= self.cfg.ack_every,
         };
         if had_holes || dsack.is_some() || !self.cfg.delayed_ack || ack_now {
-            self.send_ack(now, None, dsack, out);
+            self.send_ack_offering(now, None, dsack, offer, out);
         } else if self.delack_at.is_none() {
+            let delay = self.quickack.as_ref().map_or(self.cfg.delack_timeout, |q| q.delay());
             // `tcp_send_delayed_ack`: `sk_reset_timer(jiffies + ato)` on the wheel.
             self.delack_at = Some(jiffies::fire_at(self.cfg.wheel, now, delay));
         }
         // Without Linux's window nothing reads the application's progress (`copied`).
         if self.reads_at_once && self.window.is_some() {
-            self.read(now, u64::MAX, out);
+            let copied = self.rcv_nxt;
+            let bytes = copied - self.copied;
+            self.copied = copied;
+            let freed = if lone { truesize } else { self.free_read(copied) };
+            self.after_read(now, bytes, freed, out);
         }
         Some((before, self.rcv_nxt))
     }
@@ -292,13 +304,17 @@ impl TcpReceiver {
     }
 
     /// Charges a data segment to the buffer (Linux's window only): its truesize as a TUN
-    /// device allocates it; returns whether the window grew (`LinuxWindow::on_data`).
-    fn charge(&mut self, now: SimTime, seg: &Segment, in_order: bool) -> bool {
+    /// device allocates it, listed in `held` when `hold` (else the caller frees it itself);
+    /// returns whether the window grew (`LinuxWindow::on_data`) and the truesize (0 without
+    /// Linux's window).
+    fn charge(&mut self, now: SimTime, seg: &Segment, in_order: bool, hold: bool) -> (bool, u64) {
         let rcv_nxt = self.rcv_nxt;
-        let Some(w) = &mut self.window else { return false };
+        let Some(w) = &mut self.window else { return (false, 0) };
         let truesize = tun_truesize(seg.len as u64, (seg.wire_bytes() - seg.len) as u64);
-        self.held.push((seg.end(), truesize));
-        w.on_data(now, seg.len as u64, truesize, in_order, rcv_nxt)
+        if hold {
+            self.held.push((seg.end(), truesize));
+        }
+        (w.on_data(now, seg.len as u64, truesize, in_order, rcv_nxt), truesize)
     }
 
     /// The application reads up to `max` in-order bytes at `now`; returns how many. Linux
@@ -308,7 +324,16 @@ impl TcpReceiver {
         let copied = self.rcv_nxt.min(self.copied.saturating_add(max));
         let bytes = copied - self.copied;
         self.copied = copied;
-        let Some(w) = &mut self.window else { return bytes };
+        if self.window.is_none() {
+            return bytes;
+        }
+        let freed = self.free_read(copied);
+        self.after_read(now, bytes, freed, out);
+        bytes
+    }
+
+    /// Drops from `held` the segments read up to `copied`; returns their truesize.
+    fn free_read(&mut self, copied: u64) -> u64 {
         let mut freed = 0;
         if let [(end, truesize)] = self.held[..] {
             // One segment held (data read as it arrives).
@@ -323,28 +348,42 @@ impl TcpReceiver {
                 !read
             });
         }
+        freed
+    }
+
+    /// The application read `bytes`, up to `self.copied`, which freed `freed` bytes of
+    /// truesize (Linux's window only). Inlined: for every in-order segment read at once, a call would
+    /// cost more than this part's few tests; what sends an ACK is a call of its own.
+    #[inline(always)]
+    fn after_read(&mut self, now: SimTime, bytes: u64, freed: u64, out: &mut Vec<Segment>) {
+        let Some(w) = &mut self.window else { return };
         let ooo_end = self.ooo.last().map(|&(_, e)| e);
-        w.on_read(now, copied, freed, self.rcv_nxt, ooo_end);
+        w.on_read(now, self.copied, freed, self.rcv_nxt, ooo_end);
         // `tcp_cleanup_rbuf`: an ACK still scheduled goes once more than one frame arrived
         // since the window was last offered; else a read that lets the window at least
         // double what is still open (and that is at most half the clamp) sends one.
-        let mut ack = self.delack_at.is_some() && self.rcv_nxt - w.rcv_wup() > w.rcv_mss();
-        if bytes > 0 && !ack {
-            let open = w.open_window(self.rcv_nxt);
-            if 2 * open <= w.window_clamp() {
-                let (offer, low) = w.candidate();
-                if low {
-                    if let Some(q) = &mut self.quickack {
-                        q.stop();
-                    }
-                }
-                ack = offer > 0 && offer >= 2 * open;
+        if self.delack_at.is_some() && self.rcv_nxt - w.rcv_wup() > w.rcv_mss() {
+            self.send_ack(now, None, None, out);
+        } else if bytes > 0 && 2 * w.open_window(self.rcv_nxt) <= w.window_clamp() {
+            self.ack_opened_window(now, out);
+        }
+    }
+
+    /// `tcp_cleanup_rbuf` after a read, with no ACK scheduled to go and at most half the clamp
+    /// still open: an ACK goes if the window offered now is at least twice what is open.
+    #[inline(never)]
+    fn ack_opened_window(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let Some(w) = &self.window else { return };
+        let open = w.open_window(self.rcv_nxt);
+        let (offer, low) = w.candidate();
+        if low {
+            if let Some(q) = &mut self.quickack {
+                q.stop();
             }
         }
-        if ack {
-            self.send_ack(now, None, None, out);
+        if offer > 0 && offer >= 2 * open {
+            self.send_ack_offering(now, None, None, Some((offer, low)), out);
         }
-        bytes
     }
 
     /// Offers Linux's window `w` (set before the first segment; a drill socket's own
@@ -405,6 +444,12 @@ impl TcpReceiver {
     /// Sends an ACK: the DSACK block first (if any and enabled), then the block holding the
     /// triggering segment, then the most recently reported blocks (RFC 2018 4).
     fn send_ack(&mut self, now: SimTime, trigger: Option<u64>, dsack: Option<(u64, u64)>, out: &mut Vec<Segment>) {
+        self.send_ack_offering(now, trigger, dsack, None, out);
+    }
+
+    /// `send_ack`, where `offer` (if any) is Linux's window's `candidate()` in its current
+    /// state, already computed.
+    fn send_ack_offering(&mut self, now: SimTime, trigger: Option<u64>, dsack: Option<(u64, u64)>, offer: Option<(u64, bool)>, out: &mut Vec<Segment>) {
         let mut sack = SackBlocks::default();
         if self.cfg.sack {
             let max_blocks = self.cfg.max_sack_blocks;
@@ -413,20 +458,30 @@ impl TcpReceiver {
                 sack.push(d);
             }
             let fin = self.fin_at.filter(|&f| f > self.rcv_nxt);
-            for seq in trigger.into_iter().chain(self.recent.iter().copied()).chain(fin) {
-                if sack.len() >= max_blocks {
-                    break;
-                }
-                if let Some(b) = self.sack_block(seq) {
-                    if !sack.iter().skip(dsack.is_some() as usize).any(|x| x == b) {
-                        sack.push(b);
+            // The blocks holding the trigger, the recent segments and a held FIN, in that
+            // order, until `max_blocks` (once full, no later one is added).
+            let mut add = |seq: u64| {
+                if sack.len() < max_blocks {
+                    if let Some(b) = self.sack_block(seq) {
+                        if !sack.iter().skip(dsack.is_some() as usize).any(|x| x == b) {
+                            sack.push(b);
+                        }
                     }
                 }
+            };
+            if let Some(seq) = trigger {
+                add(seq);
+            }
+            for &seq in &self.recent {
+                add(seq);
+            }
+            if let Some(seq) = fin {
+                add(seq);
             }
         }
         let wnd = match &mut self.window {
             Some(w) => {
-                let (window, low) = w.select(self.rcv_nxt);
+                let (window, low) = w.select_from(offer.unwrap_or_else(|| w.candidate()), self.rcv_nxt);
                 if low {
                     if let Some(q) = &mut self.quickack {
                         q.stop();
