@@ -36,6 +36,27 @@ impl WindowedFilter {
         self.s[0].v
     }
 
+    /// The least time, in the window's clock, at which a sample worse than all three choices
+    /// changes the filter (`win` its length): before it such a sample is a no-op. Reached
+    /// when the best choice leaves the window, or when a quarter (a half) of it has passed
+    /// while the second (third) choice still shares the best's time; in 64 bits, so that
+    /// times near the 32-bit wrap are not handled (2^32 jiffies are 198 days).
+    pub fn quiet_until(&self, win: u32) -> u64 {
+        let span = if self.s[1].t == self.s[0].t {
+            win / 4
+        } else if self.s[2].t == self.s[1].t {
+            win / 2
+        } else {
+            win
+        };
+        self.s[0].t as u64 + span as u64 + 1
+    }
+
+    /// The worst of the three choices' values (the third's).
+    pub fn third(&self) -> u64 {
+        self.s[2].v
+    }
+
     /// `minmax_running_min`: takes `v` measured at `t`; `win` is the window's length in the
     /// same clock. Returns the minimum.
     pub fn running_min(&mut self, win: u32, t: u32, v: u64) -> u64 {
@@ -113,6 +134,24 @@ mod tests {
         let mut f = WindowedFilter::new(0, u64::MAX);
         f.running_min(100, 0, 10);
         assert_eq!(f.running_min(100, 300, 20), 20);
+    }
+
+    /// Before `quiet_until`, a sample worse than every choice changes nothing; at it, it
+    /// does. After t=0 v=50 (window 100): the second choice shares the best's time, so the
+    /// filter is quiet up to 0 + 25 + 1 = 26; a 70 at 25 leaves it as it was, a 70 at 26
+    /// becomes the second and third choice.
+    #[test]
+    fn quiet_until_is_the_first_change() {
+        let mut f = WindowedFilter::new(0, u64::MAX);
+        f.running_min(100, 0, 50);
+        assert_eq!(f.quiet_until(100), 26);
+        let before = f;
+        f.running_min(100, 25, 70);
+        assert_eq!(f, before);
+        f.running_min(100, 26, 70);
+        assert_ne!(f, before);
+        // Now the third shares the second's time: quiet until half the window.
+        assert_eq!(f.quiet_until(100), 51);
     }
 
     /// The maximum mirrors the minimum: t=0 v=5, t=30 v=3 (second choice from the second

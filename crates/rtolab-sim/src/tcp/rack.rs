@@ -46,6 +46,8 @@ pub struct Rack {
     /// The minimum RTT in ns over the last 300 s (Linux `tp->rtt_min`, `tcp_min_rtt`): none
     /// before the first sample.
     min_rtt: Option<WindowedFilter>,
+    /// Until this time (ns) a sample worse than the filter's three choices changes nothing.
+    min_rtt_quiet_until: u64,
     /// A delivery moved RACK's state since the last pass (Linux `rack.advanced`): ACKs that
     /// deliver nothing new run no pass.
     advanced: bool,
@@ -118,16 +120,29 @@ impl Rack {
     /// jiffy). An ACK that may have been delayed (`FLAG_ACK_MAYBE_DELAYED`: it acknowledges
     /// one short segment and nothing else) is left out when above the minimum: "if the
     /// remote keeps returning delayed ACKs, eventually the min filter would pick it up".
+    ///
+    /// Most samples are worse than all three choices at a time the filter is quiet
+    /// (`WindowedFilter::quiet_until`, kept here in ns): they change nothing and stop early.
+    #[inline]
     pub fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, maybe_delayed: bool) {
         let r = match rtt.as_nanos() {
             0 => JIFFY.as_nanos(),
             r => r,
         };
-        if maybe_delayed && self.min_rtt.is_some_and(|m| r > m.get()) {
-            return;
+        if let Some(m) = &self.min_rtt {
+            if (maybe_delayed && r > m.get()) || (r > m.third() && now.0 < self.min_rtt_quiet_until) {
+                return;
+            }
         }
+        self.update_min_rtt(now, r);
+    }
+
+    #[inline(never)]
+    fn update_min_rtt(&mut self, now: SimTime, r: u64) {
         let t = jiffies(now);
-        self.min_rtt.get_or_insert_with(|| WindowedFilter::new(t, u64::MAX)).running_min(MIN_RTT_WINDOW, t, r);
+        let m = self.min_rtt.get_or_insert_with(|| WindowedFilter::new(t, u64::MAX));
+        m.running_min(MIN_RTT_WINDOW, t, r);
+        self.min_rtt_quiet_until = m.quiet_until(MIN_RTT_WINDOW).saturating_mul(JIFFY.as_nanos());
     }
 
     /// The minimum RTT in ns (`tcp_min_rtt`), if any sample was taken.
