@@ -31,17 +31,15 @@ MSS = 1448
 STEP_S = 0.1
 #: The instants shown in the table: slow start, the loss, CUBIC's plateau and convex growth.
 SHOWN_S = (0.3, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
-#: What the tables show, measured with pcaps of both sides (2026-11-23).
+#: What the tables show (2026-11-23 pcaps of both sides; the receiver's part re-measured 2026-11-26).
 WHY = (
     "After the drop the two follow one CUBIC epoch together: β = 717/1024, the concave approach to W_max and the "
-    "convex growth beyond it, within a segment or two. On the ramp, slow start is the same up to HyStart's exit, "
-    "which the kernel takes about 20 segments earlier (124 against 144 at 0.58 s), and the windows then grow in "
-    "parallel. The cause is the receiver, not CUBIC: while its receive window is still opening, Linux's receiver "
-    "acknowledges every segment (`tcp_grow_window` sets a quick ACK; 117 of the 125 ACKs between 0.4 and 0.62 s "
-    "acknowledge one segment), so the ACKs come 1.2 ms apart and HyStart's ACK-train detector (ACKs at most 2 ms "
-    "apart for half the minimum RTT) fires; rtolab's receiver, which does not model receive-buffer autotuning, "
-    "acknowledges every second segment, 2.3 ms apart, and slow start ends a little later through the delay "
-    "detector. Completion times agree (acceptance table above)."
+    "convex growth beyond it, to the segment. On the ramp, slow start ends where the kernel's does and the windows "
+    "then grow together. What had set them apart was the receiver: while its receive window is still opening, "
+    "Linux's receiver acknowledges every segment (`tcp_grow_window` sets a quick ACK), so the ACKs come 1.2 ms "
+    "apart and HyStart's ACK-train detector (ACKs at most 2 ms apart for half the minimum RTT) fires about 20 "
+    "segments earlier than with an ACK every second segment (124 against 144 at 0.58 s before the `linux` profile "
+    "modelled the receive window, `tcp/receive_window.rs`). Completion times agree (acceptance table above)."
 )
 
 
