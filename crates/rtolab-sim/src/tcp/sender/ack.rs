@@ -66,8 +66,7 @@ impl TcpSender {
                 && news.newly_sacked == 0
                 && news.dsack.is_none()
                 && self.scoreboard.highest_sacked_segment().is_none();
-            self.take_rtt_sample(now, s.estimator, ack.max(self.snd_una));
-            self.rack.on_rtt_sample(now, s.congestion, maybe_delayed);
+            self.take_rtt_sample(now, s.estimator, s.congestion, maybe_delayed, ack.max(self.snd_una));
             self.xmit_timer_due |= s.rearms_timer;
         }
         let mut acked = 0;
@@ -235,8 +234,7 @@ impl TcpSender {
         } else {
             let sample = self.rtt_sample(now, ack, seg);
             if let Some(rtt) = sample {
-                self.take_rtt_sample(now, rtt, self.snd_una);
-                self.rack.on_rtt_sample(now, rtt, false);
+                self.take_rtt_sample(now, rtt, rtt, false, self.snd_una);
             }
             sample
         };

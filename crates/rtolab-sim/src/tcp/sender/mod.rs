@@ -417,10 +417,7 @@ impl TcpSender {
         self.rwnd = rwnd;
         self.geometry.data_end = 0;
         match rtt {
-            Some(rtt) => {
-                self.take_rtt_sample(now, rtt, self.snd_una);
-                self.rack.on_rtt_sample(now, rtt, false);
-            }
+            Some(rtt) => self.take_rtt_sample(now, rtt, rtt, false, self.snd_una),
             None => self.rto.apply_syn_fallback(false),
         }
         if synack_retransmits > 0 && synack_retransmits >= self.cfg.syn_losses_for_window {
@@ -507,8 +504,7 @@ impl TcpSender {
             None
         };
         if let Some(rtt) = sample {
-            self.take_rtt_sample(now, rtt, self.snd_una);
-            self.rack.on_rtt_sample(now, rtt, false);
+            self.take_rtt_sample(now, rtt, rtt, false, self.snd_una);
         }
         if self.syn_retransmitted {
             // RFC 6298 (5.7); RFC 5681 3.1: IW of one segment after a lost SYN or SYN-ACK.
@@ -604,10 +600,12 @@ impl TcpSender {
         }
     }
 
-    /// Feeds `rtt` to the estimator (its per-round state counted with SND.UNA at `snd_una`);
-    /// RACK's minimum takes the congestion RTT where the sample is taken (`Rack::on_rtt_sample`).
-    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, snd_una: u64) {
+    /// Feeds `rtt` to the estimator (its per-round state counted with SND.UNA at `snd_una`)
+    /// and `congestion_rtt` to RACK's minimum (`Rack::on_rtt_sample`; `maybe_delayed`: Linux's
+    /// `FLAG_ACK_MAYBE_DELAYED`).
+    fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, congestion_rtt: SimDuration, maybe_delayed: bool, snd_una: u64) {
         self.rto.on_sample(now, rtt, Round { snd_una, snd_max: self.snd_max });
+        self.rack.on_rtt_sample(now, congestion_rtt, maybe_delayed);
         self.stats.rtt_sum_s += rtt.as_secs_f64();
         self.stats.rtt_samples += 1;
         self.stats.rto_sum_s += self.rto.current().as_secs_f64();
