@@ -27,7 +27,12 @@ EVERY_TABLE: dict[str, Any] = {
             "loss": {"kind": "gilbert-elliott", "good": "exp(1s)", "bad": "exp(0.2s)", "ber_good": 1e-6, "ber_bad": 1e-4},
         }
     ],
-    "flows": [{"name": "bulk", "route": ["radio"]}, {"name": "short", "route": ["hsdpa"], "size": "30kB"}],
+    "flows": [
+        {"name": "bulk", "route": ["radio"]},
+        {"name": "short", "route": ["hsdpa"], "size": "30kB"},
+        # A controller that paces, for the pacing_rate series.
+        {"name": "paced", "route": ["radio"], "size": "30kB", "tcp": {"stack": "linux", "cc": "bbr"}},
+    ],
     "generators": [{"kind": "web", "users": 2, "size": "20kB", "think": "exp(0.5s)", "route": ["radio"]}],
     "radio": {"cells": 1},
     "output": {"series": [m.name for m in result_schema.series_metrics()], "events": ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]},

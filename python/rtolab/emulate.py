@@ -88,10 +88,10 @@ class Comparison:
 
 def compare(spec: SpecLike, stack: str = "linux", reps: int = 1, wall_limit_s: float = 300.0) -> Comparison:
     """Runs ``spec`` in the simulator with ``stack`` and over the kernel, ``reps`` times each
-    (seeds 1..reps), recording cwnd and srtt for the figure."""
+    (seeds 1..reps), recording cwnd, srtt and the pacing rate for the figure."""
     tree = _with_stack(spec, stack)
     output = tree.setdefault("output", {})
-    output["series"] = sorted(set(output.get("series", [])) | {"cwnd", "srtt"})
+    output["series"] = sorted(set(output.get("series", [])) | {"cwnd", "srtt", "pacing_rate"})
     kernel_tree = json.loads(json.dumps(tree))
     for item in [*kernel_tree.get("flows", []), *kernel_tree.get("generators", [])]:
         item["tcp"].pop("stack", None)
@@ -105,21 +105,24 @@ def compare(spec: SpecLike, stack: str = "linux", reps: int = 1, wall_limit_s: f
 
 
 def figure(c: Comparison, path: Path) -> Path:
-    """cwnd and RTT over time per flow: simulated dashed, kernel solid."""
+    """cwnd, RTT and pacing rate over time per flow: simulated dashed, kernel solid. The
+    pacing panel shows the simulator's rate only for a controller that paces (BBR); the
+    kernel reports one for every controller."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9, 6), layout="constrained")
-    axes = fig.subplots(2, 1, sharex=True)
+    fig = Figure(figsize=(9, 8), layout="constrained")
+    axes = fig.subplots(3, 1, sharex=True)
     for engine, result, style in (("sim", c.simulated, "--"), ("kernel", c.kernel, "-")):
         s = result.series
         for i, name in enumerate(result.flows["name"].to_list()[:6]):
             color = f"C{i}"
-            for ax, metric, scale, label in ((axes[0], "cwnd", 1 / 1000, "cwnd (kB)"), (axes[1], "srtt", 1000, "srtt (ms)")):
+            panels = ((axes[0], "cwnd", 1 / 1000, "cwnd (kB)"), (axes[1], "srtt", 1000, "srtt (ms)"), (axes[2], "pacing_rate", 1e-6, "pacing rate (Mbit/s)"))
+            for ax, metric, scale, label in panels:
                 part = s.filter((pl.col("entity") == name) & (pl.col("metric") == metric))
                 if part.height:
                     ax.step(part["time_s"], part["value"] * scale, style, where="post", color=color, label=f"{name} ({engine})")
                 ax.set_ylabel(label)
-    axes[1].set_xlabel("time (s)")
+    axes[2].set_xlabel("time (s)")
     axes[0].legend(fontsize="small", ncol=2)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

@@ -153,7 +153,10 @@ def read_tcp(table: dict[str, Any]) -> tuple[Tcp, str]:
         mss=mss,
         min_rto_s=seconds(table.get("min_rto", "200ms")),
     )
-    return tcp, CC[str(table.get("cc", "cubic"))]
+    cc = str(table.get("cc", "cubic"))
+    if cc not in CC:
+        raise CannotRun(f"tcp.cc = {cc!r}: not mapped to ns-3 (its TcpBbr needs ns-3's pacing, which ns3_run.py does not set up)")
+    return tcp, CC[cc]
 
 
 def read_flows(tree: dict[str, Any]) -> list[tuple[Flow, Tcp]]:

@@ -263,11 +263,17 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
 
 /// Per-flow series from the samples, recorded on change as the simulator records them.
 pub fn sample_series(series: &mut SeriesTable, k: u32, samples: &[Sample], wanted: &[SeriesMetric]) {
-    let mut last = [f64::NAN; 4];
+    let mut last = [f64::NAN; 5];
     for s in samples.iter().filter(|s| s.srtt_us > 0) {
-        let values = [s.cwnd_bytes as f64, s.ssthresh_bytes.map(|b| b as f64).unwrap_or(f64::INFINITY), s.srtt_us as f64 / 1e6, s.rto_us as f64 / 1e6];
+        let values = [
+            s.cwnd_bytes as f64,
+            s.ssthresh_bytes.map(|b| b as f64).unwrap_or(f64::INFINITY),
+            s.srtt_us as f64 / 1e6,
+            s.rto_us as f64 / 1e6,
+            s.pacing_rate.map_or(f64::NAN, |r| r as f64 * 8.0),
+        ];
         for (m, v) in values.into_iter().enumerate() {
-            if wanted.contains(&SeriesMetric::SENDER[m]) && v != last[m] {
+            if wanted.contains(&SeriesMetric::SENDER[m]) && v != last[m] && !v.is_nan() {
                 series.push(s.t.as_secs_f64(), k, SeriesMetric::SENDER[m], v);
                 last[m] = v;
             }
@@ -383,6 +389,7 @@ mod tests {
             dsack_dups: Some(0),
             total_rto: Some(total_rto),
             total_rto_recoveries: Some(0),
+            pacing_rate: None,
         }
     }
 

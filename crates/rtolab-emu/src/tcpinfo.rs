@@ -104,6 +104,8 @@ pub struct Sample {
     /// Timeouts, SYN timeouts included (Linux ≥ 6.7).
     pub total_rto: Option<u16>,
     pub total_rto_recoveries: Option<u16>,
+    /// `tcpi_pacing_rate`, bytes/s (`None`: unlimited, ~0).
+    pub pacing_rate: Option<u64>,
 }
 
 /// Reads `TCP_INFO` of `socket` at time `t`.
@@ -127,6 +129,7 @@ pub fn read(socket: &impl AsRawFd, t: SimTime) -> std::io::Result<Sample> {
         srtt_us: raw.rtt,
         rttvar_us: raw.rttvar,
         rto_us: raw.rto,
+        pacing_rate: (raw.pacing_rate != u64::MAX).then_some(raw.pacing_rate),
         total_retrans: raw.total_retrans,
         lost: raw.lost,
         sacked: raw.sacked,

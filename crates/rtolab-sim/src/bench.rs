@@ -79,8 +79,9 @@ tcp = { stack = "ns2-sack1", min_rto = "200ms" }
 "#;
 
 /// The names `scenario` accepts. `bulk-lte-linux` is `bulk-lte` with the `linux` stack
-/// (CUBIC, RACK-TLP, PRR, Linux's RTT samples and ACK policy).
-pub const NAMES: [&str; 4] = ["bulk-lte", "bulk-lte-linux", "spiky-hspa", "hsdpa-150"];
+/// (CUBIC, RACK-TLP, PRR, Linux's RTT samples and ACK policy); `bulk-lte-bbr` the same with
+/// BBR (its delivery-rate estimator and internal pacing).
+pub const NAMES: [&str; 5] = ["bulk-lte", "bulk-lte-linux", "bulk-lte-bbr", "spiky-hspa", "hsdpa-150"];
 
 /// The flow counts of `rtolab bench --scale` (issue targets at 4 000 and 40 000 flows).
 pub const SCALE_FLOWS: [u32; 4] = [4, 400, 4_000, 40_000];
@@ -107,6 +108,7 @@ pub fn scenario(name: &str) -> Option<Scenario> {
     let text = match name {
         "bulk-lte" => bulk_lte(name, NEWRENO_SACK),
         "bulk-lte-linux" => bulk_lte(name, "stack = \"linux\", mss = 1448"),
+        "bulk-lte-bbr" => bulk_lte(name, "stack = \"linux\", cc = \"bbr\", mss = 1448"),
         "spiky-hspa" => SPIKY_HSPA.to_string(),
         "hsdpa-150" => HSDPA_150.to_string(),
         _ => return None,

@@ -16,6 +16,10 @@ pub enum SeriesMetric {
     Ssthresh,
     Srtt,
     Rto,
+    /// Per flow: the pacing rate of a controller that paces (BBR), or the kernel's
+    /// `tcpi_pacing_rate` under `rtolab emulate`.
+    #[serde(rename = "pacing_rate")]
+    PacingRate,
     Queue,
     Delay,
     /// Per link direction with a Gilbert–Elliott channel: its state (0 good, 1 bad) on
@@ -30,9 +34,9 @@ pub enum SeriesMetric {
 
 impl SeriesMetric {
     /// Every metric, in declaration order.
-    pub const ALL: [SeriesMetric; 9] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate];
+    pub const ALL: [SeriesMetric; 10] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate];
     /// The per-flow sender state, in the order a sender's values are sampled.
-    pub const SENDER: [SeriesMetric; 4] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto];
+    pub const SENDER: [SeriesMetric; 5] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate];
 
     /// The name users write in `output.series` and find in the `metric` column.
     pub fn name(self) -> &'static str {
@@ -41,6 +45,7 @@ impl SeriesMetric {
             Self::Ssthresh => "ssthresh",
             Self::Srtt => "srtt",
             Self::Rto => "rto",
+            Self::PacingRate => "pacing_rate",
             Self::Queue => "queue",
             Self::Delay => "delay",
             Self::Channel => "channel",
@@ -57,7 +62,7 @@ impl SeriesMetric {
             Self::Queue => "packets",
             Self::Channel => "state",
             Self::Sir => "dB",
-            Self::Rate => "bit/s",
+            Self::Rate | Self::PacingRate => "bit/s",
         }
     }
 
@@ -68,6 +73,7 @@ impl SeriesMetric {
             Self::Ssthresh => "per flow: the slow-start threshold (infinite until first set), on change",
             Self::Srtt => "per flow: the smoothed RTT, on change",
             Self::Rto => "per flow: the retransmission timeout, on change",
+            Self::PacingRate => "per flow: the pacing rate, on change (simulated: controllers that pace, BBR; kernel: tcpi_pacing_rate, which Linux keeps for every controller)",
             Self::Queue => "per link direction: the queue length, on change",
             Self::Delay => "per flow: the one-way delay of each data packet at the receiver",
             Self::Channel => "per link direction with a Gilbert–Elliott channel: 0 good, 1 bad, on change",

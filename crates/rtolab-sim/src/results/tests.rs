@@ -20,6 +20,11 @@ route = ["radio"]
 name = "short"
 route = ["hsdpa"]
 size = "30kB"
+[[flows]]
+name = "paced"
+route = ["radio"]
+size = "30kB"
+tcp = { stack = "linux", cc = "bbr" }
 [[generators]]
 kind = "web"
 users = 2
@@ -29,7 +34,7 @@ route = ["radio"]
 [radio]
 cells = 1
 [output]
-series = ["cwnd", "ssthresh", "srtt", "rto", "queue", "delay", "channel", "sir", "rate"]
+series = ["cwnd", "ssthresh", "srtt", "rto", "pacing_rate", "queue", "delay", "channel", "sir", "rate"]
 events = ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]
 "#;
 

@@ -38,6 +38,8 @@ pub struct Scoreboard {
     base: u64,
     flags: VecDeque<u8>,
     sacked: usize,
+    /// Segments ever newly marked lost (Linux `tp->lost`'s share from `tcp_mark_skb_lost`).
+    lost_marked: u64,
 }
 
 /// Fixed facts the scoreboard needs about the connection.
@@ -168,10 +170,21 @@ impl Scoreboard {
             Some(f) if *f & SACKED == 0 => {
                 let newly = *f & LOST == 0 || *f & RETRANSMITTED != 0;
                 *f = (*f | LOST) & !RETRANSMITTED;
+                self.lost_marked += newly as u64;
                 newly
             }
             _ => false,
         }
+    }
+
+    /// Segments ever newly marked lost by `mark_lost`.
+    pub fn lost_marked(&self) -> u64 {
+        self.lost_marked
+    }
+
+    /// Some segment is marked lost and not resent since (Linux `lost_out > retrans_out`).
+    pub fn lost_not_retransmitted(&self) -> bool {
+        self.flags.iter().any(|f| f & (LOST | RETRANSMITTED) == LOST)
     }
 
     /// Some segment is marked lost (Linux `tp->lost_out != 0`), retransmitted or not.

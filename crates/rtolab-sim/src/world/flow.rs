@@ -315,7 +315,7 @@ pub struct FlowRuntime {
     pub origin: Origin,
     pub start: SimTime,
     /// Last recorded series values (cwnd, ssthresh, srtt, rto).
-    pub last_series: [f64; 4],
+    pub last_series: [f64; 5],
 }
 
 impl FlowRuntime {
@@ -360,7 +360,7 @@ impl FlowRuntime {
             oracle: SpuriousOracle::default(),
             check: DeliveryCheck::new(size),
             started: false,
-            last_series: [f64::NAN; 4],
+            last_series: [f64::NAN; 5],
         }
     }
 }

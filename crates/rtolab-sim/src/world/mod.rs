@@ -77,7 +77,7 @@ pub struct World {
     stop_at: Option<SimTime>,
     max_events: u64,
     max_time: SimTime,
-    flow_series: [bool; 4],
+    flow_series: [bool; 5],
     record_delay: bool,
     series: SeriesTable,
     /// The `events` table's log; `None` unless `output.events` asks for some.
@@ -458,6 +458,7 @@ impl World {
             if s.ssthresh() >= u64::MAX / 8 { f64::INFINITY } else { s.ssthresh() as f64 },
             s.srtt().map(|d| d.as_secs_f64()).unwrap_or(f64::NAN),
             s.rto().as_secs_f64(),
+            s.pacing_rate().map_or(f64::NAN, |r| r as f64 * 8.0),
         ];
         for (m, v) in values.into_iter().enumerate() {
             let last = flow.last_series[m];

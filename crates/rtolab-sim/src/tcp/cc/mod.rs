@@ -24,6 +24,7 @@
 //! `cubic_2_6_24.rs` always counts ACKs.
 
 mod ack_ratio;
+mod bbr;
 mod bic;
 mod bictcp;
 mod core;
@@ -41,6 +42,7 @@ mod westwood;
 mod test_acks;
 
 pub use self::core::{WindowArith, WindowCore};
+pub use bbr::{Bbr, BbrMode};
 pub use bic::Bic;
 pub use kind::CcName;
 pub use cubic::{Cubic, CubicParams};
@@ -48,6 +50,7 @@ pub use cubic_2_6_24::{Cubic2624, BETA as CUBIC_2_6_24_BETA};
 pub use reno::Reno;
 pub use westwood::Westwood;
 
+use super::rate::RateSample;
 use super::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -133,6 +136,12 @@ pub trait CongestionControl {
     fn shrink_window(&mut self, bytes: u64) {
         self.core_mut().shrink(bytes);
     }
+    /// The window a loss recovery algorithm sets (on entry, per ACK, at the end). A Linux
+    /// `cong_control` module (BBR) sets its own window on every ACK instead, and the kernel
+    /// skips these for it (`tcp_cong_control`, `tcp_end_cwnd_reduction`).
+    fn set_recovery_cwnd(&mut self, bytes: u64) {
+        self.set_cwnd(bytes);
+    }
     /// Undoes a reduction found unnecessary, given the controller as it was before it
     /// (Linux `tcp_undo_cwnd_reduction`: cwnd and ssthresh no lower than before). The
     /// algorithm's own state stays as after the reduction, as in the kernel, whose
@@ -155,6 +164,33 @@ pub trait CongestionControl {
     /// Data is sent with nothing in flight (Linux `CA_EVENT_TX_START`): the sender was idle
     /// or application-limited since it last sent data at `last_send` (Linux `lsndtime`).
     fn on_tx_start(&mut self, _now: SimTime, _last_send: SimTime) {}
+
+    // The hooks of a `cong_control` module that paces (BBR); the others ignore them.
+
+    /// The pacing rate in bytes/s and the segments of one TSO packet, for a controller that
+    /// asks for pacing (Linux `SK_PACING_NEEDED`); such a controller is given delivery-rate
+    /// samples (`on_rate_sample`).
+    fn pacing(&self) -> Option<(u64, u32)> {
+        None
+    }
+    /// After `on_ack`, for a controller that paces: the ACK's delivery-rate sample
+    /// (`tcp_rate_gen`) and the connection's counters, as Linux's `cong_control(sk, ack,
+    /// flag, rs)` reads them; `srtt` the smoothed RTT.
+    fn on_rate_sample(&mut self, _now: SimTime, _rs: &RateSample, _srtt: Option<SimDuration>) {}
+    /// The connection is established (Linux `tcp_init_transfer` → the module's `init`):
+    /// SRTT and the minimum RTT of the handshake, `tp->delivered`.
+    fn on_established(&mut self, _now: SimTime, _srtt: Option<SimDuration>, _min_rtt: Option<SimDuration>, _delivered: u32) {}
+    /// The loss state became Loss after a timeout (`set_state(TCP_CA_Loss)`), with the
+    /// connection's delivery counters.
+    fn on_enter_loss(&mut self, _counters: &RateSample) {}
+    /// Data is sent with nothing in flight while the connection was application-limited
+    /// (`CA_EVENT_TX_START` with `tp->app_limited`).
+    fn on_idle_restart(&mut self, _now: SimTime, _delivered_mstamp_us: u64) {}
+    /// The controller asked, during the last ACK, that the delivery-rate samples be marked
+    /// application-limited (BBR's PROBE_RTT); reading clears the request.
+    fn take_app_limited_mark(&mut self) -> bool {
+        false
+    }
 }
 
 // The registry: each controller's spec name, kernel name, type and constructor, in the
@@ -171,4 +207,6 @@ registry::register_controllers! {
     Bic = "bic", kernel "bic" => bic::Bic, |core, _| Bic::new(core),
     /// Linux's Westwood+.
     Westwood = "westwood", kernel "westwood" => westwood::Westwood, |core, _| Westwood::new(core),
+    /// BBR (v1) as Linux 6.x runs it, paced internally (`tcp_bbr.c`).
+    Bbr = "bbr", kernel "bbr" => bbr::Bbr, |core, _| Bbr::new(core.into_linux()),
 }

@@ -107,6 +107,62 @@ macro_rules! register_controllers {
                     $( AnyCc::$kind(c) => c.on_tx_start(now, last_send), )*
                 }
             }
+            fn set_recovery_cwnd(&mut self, bytes: u64) {
+                match self {
+                    $( AnyCc::$kind(c) => c.set_recovery_cwnd(bytes), )*
+                }
+            }
+            fn halve_window(&mut self) {
+                match self {
+                    $( AnyCc::$kind(c) => c.halve_window(), )*
+                }
+            }
+            fn shrink_window(&mut self, bytes: u64) {
+                match self {
+                    $( AnyCc::$kind(c) => c.shrink_window(bytes), )*
+                }
+            }
+            fn pacing(&self) -> Option<(u64, u32)> {
+                match self {
+                    $( AnyCc::$kind(c) => c.pacing(), )*
+                }
+            }
+            fn on_established(
+                &mut self,
+                now: $crate::time::SimTime,
+                srtt: Option<$crate::time::SimDuration>,
+                min_rtt: Option<$crate::time::SimDuration>,
+                delivered: u32,
+            ) {
+                match self {
+                    $( AnyCc::$kind(c) => c.on_established(now, srtt, min_rtt, delivered), )*
+                }
+            }
+            fn on_rate_sample(
+                &mut self,
+                now: $crate::time::SimTime,
+                rs: &$crate::tcp::rate::RateSample,
+                srtt: Option<$crate::time::SimDuration>,
+            ) {
+                match self {
+                    $( AnyCc::$kind(c) => c.on_rate_sample(now, rs, srtt), )*
+                }
+            }
+            fn on_enter_loss(&mut self, counters: &$crate::tcp::rate::RateSample) {
+                match self {
+                    $( AnyCc::$kind(c) => c.on_enter_loss(counters), )*
+                }
+            }
+            fn on_idle_restart(&mut self, now: $crate::time::SimTime, delivered_mstamp_us: u64) {
+                match self {
+                    $( AnyCc::$kind(c) => c.on_idle_restart(now, delivered_mstamp_us), )*
+                }
+            }
+            fn take_app_limited_mark(&mut self) -> bool {
+                match self {
+                    $( AnyCc::$kind(c) => c.take_app_limited_mark(), )*
+                }
+            }
             /// `prior` is a snapshot of this same controller (`Episode::prior`), so the kinds match.
             fn undo(&mut self, prior: &Self) {
                 match (self, prior) {

@@ -51,17 +51,24 @@ impl TcpSender {
         // which only RACK's reordering check reads.
         let prior_fack = if self.tracks_sends() { self.scoreboard.highest_sacked_segment() } else { None };
         let undos_before = self.stats.undos;
+        let prior_in_flight = if self.paced.is_some() {
+            self.paced_begin_ack();
+            self.packets_in_flight()
+        } else {
+            0
+        };
         let news = if self.cfg.sack && !sack_ignored { self.read_sack(now, ack, seg, out) } else { SackNews::default() };
         if state_before.is_recovery() {
             self.recovery.on_recovery_ack();
         }
         let every_ack = self.cfg.rtt_sampling.from_send_times();
         let send_time_sample = if every_ack { self.send_time_rtt_sample(now, ack, seg, news.first_delivered) } else { None };
+        let mut maybe_delayed = false;
         if let Some(s) = send_time_sample {
             // Linux `tcp_clean_rtx_queue`'s `FLAG_ACK_MAYBE_DELAYED`: the ACK delivers one
             // short segment and nothing else, with nothing SACKed.
             let acked = ack.saturating_sub(una_before);
-            let maybe_delayed = acked > 0
+            maybe_delayed = acked > 0
                 && acked < self.geometry.mss
                 && news.newly_sacked == 0
                 && news.dsack.is_none()
@@ -135,6 +142,9 @@ impl TcpSender {
             state,
             cwnd_limited,
         });
+        if self.paced.is_some() {
+            self.paced_ack(now, delivered, prior_in_flight, rtt.map(|r| r.as_nanos() / 1000), maybe_delayed);
+        }
         if self.phase == Phase::Established {
             self.send_allowed(now, out);
         }
@@ -171,6 +181,15 @@ impl TcpSender {
                 let low = self.rack_delivered(now, s, e.min(self.snd_max), fack, Some(&mut news.first_delivered), 0);
                 // The blocks ascend: the first reordered segment found is the lowest.
                 reord = reord.or(low);
+            }
+            if e > s && self.paced.is_some() {
+                let mss = self.geometry.mss;
+                let e = e.min(self.snd_max);
+                let mut end = s.div_ceil(mss);
+                while end * mss < e && end * mss + self.segment_len(end * mss) <= e {
+                    end += 1;
+                }
+                self.paced_delivered(s.div_ceil(mss), end, true);
             }
             if e > s {
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
@@ -249,6 +268,14 @@ impl TcpSender {
             reord = self.rack_delivered(now, self.snd_una, ack, prior_fack, None, echoed);
             self.rack.advance(ack, &self.geometry);
         }
+        if self.paced.is_some() {
+            let mss = self.geometry.mss;
+            let mut end = self.snd_una / mss;
+            while end * mss < ack && end * mss + self.segment_len(end * mss) <= ack {
+                end += 1;
+            }
+            self.paced_delivered(self.snd_una / mss, end, false);
+        }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack, &self.geometry);
@@ -294,7 +321,7 @@ impl TcpSender {
                 let w = self.window_facts();
                 let partial = self.recovery.on_partial_ack(w, acked);
                 if let Some(c) = partial.cwnd {
-                    self.cc.set_cwnd(c);
+                    self.cc.set_recovery_cwnd(c);
                 }
                 if partial.shrink > 0 {
                     self.cc.shrink_window(partial.shrink);
@@ -343,7 +370,7 @@ impl TcpSender {
     /// Leaves fast recovery with the window the recovery algorithm chooses.
     fn exit_recovery(&mut self, now: SimTime) {
         if let Some(cwnd) = self.recovery.exit_cwnd(self.window_facts()) {
-            self.cc.set_cwnd(cwnd);
+            self.cc.set_recovery_cwnd(cwnd);
         }
         self.recovery.on_exit();
         self.state = LossState::Open;
@@ -374,7 +401,7 @@ impl TcpSender {
         match self.state {
             LossState::Recovery { .. } => {
                 if let Some(c) = self.recovery.on_dupack(self.window_facts()) {
-                    self.cc.set_cwnd(c);
+                    self.cc.set_recovery_cwnd(c);
                 }
             }
             LossState::Loss { .. } => {

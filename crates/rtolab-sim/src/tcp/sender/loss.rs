@@ -51,7 +51,7 @@ impl TcpSender {
             self.scoreboard.clear_retransmitted();
         }
         match self.recovery.enter(self.window_facts(), self.cfg.dupthresh as u64) {
-            Entry::Cwnd(cwnd) => self.cc.set_cwnd(cwnd),
+            Entry::Cwnd(cwnd) => self.cc.set_recovery_cwnd(cwnd),
             Entry::HalveWindow => self.cc.halve_window(),
         }
         // PRR's first window forces the fast retransmit itself (`tcp_cwnd_reduction`), rate
@@ -107,6 +107,7 @@ impl TcpSender {
             self.rto.back_off();
         }
         self.state = LossState::Loss { point: self.snd_max };
+        self.paced_on_timeout();
         self.recover = self.snd_max;
         self.dupacks = 0;
         // Linux `tcp_timeout_mark_lost`: `tcp_reset_reno_sack`.

@@ -17,6 +17,7 @@
 mod ack;
 mod fin;
 mod loss;
+mod paced;
 mod rack_tlp;
 mod rtt;
 mod transmit;
@@ -298,6 +299,8 @@ pub struct TcpSender {
     /// The receiver's latest TSval, echoed in TSecr of every segment sent (RFC 7323 4.3
     /// `TS.Recent`; the receiver's RTT measurement, Linux `tcp_rcv_rtt_measure_ts`, reads it).
     ts_recent: u64,
+    /// The delivery-rate estimator and the pacer, when the controller paces (`paced.rs`).
+    paced: Option<Box<paced::Paced>>,
 }
 
 impl TcpSender {
@@ -306,8 +309,11 @@ impl TcpSender {
         let geometry = Geometry { mss: cfg.mss as u64, data_end: cfg.size.unwrap_or(u64::MAX), dupthresh: cfg.dupthresh as u64 };
         let core = WindowCore::new(cfg.mss, cfg.initial_window, cfg.window_arith).with_ack_counting(cfg.ack_counting);
         let icmp = cfg.icmp_rto.clone().map(|c| Box::new(IcmpRto::new(c)));
+        let cc = AnyCc::new(cfg.cc, cfg.cubic, core);
+        let paced = cc.pacing().map(|_| Box::new(paced::Paced::new()));
         TcpSender {
-            cc: AnyCc::new(cfg.cc, cfg.cubic, core),
+            paced,
+            cc,
             recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,
             rto: RtoEstimator::new(rto),
@@ -363,6 +369,10 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<SimDuration> {
         self.rto.srtt()
     }
+    /// The pacing rate in bytes/s, when the controller paces (BBR's `sk_pacing_rate`).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.paced.as_ref().and(self.cc.pacing()).map(|(r, _)| r)
+    }
     pub fn rto(&self) -> SimDuration {
         self.rto.current()
     }
@@ -375,9 +385,13 @@ impl TcpSender {
     pub fn in_recovery(&self) -> bool {
         self.state.is_recovery()
     }
-    /// When the retransmission timer fires, if it is armed.
+    /// When the retransmission timer fires, if it is armed, or the pacing timer, if a
+    /// paced write waits for it.
     pub fn next_wakeup(&self) -> Option<SimTime> {
-        self.timer
+        match (self.timer, self.pacing_wakeup()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     /// Whether notes wait for `drain_notes`.
     #[inline]
@@ -398,6 +412,7 @@ impl TcpSender {
             self.send_syn(now, out);
         } else {
             self.phase = Phase::Established;
+            self.cc.on_established(now, None, None, 0);
             self.send_allowed(now, out);
             self.close_after_write(now, out);
         }
@@ -425,11 +440,13 @@ impl TcpSender {
                 self.cc.set_cwnd(w);
             }
         }
+        self.cc.on_established(now, self.rto.srtt(), self.min_rtt(), 1);
     }
 
     /// The application wrote `bytes` more (a sender opened by `accept`): what the window
     /// allows goes at once.
     pub fn supply(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
+        self.paced_on_write();
         self.geometry.data_end = self.geometry.data_end.saturating_add(bytes);
         if self.phase == Phase::Established {
             self.send_allowed(now, out);
@@ -524,6 +541,7 @@ impl TcpSender {
             self.rto.clear_backoff();
         }
         self.timer = None;
+        self.cc.on_established(now, self.rto.srtt(), self.min_rtt(), 1);
         if self.cfg.handshake_end.sends_pure_ack() {
             let ts_val = if self.cfg.timestamps { ts_now(now) } else { 0 };
             out.push(Segment { flags: FLAG_ACK, ts_val, ..Default::default() });
@@ -534,6 +552,9 @@ impl TcpSender {
 
     /// Handles the expiry of the retransmission timer.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.pacing_fired(now) && self.phase == Phase::Established {
+            self.send_allowed(now, out);
+        }
         if self.timer.is_none_or(|t| t > now) {
             return;
         }

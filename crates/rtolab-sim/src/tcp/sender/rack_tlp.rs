@@ -119,7 +119,8 @@ impl TcpSender {
             self.tlp_high_seq = None;
             self.cc.on_congestion_event(now, self.flight());
             let ssthresh = self.cc.ssthresh();
-            self.cc.set_cwnd(ssthresh);
+            // `tcp_end_cwnd_reduction`, which a `cong_control` module (BBR) skips.
+            self.cc.set_recovery_cwnd(ssthresh);
             self.cc.on_recovery_exit(now);
             self.stats.probe_recoveries += 1;
         } else if !advanced_or_sacked {
@@ -189,7 +190,7 @@ impl TcpSender {
         let (pipe, _) = self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry);
         let r = Reduction { delivered, pipe, una_advanced, newly_lost, dsack, cwnd_min: self.cc.min_cwnd() };
         if let Some(cwnd) = self.recovery.reduce(self.window_facts(), r) {
-            self.cc.set_cwnd(cwnd);
+            self.cc.set_recovery_cwnd(cwnd);
         }
     }
 }

@@ -59,9 +59,13 @@ impl TcpSender {
             if max_burst.is_some_and(|m| burst >= m) {
                 break;
             }
+            if !self.pacing_allows(now) {
+                break;
+            }
             self.send_new(now, out);
             burst += 1;
         }
+        self.pacing_end_burst();
         self.note_window_use(cwnd_stopped);
         if burst > 0 {
             self.schedule_probe(now, false);
@@ -121,6 +125,9 @@ impl TcpSender {
                 cwnd_stopped = true;
                 break;
             }
+            if next != NextSeg::Nothing && !self.pacing_allows(now) {
+                break;
+            }
             match next {
                 NextSeg::Retransmit(seq) => self.retransmit(now, seq, out),
                 NextSeg::NewData => {
@@ -131,6 +138,7 @@ impl TcpSender {
                 NextSeg::Nothing => break,
             }
         }
+        self.pacing_end_burst();
         self.note_window_use(cwnd_stopped);
     }
 
@@ -145,6 +153,9 @@ impl TcpSender {
                 cwnd_stopped = true;
                 break;
             }
+            if !self.pacing_allows(now) {
+                break;
+            }
             if let Some(seq) = self.scoreboard.next_hole_below_highest_sack(self.snd_una, &self.geometry) {
                 self.retransmit(now, seq, out);
             } else {
@@ -157,6 +168,7 @@ impl TcpSender {
             }
             self.recovery.on_recovery_send();
         }
+        self.pacing_end_burst();
         self.note_window_use(cwnd_stopped);
     }
 
@@ -223,6 +235,9 @@ impl TcpSender {
 
     fn transmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) -> u64 {
         let len = self.segment_len(seq);
+        if self.paced.is_some() {
+            self.paced_on_transmit(now, seq, len);
+        }
         if self.tracks_sends() {
             self.rack.on_send(seq, now, &self.geometry);
         }

@@ -104,7 +104,7 @@ fn undo(ep: &Episode, s: &mut SenderParts) {
     if s.state.is_recovery() {
         // Deflate first: window inflation (RFC 5681 3.2 step 4) must not survive the undo.
         let ssthresh = s.cc.ssthresh();
-        s.cc.set_cwnd(ssthresh);
+        s.cc.set_recovery_cwnd(ssthresh);
     }
     s.cc.undo(&ep.prior);
     s.resume_open();
