@@ -369,9 +369,10 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<SimDuration> {
         self.rto.srtt()
     }
-    /// The pacing rate in bytes/s, when the controller paces (BBR's `sk_pacing_rate`).
+    /// The pacing rate in bytes/s, when the controller paces and has set one (BBR's
+    /// `sk_pacing_rate`, which is unlimited until the module's `init`).
     pub fn pacing_rate(&self) -> Option<u64> {
-        self.paced.as_ref().and(self.cc.pacing()).map(|(r, _)| r)
+        self.paced.as_ref().and(self.cc.pacing()).map(|(r, _)| r).filter(|&r| r > 0)
     }
     pub fn rto(&self) -> SimDuration {
         self.rto.current()
