@@ -275,6 +275,34 @@ impl Scoreboard {
         }
         walk.outcome(new_data_ok)
     }
+    /// `plan`'s pipe under `LossMarking::Marked` alone (Linux `tcp_packets_in_flight` in
+    /// bytes): each segment neither SACKed nor marked lost counts once, each retransmitted
+    /// one not SACKed once more; no NextSeg, so no rule to track.
+    pub fn pipe_marked(&self, snd_una: u64, snd_max: u64, g: &Geometry) -> u64 {
+        let first = snd_una / g.mss;
+        let last = snd_max.div_ceil(g.mss);
+        let top = self.base + self.flags.len() as u64;
+        let mut pipe = 0;
+        let unrecorded = first.max(top);
+        if unrecorded < last {
+            pipe += g.bytes_between(unrecorded, last);
+        }
+        let below = last.min(self.base);
+        if first < below {
+            pipe += g.bytes_between(first, below);
+        }
+        let (lo, hi) = (first.max(self.base), last.min(top));
+        if lo < hi {
+            let flags = self.flags.range((lo - self.base) as usize..(hi - self.base) as usize);
+            for (k, &f) in (lo..hi).zip(flags) {
+                if f & SACKED == 0 {
+                    let times = (f & LOST == 0) as u64 + (f & RETRANSMITTED != 0) as u64;
+                    pipe += times * g.seg_len(k);
+                }
+            }
+        }
+        pipe
+    }
 }
 
 /// The state of `plan`'s top-down walk: what is SACKed above the current segment, the pipe so
@@ -374,6 +402,7 @@ mod tests {
             for new_ok in [false, true] {
                 proptest::prop_assert_eq!(sb.plan(snd_una, snd_max, new_ok, marking, &g), plan_by_segment(&sb, snd_una, snd_max, new_ok, marking, &g));
             }
+            proptest::prop_assert_eq!(sb.pipe_marked(snd_una, snd_max, &g), sb.plan(snd_una, snd_max, false, LossMarking::Marked, &g).0);
         }
     }
 

@@ -7,6 +7,7 @@ use super::TcpSender;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::pacing::Pacer;
 use crate::tcp::rate::{DeliveryRate, RateSample};
+use crate::tcp::scoreboard::LossMarking;
 use crate::tcp::state::LossState;
 use crate::time::SimTime;
 
@@ -186,9 +187,10 @@ impl TcpSender {
                 let sent = self.snd_nxt.saturating_sub(self.snd_una);
                 sent - self.scoreboard.sacked_bytes_below(self.snd_nxt, &self.geometry).min(sent)
             }
-            _ if self.cfg.sack && (self.scoreboard.sacked_segments() > 0 || self.state.is_recovery()) => {
-                self.scoreboard.plan(self.snd_una, self.snd_max, false, self.loss_marking(), &self.geometry).0
-            }
+            _ if self.cfg.sack && (self.scoreboard.sacked_segments() > 0 || self.state.is_recovery()) => match self.loss_marking() {
+                LossMarking::Marked => self.scoreboard.pipe_marked(self.snd_una, self.snd_max, &self.geometry),
+                marking => self.scoreboard.plan(self.snd_una, self.snd_max, false, marking, &self.geometry).0,
+            },
             _ => self.flight(),
         };
         bytes.div_ceil(self.geometry.mss) as u32
