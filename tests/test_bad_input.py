@@ -41,6 +41,10 @@ CASES = {
         BASE.replace("loss = 0.0 ", 'loss = { kind = "gilbert-elliott", good = "0s", bad = "exp(2s)", ber_good = 1e-6, ber_bad = 1e-3 } '),
         ["links[1].loss.good", "positive mean"],
     ),
+    "codel target 0": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "codel", target = "0ms" }'), ["links[1].queue.target", "got 0s", "1.024us to 137s"]),
+    "fq_codel flows 0": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "fq_codel", flows = 0 }'), ["links[1].queue.flows", "got 0", "1 to 65536"]),
+    "pie alpha": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "pie", alpha = 99 }'), ["links[1].queue.alpha", "got 99"]),
+    "codel control law": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "codel", control_law = "newton" }'), ["links[1].queue.control_law", "`newton`", "`linux` or `exact`"]),
     "icmp_rto with rack": (BASE.replace('rto = "linux" }', 'rto = "linux", rack = true, icmp_rto = true }'), ["flows[0].tcp.icmp_rto", "rack"]),
 }
 

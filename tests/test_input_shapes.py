@@ -102,7 +102,7 @@ def test_numpy_scalars_are_plain_numbers() -> None:
 
 
 def test_lists_for_tables_name_the_form() -> None:
-    with pytest.raises(SpecError, match=r'links\[1\]\.queue: got the list \["droptail","5p"\], expected a table \{ kind = "droptail" \| "red", … \}'):
+    with pytest.raises(SpecError, match=r'links\[1\]\.queue: got the list \["droptail","5p"\], expected a table \{ kind = "droptail" \| "red" \| "codel" \| "pie" \| "fq_codel", … \}'):
         _core.validate(json.dumps(replaced("links[1].queue", ["droptail", "5p"])), "json")
     with pytest.raises(SpecError, match=r'flows\[0\]\.tcp\.iw: got the text "10", expected'):
         _core.validate(json.dumps(replaced("flows[0].tcp.iw", "10")), "json")

@@ -14,8 +14,8 @@ import rtolab
 from conftest import rtolab_cli
 from rtolab import result_schema
 
-#: Fills every table: a Gilbert–Elliott link, a radio network, flows of every kind, every
-#: series metric, every kind of event.
+#: Fills every table: a Gilbert–Elliott link (with FQ-CoDel for its ACKs, for the sojourn
+#: series), a radio network, flows of every kind, every series metric, every kind of event.
 EVERY_TABLE: dict[str, Any] = {
     "duration": "4s",
     "seed": 3,
@@ -25,6 +25,7 @@ EVERY_TABLE: dict[str, Any] = {
             "rate": "2Mbps",
             "delay": "50ms",
             "loss": {"kind": "gilbert-elliott", "good": "exp(1s)", "bad": "exp(0.2s)", "ber_good": 1e-6, "ber_bad": 1e-4},
+            "reverse": {"queue": {"kind": "fq_codel"}},
         }
     ],
     "flows": [

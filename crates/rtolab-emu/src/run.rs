@@ -154,7 +154,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     address_device(&receivers, &settings, false)?;
 
     let series_wanted = scenario.output.series.clone();
-    let record = LinkRecording { queue: series_wanted.contains(&SeriesMetric::Queue), channel: series_wanted.contains(&SeriesMetric::Channel) };
+    let record = LinkRecording::of(&series_wanted);
     let mut links = link_dirs(scenario, seed, record);
     let spikes = spike_processes(scenario, seed);
     let (flows, webs) = plan(scenario, seed);

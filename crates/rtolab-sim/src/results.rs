@@ -153,15 +153,18 @@ result_table! {
         /// Bytes of those transmissions.
         #[unit = "bytes"]
         pub bytes_sent: u64,
-        /// All drops: queue overflow, RED, channel loss, ARQ discards.
+        /// All drops: queue overflow, RED, CoDel/PIE/FQ-CoDel, channel loss, ARQ discards.
         #[unit = "packets"]
         pub drops: u64,
-        /// Drops by a full queue.
+        /// Drops by a full queue (FQ-CoDel's drops from its fattest flow included).
         #[unit = "packets"]
         pub queue_drops: u64,
         /// Early drops by RED.
         #[unit = "packets"]
         pub red_drops: u64,
+        /// Drops by CoDel (at dequeue; FQ-CoDel's per-flow CoDel included) or PIE (early).
+        #[unit = "packets"]
+        pub aqm_drops: u64,
         /// Packets the channel lost (without ARQ; with ARQ a lost attempt is retried).
         #[unit = "packets"]
         pub loss_drops: u64,

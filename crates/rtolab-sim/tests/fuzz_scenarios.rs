@@ -51,10 +51,19 @@ fn queue() -> BoxedStrategy<String> {
                 "queue = {{ kind = \"red\", limit = \"{limit}p\", thresh = {thresh:?}, maxthresh = {maxthresh:?}, q_weight = {w:?}, max_p = {p:?}, gentle = {gentle}, wait = {wait}, bytes = {bytes}, queue_in_bytes = {in_bytes} }}"
             )
         });
+    let target_interval = (1u32..30, 5u32..200, any::<bool>()).prop_map(|(t, i, exact)| format!("target = \"{t}ms\", interval = \"{i}ms\", control_law = \"{}\"", if exact { "exact" } else { "linux" }));
+    let codel = (1u32..60, target_interval.clone()).prop_map(|(n, ti)| format!("queue = {{ kind = \"codel\", limit = \"{n}p\", {ti} }}"));
+    let fq_codel = (1u32..60, 1u32..8, 256u32..3000, 1u32..8, target_interval)
+        .prop_map(|(n, flows, quantum, batch, ti)| format!("queue = {{ kind = \"fq_codel\", limit = \"{n}p\", flows = {flows}, quantum = \"{quantum}B\", drop_batch_size = {batch}, {ti} }}"));
+    let pie = (1u32..64, 1u32..30, 1u32..30, 0u32..=32, 0u32..=32, any::<bool>())
+        .prop_map(|(k, t, u, a, b, bytemode)| format!("queue = {{ kind = \"pie\", limit = \"{k}kB\", target = \"{t}ms\", tupdate = \"{u}ms\", alpha = {a}, beta = {b}, bytemode = {bytemode} }}"));
     prop_oneof![
         (1u32..60).prop_map(|n| format!("queue = {{ kind = \"droptail\", limit = \"{n}p\" }}")),
         (1u32..64).prop_map(|k| format!("queue = {{ kind = \"droptail\", limit = \"{k}kB\" }}")),
         red,
+        codel,
+        fq_codel,
+        pie,
     ]
     .boxed()
 }

@@ -7,9 +7,9 @@
 use crate::net::arq::ArqConfig;
 use crate::net::channel::{ChannelContext, ChannelModel};
 use crate::net::ids::DirId;
-use crate::net::{DirConfig, LinkDir, SpikeProcess, Way};
+use crate::net::{DirConfig, LinkDir, QueueRecording, SpikeProcess, Way};
 use crate::pcap::Captures;
-use crate::results::LinkDirection;
+use crate::results::{LinkDirection, SeriesMetric};
 use crate::rng::stream;
 use crate::spec::{ArqOverride, ArqSpec, DroptailSpec, HopSpec, QueueSpec, RadioSpec, Scenario};
 use crate::time::SimDuration;
@@ -17,8 +17,16 @@ use crate::time::SimDuration;
 /// What to record while the links run.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkRecording {
-    pub queue: bool,
+    pub queue: QueueRecording,
     pub channel: bool,
+}
+
+impl LinkRecording {
+    /// What the series metrics `series` ask of the links.
+    pub fn of(series: &[SeriesMetric]) -> Self {
+        let queue = QueueRecording { length: series.contains(&SeriesMetric::Queue), sojourn: series.contains(&SeriesMetric::Sojourn) };
+        LinkRecording { queue, channel: series.contains(&SeriesMetric::Channel) }
+    }
 }
 
 /// Every link direction of `scenario`, in the order of the invariant above.

@@ -89,7 +89,8 @@ pub enum Exit {
 /// Where and why the network dropped a packet (`Host::dropped`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropSite {
-    /// Refused by link direction `DirId`'s queue (full, or RED's early drop).
+    /// Refused or dropped by link direction `DirId`'s queue (full, RED's or PIE's early
+    /// drop, CoDel's drop at dequeue, FQ-CoDel's drop from its fattest flow).
     Queue(DirId),
     /// Lost on link direction `DirId`'s wire (its channel, without link-layer ARQ).
     Channel(DirId),
@@ -368,12 +369,14 @@ impl<P: Carried> Fabric<P> {
         if !notices.signals.is_empty() {
             host.signals(self, now, dir, &notices.signals);
         }
-        self.ledger.dropped_at(dir.index(), notices.dropped.len());
+        self.ledger.dropped_at(dir.index(), notices.dropped.len() + notices.queue_dropped.len());
+        for &p in &notices.queue_dropped {
+            self.drop_packet(now, DropSite::Queue(dir), p, host);
+        }
         for &p in &notices.dropped {
             self.drop_packet(now, DropSite::Arq(dir), p, host);
         }
-        notices.signals.clear();
-        notices.dropped.clear();
+        notices.clear();
         self.links[dir.index()].return_notices(notices);
     }
 
@@ -404,6 +407,7 @@ impl<P: Carried> Fabric<P> {
             for p in arrivals.drain(..) {
                 self.forward(now, DirId(d as u32), p, host);
             }
+            self.take_notices(now, DirId(d as u32), host);
         }
         self.arrivals = arrivals;
         if let Some(t) = self.spikes[i as usize].next_start(now) {
@@ -417,9 +421,9 @@ impl<P: Carried> Fabric<P> {
         if let Some(c) = self.captures.of(dir.index()) {
             p.record(c, now);
         }
-        let bytes = p.wire_bytes();
+        let (bytes, flow) = (p.wire_bytes(), p.flow());
         self.ledger.offered_to(dir.index());
-        if self.links[dir.index()].offer(now, id, bytes, &mut self.events) == Offer::Dropped {
+        if self.links[dir.index()].offer(now, id, bytes, flow, &mut self.events) == Offer::Dropped {
             self.ledger.dropped_at(dir.index(), 1);
             self.drop_packet(now, DropSite::Queue(dir), id, host);
         }

@@ -8,15 +8,15 @@
 //! O(links), not O(packets). Packets leaving the far end go into the caller's buffer, in
 //! order; a packet refused or lost is returned to the caller; the rarer outcomes of the ARQ
 //! (drops of a whole buffer) and control messages wait in `LinkNotices` until the caller
-//! takes them (`has_notices` is one comparison on the hot path).
+//! takes them (`has_notices` is three emptiness tests on the hot path).
 
 use super::arq::{Arq, ArqConfig};
 use super::channel::{Channel, ChannelModel};
 use crate::tcp::icmp_signal::IcmpSignal;
-use super::ids::{DirId, PacketId};
+use super::ids::{DirId, FlowId, PacketId};
 use super::notices::LinkNotices;
 use super::propagation::Propagation;
-use super::queue::QueueDisc;
+use super::queue::{QueueDisc, QueueRecording};
 use super::red::Red;
 use super::trace::TraceLink;
 use super::transmitter::Transmitter;
@@ -93,7 +93,7 @@ pub struct LinkDir {
 }
 
 impl LinkDir {
-    pub fn new(id: DirId, cfg: DirConfig, channel: ChannelModel, drop_packets: Vec<u64>, rng: Xoshiro256PlusPlus, record_queue: bool) -> Self {
+    pub fn new(id: DirId, cfg: DirConfig, channel: ChannelModel, drop_packets: Vec<u64>, rng: Xoshiro256PlusPlus, record_queue: QueueRecording) -> Self {
         LinkDir {
             id,
             queue: QueueDisc::new(&cfg.queue, cfg.rate_bps, record_queue),
@@ -148,13 +148,14 @@ impl LinkDir {
         self.queue.red()
     }
 
-    /// A packet of `bytes` arrives at this direction. RED judges every arrival; then the
-    /// packet goes straight to an idle transmitter (or an ARQ buffer with room) or waits in
-    /// the queue within its limit.
+    /// A packet of `bytes` of `flow` arrives at this direction. RED and PIE judge every
+    /// arrival; then the packet goes straight to an idle transmitter (or an ARQ buffer with
+    /// room) or waits in the queue within its limit (FQ-CoDel's overflow drops, perhaps of
+    /// this packet, wait in the notices).
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
+    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, events: &mut EventQueue) -> Offer {
         if self.tx.is_traced() {
-            return self.offer_traced(now, pkt, bytes, events);
+            return self.offer_traced(now, pkt, bytes, flow, events);
         }
         if self.queue.judge(now, bytes, &mut self.rng).is_err() {
             return Offer::Dropped;
@@ -167,7 +168,7 @@ impl LinkDir {
                 self.start_next(now, events);
             }
             _ => {
-                if self.queue.push(now, pkt, bytes).is_err() {
+                if self.queue.push(now, pkt, bytes, flow, &mut self.notices.queue_dropped).is_err() {
                     return Offer::Dropped;
                 }
             }
@@ -181,7 +182,7 @@ impl LinkDir {
     /// Drops and control messages are waiting for the caller.
     #[inline]
     pub fn has_notices(&self) -> bool {
-        !(self.notices.dropped.is_empty() && self.notices.signals.is_empty())
+        !self.notices.is_empty()
     }
 
     /// Hands the waiting notices to the caller, which gives the buffers back with
@@ -191,8 +192,7 @@ impl LinkDir {
     }
 
     pub fn return_notices(&mut self, mut emptied: LinkNotices) {
-        emptied.dropped.clear();
-        emptied.signals.clear();
+        emptied.clear();
         if !self.has_notices() {
             self.notices = emptied;
         }
@@ -233,13 +233,13 @@ impl LinkDir {
     /// line so that a fixed-rate direction's code stays as it was: RED judges the arrival,
     /// then it goes to an idle transmitter or joins the queue, which the trace counts.
     #[inline(never)]
-    fn offer_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, events: &mut EventQueue) -> Offer {
+    fn offer_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, events: &mut EventQueue) -> Offer {
         if self.queue.judge(now, bytes, &mut self.rng).is_err() {
             return Offer::Dropped;
         }
         if self.queue.is_empty() && !self.is_held() && self.tx.is_idle() {
             self.start_traced(now, pkt, bytes, 0, events);
-        } else if self.queue.push(now, pkt, bytes).is_ok() {
+        } else if self.queue.push(now, pkt, bytes, flow, &mut self.notices.queue_dropped).is_ok() {
             self.tx.note_queued(now);
         } else {
             return Offer::Dropped;
@@ -264,10 +264,10 @@ impl LinkDir {
         }
         let waiting = self.queue.len();
         let next = match &mut self.arq {
-            None => self.queue.pop(now).map(|(p, b)| (p, b, waiting)),
+            None => self.queue.pop(now, &mut self.notices.queue_dropped).map(|(p, b)| (p, b, waiting)),
             Some(arq) => {
                 while arq.has_room() {
-                    match self.queue.pop(now) {
+                    match self.queue.pop(now, &mut self.notices.queue_dropped) {
                         Some((p, b)) => arq.admit(p, b),
                         None => break,
                     }
@@ -362,11 +362,17 @@ impl LinkDir {
         }
     }
 
-    /// Moves the recorded queue length and channel state into `series` as `entity`.
+    /// Moves the recorded queue length, sojourn times and channel state into `series` as
+    /// `entity`.
     pub fn take_series(&mut self, entity: u32, series: &mut SeriesTable) {
         if let Some(q) = self.queue.series.take() {
             for (t, n) in q {
                 series.push(t.as_secs_f64(), entity, SeriesMetric::Queue, n as f64);
+            }
+        }
+        if let Some(q) = self.queue.sojourns.take() {
+            for (t, d) in q {
+                series.push(t.as_secs_f64(), entity, SeriesMetric::Sojourn, d.as_secs_f64());
             }
         }
         if let Some(trace) = self.channel.trace() {
@@ -391,9 +397,10 @@ impl LinkDir {
             delay_s: self.cfg.delay.as_secs_f64(),
             packets_sent: st.packets_sent,
             bytes_sent: st.bytes_sent,
-            drops: q.queue_drops + q.early_drops + st.loss_drops + arq.discards,
+            drops: q.queue_drops + q.early_drops + q.aqm_drops + st.loss_drops + arq.discards,
             queue_drops: q.queue_drops,
             red_drops: q.early_drops,
+            aqm_drops: q.aqm_drops,
             loss_drops: st.loss_drops,
             channel_losses: self.channel.losses,
             bad_share: self.channel.bad_share(end),

@@ -5,7 +5,8 @@
 use super::arq::ArqConfig;
 use super::channel::ChannelModel;
 use crate::tcp::icmp_signal::IcmpSignal;
-use super::ids::{DirId, PacketId};
+use super::ids::{DirId, FlowId, PacketId};
+use super::queue::QueueRecording;
 use super::link::{DirConfig, LinkDir, Offer};
 use crate::engine::{Event, EventQueue};
 use crate::results::LinkDirection;
@@ -21,7 +22,7 @@ fn arq(window: usize, attempts: u32, feedback_ms: u64, in_order: bool) -> ArqCon
 
 fn link(arq: Option<ArqConfig>, drops: &[u64]) -> LinkDir {
     let cfg = DirConfig { link: "radio".into(), direction: LinkDirection::Forward, rate_bps: 8_000_000, trace: None, delay: SimDuration(10 * MS), queue: QueueSpec::default(), arq };
-    LinkDir::new(DirId(0), cfg, ChannelModel::Perfect, drops.to_vec(), stream(1, "test", "link"), false)
+    LinkDir::new(DirId(0), cfg, ChannelModel::Perfect, drops.to_vec(), stream(1, "test", "link"), QueueRecording::default())
 }
 
 /// What came out of the link: (time in ms, packet) delivered, packets dropped, messages.
@@ -37,7 +38,7 @@ fn run(mut l: LinkDir, n: u32) -> (LinkDir, Outcome) {
     let mut ev = EventQueue::default();
     let mut o = Outcome::default();
     for p in 0..n {
-        if l.offer(SimTime::ZERO, PacketId(p), 1000, &mut ev) == Offer::Dropped {
+        if l.offer(SimTime::ZERO, PacketId(p), 1000, FlowId(0), &mut ev) == Offer::Dropped {
             o.dropped.push(p);
         }
     }

@@ -4,9 +4,12 @@
 
 pub mod arq;
 pub mod channel;
+pub mod codel;
+pub mod fq_codel;
 pub mod link;
 pub mod notices;
 pub mod packet;
+pub mod pie;
 pub mod propagation;
 pub mod queue;
 pub mod queue_spec;
@@ -28,7 +31,8 @@ pub use ids::{DirId, FlowId, PacketId};
 pub use link::{DirConfig, LinkDir, LinkStats, Offer};
 pub use notices::LinkNotices;
 pub use packet::{Packet, PacketArena, Payload, Way};
-pub use queue_spec::{DroptailSpec, QueueSpec, RedSpec};
+pub use queue::QueueRecording;
+pub use queue_spec::{CodelSpec, DroptailSpec, FqCodelSpec, PieSpec, QueueSpec, RedSpec};
 pub use spike_spec::{SpikeDirection, SpikeHold, SpikeSpec};
 pub use spikes::SpikeProcess;
 pub use trace::{Trace, TraceLink};

@@ -1,7 +1,11 @@
 //! The queue a link direction is given in a scenario (`queue = { kind = … }`): DropTail or
-//! RED with ns-2's parameter names. The runtime queue (`queue.rs`, `red.rs`) is built from
-//! these; the scenario schema (`spec`) uses them as they are.
+//! RED with ns-2's parameter names, or CoDel, PIE or FQ-CoDel with Linux's (their tables are
+//! declared beside their runtime, `codel.rs`, `pie.rs`, `fq_codel.rs`). The runtime queue
+//! (`queue.rs`) is built from these; the scenario schema (`spec`) uses them as they are.
 
+pub use super::codel::CodelSpec;
+pub use super::fq_codel::FqCodelSpec;
+pub use super::pie::PieSpec;
 use crate::units::{Bytes, Limit};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,6 +18,32 @@ pub enum QueueSpec {
     Droptail(DroptailSpec),
     /// Random Early Detection with ns-2's parameter names and semantics.
     Red(RedSpec),
+    /// CoDel, controlled delay (RFC 8289), as Linux's `codel` qdisc.
+    Codel(CodelSpec),
+    /// PIE, proportional integral controller enhanced (RFC 8033), as Linux's `pie` qdisc.
+    Pie(PieSpec),
+    /// FQ-CoDel, flow queueing with CoDel (RFC 8290), as Linux's `fq_codel` qdisc.
+    #[serde(rename = "fq_codel")]
+    FqCodel(FqCodelSpec),
+}
+
+impl QueueSpec {
+    /// Reads `table` (its `kind` removed) as the table of queue `kind` alone, for the path
+    /// inside the table of its first error (`spec::load::refine_tagged`); `None` for an
+    /// unknown kind or a table without error.
+    pub fn table_error(kind: &str, table: serde_json::Value) -> Option<serde_path_to_error::Error<serde_json::Error>> {
+        fn read<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Option<serde_path_to_error::Error<serde_json::Error>> {
+            serde_path_to_error::deserialize::<_, T>(v).err()
+        }
+        match kind {
+            "droptail" => read::<DroptailSpec>(table),
+            "red" => read::<RedSpec>(table),
+            "codel" => read::<CodelSpec>(table),
+            "pie" => read::<PieSpec>(table),
+            "fq_codel" => read::<FqCodelSpec>(table),
+            _ => None,
+        }
+    }
 }
 
 impl Default for QueueSpec {

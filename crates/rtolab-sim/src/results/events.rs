@@ -53,8 +53,8 @@ result_table! {
         /// Whether the sender undid this timeout's reduction (a timeout's row only).
         #[unit = ""]
         pub undone: Option<bool>,
-        /// More of the event: a drop's cause ("queue": refused by the queue or RED; "channel":
-        /// lost on the wire; "arq": discarded or flushed by link-layer ARQ; "radio-buffer":
+        /// More of the event: a drop's cause ("queue": refused or dropped by the queue, RED,
+        /// CoDel, PIE or FQ-CoDel; "channel": lost on the wire; "arq": discarded or flushed by link-layer ARQ; "radio-buffer":
         /// refused by a full user buffer; "moved": flushed when its user moved on), a spike's
         /// "start" or "end", the timeouts a detection or an undo covers ("timeouts 0-1").
         #[unit = ""]

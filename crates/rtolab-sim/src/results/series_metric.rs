@@ -30,11 +30,14 @@ pub enum SeriesMetric {
     /// Per mobile user of the radio network: the rate its block carried in each TTI it is
     /// served (0 for a damaged block).
     Rate,
+    /// Per link direction with CoDel, PIE or FQ-CoDel: each sent packet's time in the
+    /// queue, at its departure.
+    Sojourn,
 }
 
 impl SeriesMetric {
     /// Every metric, in declaration order.
-    pub const ALL: [SeriesMetric; 10] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate];
+    pub const ALL: [SeriesMetric; 11] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate, Self::Sojourn];
     /// The per-flow sender state, in the order a sender's values are sampled.
     pub const SENDER: [SeriesMetric; 5] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate];
 
@@ -51,6 +54,7 @@ impl SeriesMetric {
             Self::Channel => "channel",
             Self::Sir => "sir",
             Self::Rate => "rate",
+            Self::Sojourn => "sojourn",
         }
     }
 
@@ -58,7 +62,7 @@ impl SeriesMetric {
     pub fn unit(self) -> &'static str {
         match self {
             Self::Cwnd | Self::Ssthresh => "bytes",
-            Self::Srtt | Self::Rto | Self::Delay => "s",
+            Self::Srtt | Self::Rto | Self::Delay | Self::Sojourn => "s",
             Self::Queue => "packets",
             Self::Channel => "state",
             Self::Sir => "dB",
@@ -79,6 +83,7 @@ impl SeriesMetric {
             Self::Channel => "per link direction with a Gilbert–Elliott channel: 0 good, 1 bad, on change",
             Self::Sir => "per mobile user of the radio network: its SIR in each TTI it is served",
             Self::Rate => "per mobile user of the radio network: the IP bytes its block carried in a TTI it is served, as a rate (0 when damaged)",
+            Self::Sojourn => "per link direction with CoDel, PIE or FQ-CoDel: each sent packet's time in the queue, at its departure",
         }
     }
 }

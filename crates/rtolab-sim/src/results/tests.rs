@@ -4,8 +4,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::UInt32Type;
 use arrow_array::Array;
 
-/// A small run with every table filled: flows of every kind, a Gilbert–Elliott link, a
-/// radio network and every series metric.
+/// A small run with every table filled: flows of every kind, a Gilbert–Elliott link (with
+/// FQ-CoDel for its ACKs), a radio network and every series metric.
 const SMALL_RUN: &str = r#"
 duration = "4s"
 [[links]]
@@ -13,6 +13,7 @@ name = "radio"
 rate = "2Mbps"
 delay = "50ms"
 loss = { kind = "gilbert-elliott", good = "exp(1s)", bad = "exp(0.2s)", ber_good = 1e-6, ber_bad = 1e-4 }
+reverse = { queue = { kind = "fq_codel" } }
 [[flows]]
 name = "bulk"
 route = ["radio"]
@@ -34,7 +35,7 @@ route = ["radio"]
 [radio]
 cells = 1
 [output]
-series = ["cwnd", "ssthresh", "srtt", "rto", "pacing_rate", "queue", "delay", "channel", "sir", "rate"]
+series = ["cwnd", "ssthresh", "srtt", "rto", "pacing_rate", "queue", "delay", "channel", "sir", "rate", "sojourn"]
 events = ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]
 "#;
 

@@ -121,7 +121,7 @@ fn json_message(e: &serde_json::Error) -> String {
 /// its `kind` came after the entry in error (`net/channel/table.rs`); its model's table reads
 /// it again, `kind` included.
 fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
-    use super::{BurstSpec, DroptailSpec, LossModelKind, RedSpec, WebSpec};
+    use super::{BurstSpec, LossModelKind, QueueSpec, WebSpec};
     let pointer = format!("/{}", path.replace("].", "/").replace('[', "/").replace(']', "").replace('.', "/"));
     let mut table = tree.pointer(&pointer)?.as_object()?.clone();
     if path.ends_with("loss") {
@@ -133,12 +133,12 @@ fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
     fn inner<T: serde::de::DeserializeOwned>(path: &str, v: serde_json::Value) -> Option<SpecError> {
         Some(inner_error(path, &serde_path_to_error::deserialize::<_, T>(v).err()?))
     }
-    let is_queue = path.ends_with("queue");
+    if path.ends_with("queue") {
+        return Some(inner_error(path, &QueueSpec::table_error(kind.as_str()?, value)?));
+    }
     match kind.as_str()? {
-        "burst" if !is_queue => inner::<BurstSpec>(path, value),
-        "web" if !is_queue => inner::<WebSpec>(path, value),
-        "droptail" if is_queue => inner::<DroptailSpec>(path, value),
-        "red" if is_queue => inner::<RedSpec>(path, value),
+        "burst" => inner::<BurstSpec>(path, value),
+        "web" => inner::<WebSpec>(path, value),
         _ => None,
     }
 }

@@ -13,7 +13,7 @@ pub use link_models::{ArqOverride, ArqSpec, ArqWindow};
 pub use crate::radio::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
 pub use load::{from_json, from_toml, json_schema, notes, parse_for_any_target, parse_in, SpecError};
 pub use crate::net::channel::{GilbertElliottSpec, LossModelKind, LossSpec};
-pub use crate::net::{DroptailSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec, TraceSpec};
+pub use crate::net::{CodelSpec, DroptailSpec, FqCodelSpec, PieSpec, QueueSpec, RedSpec, SpikeDirection, SpikeHold, SpikeSpec, TraceSpec};
 pub use crate::results::{EventKind, SeriesMetric};
 pub use crate::tcp::cc::{CcKind, CcName};
 pub use crate::tcp::initial_window::{InitialWindow, IwRule};

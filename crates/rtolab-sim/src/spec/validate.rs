@@ -1,9 +1,10 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, FqCodelSpec, GeneratorSpec, LinkSpec, LossSpec, PieSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
 };
-use crate::units::FlowSize;
+use crate::time::SimDuration;
+use crate::units::{Duration, FlowSize};
 use std::collections::HashSet;
 
 type Check = Result<(), SpecError>;
@@ -123,7 +124,56 @@ fn queue(q: &QueueSpec, p: &str) -> Check {
     match q {
         QueueSpec::Droptail(_) => Ok(()),
         QueueSpec::Red(r) => red(r, p),
+        QueueSpec::Codel(c) => codel(c.target, c.interval, p),
+        QueueSpec::Pie(q) => pie(q, p),
+        QueueSpec::FqCodel(f) => fq_codel(f, p),
     }
+}
+
+/// CoDel's clock counts 1024 ns units in a wrapping 32-bit number compared by signed
+/// difference (Linux `codel_time_t`): target and interval must be at least one unit, and 16
+/// intervals (`codel_dequeue`'s re-entry test) must stay below 2^31 units, so at most 137 s.
+fn codel(target: Duration, interval: Duration, p: &str) -> Check {
+    const UNIT_NS: u64 = 1 << 10;
+    const MOST_NS: u64 = 137_000_000_000;
+    for (name, d) in [("target", target), ("interval", interval)] {
+        let ns = d.sim().as_nanos();
+        if !(UNIT_NS..=MOST_NS).contains(&ns) {
+            return fail(format!("{p}.{name}"), format!("got {}s, expected a duration from 1.024us to 137s", d.sim().as_secs_f64()));
+        }
+    }
+    Ok(())
+}
+
+fn pie(q: &PieSpec, p: &str) -> Check {
+    if q.target.sim() == SimDuration::ZERO || q.target.sim() > SimDuration::from_secs(10) {
+        return fail(format!("{p}.target"), format!("got {}s, expected a duration above 0 and at most 10s", q.target.sim().as_secs_f64()));
+    }
+    if q.tupdate.sim() < SimDuration::from_millis(1) || q.tupdate.sim() > SimDuration::from_secs(10) {
+        return fail(format!("{p}.tupdate"), format!("got {}s, expected a period from 1ms to 10s", q.tupdate.sim().as_secs_f64()));
+    }
+    for (name, v) in [("alpha", q.alpha), ("beta", q.beta)] {
+        if v > 32 {
+            return fail(format!("{p}.{name}"), format!("got {v}, expected sixteenths from 0 to 32 (a weight from 0 to 2)"));
+        }
+    }
+    if q.mtu.0 == 0 {
+        return fail(format!("{p}.mtu"), "got 0, expected a positive size");
+    }
+    Ok(())
+}
+
+fn fq_codel(f: &FqCodelSpec, p: &str) -> Check {
+    if !(1..=65536).contains(&f.flows) {
+        return fail(format!("{p}.flows"), format!("got {}, expected from 1 to 65536 flow queues (Linux's range)", f.flows));
+    }
+    if !(256..=1 << 20).contains(&f.quantum.0) {
+        return fail(format!("{p}.quantum"), format!("got {}B, expected from 256B to 1MiB (Linux's range)", f.quantum.0));
+    }
+    if f.drop_batch_size == 0 {
+        return fail(format!("{p}.drop_batch_size"), "got 0, expected at least 1 packet");
+    }
+    codel(f.target, f.interval, p)
 }
 
 fn red(r: &RedSpec, p: &str) -> Check {
@@ -361,6 +411,32 @@ mod tests {
 
     fn spec(extra_link: &str, flow: &str) -> String {
         format!("duration = \"10s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n{extra_link}\n[[flows]]\nname = \"f\"\n{flow}\n")
+    }
+
+    /// A bad CoDel, PIE or FQ-CoDel parameter is refused at its field, with the value and
+    /// the range (the ranges are Linux's, or what CoDel's 32-bit clock can hold).
+    #[test]
+    fn aqm_parameters_are_checked_at_their_fields() {
+        for (queue, path, needle) in [
+            (r#"{ kind = "codel", target = "0s" }"#, "links[0].queue.target", "got 0s, expected a duration from 1.024us to 137s"),
+            (r#"{ kind = "codel", interval = "200s" }"#, "links[0].queue.interval", "got 200s"),
+            (r#"{ kind = "fq_codel", flows = 0 }"#, "links[0].queue.flows", "got 0, expected from 1 to 65536"),
+            (r#"{ kind = "fq_codel", quantum = "100B" }"#, "links[0].queue.quantum", "got 100B, expected from 256B"),
+            (r#"{ kind = "fq_codel", drop_batch_size = 0 }"#, "links[0].queue.drop_batch_size", "at least 1 packet"),
+            (r#"{ kind = "fq_codel", interval = "0ms" }"#, "links[0].queue.interval", "got 0s"),
+            (r#"{ kind = "pie", alpha = 40 }"#, "links[0].queue.alpha", "got 40, expected sixteenths from 0 to 32"),
+            (r#"{ kind = "pie", tupdate = "0.1ms" }"#, "links[0].queue.tupdate", "got 0.0001s, expected a period from 1ms to 10s"),
+            (r#"{ kind = "pie", target = "0s" }"#, "links[0].queue.target", "got 0s"),
+        ] {
+            let e = from_toml(&spec(&format!("queue = {queue}"), "route = [\"l\"]")).unwrap_err();
+            assert_eq!(e.path, path, "{queue}");
+            assert!(e.message.contains(needle), "{queue}: {e}");
+        }
+        let e = from_toml(&spec(r#"queue = { kind = "codel", control_law = "newton" }"#, "route = [\"l\"]")).unwrap_err();
+        assert_eq!(e.path, "links[0].queue.control_law", "{e}");
+        for ok in [r#"{ kind = "codel" }"#, r#"{ kind = "pie", limit = "64kB", bytemode = true }"#, r#"{ kind = "fq_codel", control_law = "exact" }"#] {
+            from_toml(&spec(&format!("queue = {ok}"), "route = [\"l\"]")).unwrap();
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ impl Simulation {
     /// validated.
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         let series = &scenario.output.series;
-        let record = LinkRecording { queue: series.contains(&SeriesMetric::Queue), channel: series.contains(&SeriesMetric::Channel) };
+        let record = LinkRecording::of(series);
         let mut links = link_dirs(scenario, seed, record);
         let (planned, planned_web) = plan(scenario, seed);
         // Every flow and web user whose route ends in the radio network is a mobile user.
