@@ -118,6 +118,8 @@ impl Stamped {
 
 pub struct QueueDisc {
     discipline: Discipline,
+    /// Arrivals are judged (RED or PIE): one test on the path of every arrival.
+    judges: bool,
     pub stats: QueueStats,
     /// (time, length in packets) on every change, when recording.
     pub series: Option<Vec<(SimTime, u32)>>,
@@ -136,7 +138,8 @@ impl QueueDisc {
             QueueSpec::FqCodel(f) => Discipline::Stamped(Stamped::FqCodel(Box::new(FqCodel::new(f)))),
         };
         let stamps = matches!(discipline, Discipline::Stamped(_));
-        QueueDisc { discipline, stats: QueueStats::default(), series: record.length.then(Vec::new), sojourns: (record.sojourn && stamps).then(Vec::new) }
+        let judges = matches!(spec, QueueSpec::Red(_) | QueueSpec::Pie(_));
+        QueueDisc { discipline, judges, stats: QueueStats::default(), series: record.length.then(Vec::new), sojourns: (record.sojourn && stamps).then(Vec::new) }
     }
 
     #[inline]
@@ -172,14 +175,18 @@ impl QueueDisc {
     /// with its channel so draws keep their order.
     #[inline]
     pub fn judge(&mut self, now: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> Result<(), Refusal> {
+        if self.judges { self.judge_arrival(now, bytes, rng) } else { Ok(()) }
+    }
+
+    /// `judge` for RED and PIE.
+    #[inline(never)]
+    fn judge_arrival(&mut self, now: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> Result<(), Refusal> {
         match &mut self.discipline {
-            Discipline::Fifo(f) => {
-                if let Some(red) = &mut f.red {
-                    let u: f64 = rng.random();
-                    if red.on_arrival(now, bytes, f.packets.len(), f.bytes, u) != RedVerdict::Enqueue {
-                        self.stats.early_drops += 1;
-                        return Err(Refusal::Early);
-                    }
+            Discipline::Fifo(Fifo { red: Some(red), packets, bytes: queued, .. }) => {
+                let u: f64 = rng.random();
+                if red.on_arrival(now, bytes, packets.len(), *queued, u) != RedVerdict::Enqueue {
+                    self.stats.early_drops += 1;
+                    return Err(Refusal::Early);
                 }
                 Ok(())
             }
@@ -192,7 +199,7 @@ impl QueueDisc {
                 }
                 verdict
             }
-            Discipline::Stamped(_) => Ok(()),
+            _ => Ok(()),
         }
     }
 
@@ -201,25 +208,27 @@ impl QueueDisc {
     /// (perhaps this one) go to `dropped`.
     #[inline]
     pub fn push(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, dropped: &mut Vec<PacketId>) -> Result<(), Refusal> {
-        let q = match &mut self.discipline {
-            Discipline::Stamped(q) => q,
-            Discipline::Fifo(f) => {
-            let before = f.packets.len();
-            let full = match f.limit {
-                Limit::Packets(p) => before as u64 >= p,
-                Limit::Bytes(b) => f.bytes + bytes as u64 > b,
-            };
-            if full {
-                self.stats.queue_drops += 1;
-                return Err(Refusal::Full);
-            }
-            f.packets.push_back((pkt, bytes));
-            f.bytes += bytes as u64;
-            let total = f.bytes;
-            self.note_change(now, before, before + 1, total);
-            return Ok(());
-            }
+        let Discipline::Fifo(f) = &mut self.discipline else { return self.push_stamped(now, pkt, bytes, flow, dropped) };
+        let before = f.packets.len();
+        let full = match f.limit {
+            Limit::Packets(p) => before as u64 >= p,
+            Limit::Bytes(b) => f.bytes + bytes as u64 > b,
         };
+        if full {
+            self.stats.queue_drops += 1;
+            return Err(Refusal::Full);
+        }
+        f.packets.push_back((pkt, bytes));
+        f.bytes += bytes as u64;
+        let total = f.bytes;
+        self.note_change(now, before, before + 1, total);
+        Ok(())
+    }
+
+    /// `push` for the timestamping queues.
+    #[inline(never)]
+    fn push_stamped(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, dropped: &mut Vec<PacketId>) -> Result<(), Refusal> {
+        let Discipline::Stamped(q) = &mut self.discipline else { return Ok(()) };
         let before = q.len();
         match q {
             Stamped::Codel(c) => {
@@ -245,26 +254,28 @@ impl QueueDisc {
     /// go to `dropped`.
     #[inline]
     pub fn pop(&mut self, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<(PacketId, u32)> {
-        let q = match &mut self.discipline {
-            Discipline::Stamped(q) => q,
-            Discipline::Fifo(f) => {
-            let before = f.packets.len();
-            return match f.packets.pop_front() {
-                Some((pkt, bytes)) => {
-                    f.bytes -= bytes as u64;
-                    let total = f.bytes;
-                    self.note_change(now, before, before - 1, total);
-                    Some((pkt, bytes))
-                }
-                None => {
-                    if let Some(red) = &mut f.red {
-                        red.on_idle(now);
-                    }
-                    None
-                }
-            };
+        let Discipline::Fifo(f) = &mut self.discipline else { return self.pop_stamped(now, dropped) };
+        let before = f.packets.len();
+        match f.packets.pop_front() {
+            Some((pkt, bytes)) => {
+                f.bytes -= bytes as u64;
+                let total = f.bytes;
+                self.note_change(now, before, before - 1, total);
+                Some((pkt, bytes))
             }
-        };
+            None => {
+                if let Some(red) = &mut f.red {
+                    red.on_idle(now);
+                }
+                None
+            }
+        }
+    }
+
+    /// `pop` for the timestamping queues: their drops at dequeue, and the sojourn series.
+    #[inline(never)]
+    fn pop_stamped(&mut self, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<(PacketId, u32)> {
+        let Discipline::Stamped(q) = &mut self.discipline else { return None };
         let before = q.len();
         let sent = match q {
             Stamped::Codel(c) => Self::count_drops(&mut self.stats, dropped, |d| c.dequeue(now, d)),
