@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CoDel, PIE and FQ-CoDel in rtolab (`queue = { kind = "codel" | "pie" | "fq_codel" }`,
-crates/rtolab-sim/src/net/{codel,pie,fq_codel}.rs) beside ns-3.44's CoDelQueueDisc,
+crates/rtolab-sim/src/net/queue/{codel,pie,fq_codel}.rs) beside ns-3.44's CoDelQueueDisc,
 PieQueueDisc and FqCoDelQueueDisc on the same scenario; writes the section between the
 aqm-ns3 markers of docs/aqm.md and a figure of the sojourn times.
 

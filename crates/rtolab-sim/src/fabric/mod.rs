@@ -24,7 +24,7 @@ pub mod ledger;
 pub mod route;
 
 use crate::engine::{Event, EventQueue};
-use crate::net::{DirId, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, SpikeProcess, Way};
+use crate::net::{DirId, Dropper, FlowId, IcmpSignal, LinkDir, Offer, Packet, PacketArena, PacketId, SpikeProcess, Way};
 use crate::pcap::{Capture, Captures, FlowEnds};
 use crate::radio::RadioNetwork;
 use crate::time::SimTime;
@@ -369,14 +369,16 @@ impl<P: Carried> Fabric<P> {
         if !notices.signals.is_empty() {
             host.signals(self, now, dir, &notices.signals);
         }
-        self.ledger.dropped_at(dir.index(), notices.dropped.len() + notices.queue_dropped.len());
-        for &p in &notices.queue_dropped {
-            self.drop_packet(now, DropSite::Queue(dir), p, host);
+        self.ledger.dropped_at(dir.index(), notices.dropped.len());
+        for &(p, by) in &notices.dropped {
+            let site = match by {
+                Dropper::Queue => DropSite::Queue(dir),
+                Dropper::Arq => DropSite::Arq(dir),
+            };
+            self.drop_packet(now, site, p, host);
         }
-        for &p in &notices.dropped {
-            self.drop_packet(now, DropSite::Arq(dir), p, host);
-        }
-        notices.clear();
+        notices.signals.clear();
+        notices.dropped.clear();
         self.links[dir.index()].return_notices(notices);
     }
 

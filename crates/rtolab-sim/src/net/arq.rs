@@ -15,7 +15,7 @@
 
 use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{DirId, PacketId};
-use super::notices::LinkNotices;
+use super::notices::{Dropper, LinkNotices};
 use crate::engine::{Event, EventQueue};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -194,7 +194,7 @@ impl Arq {
         self.frames.retain(|f| {
             let drop = matches!(f.status, Status::Ready | Status::Awaiting);
             if drop {
-                notices.dropped.push(f.pkt);
+                notices.dropped.push((f.pkt, Dropper::Arq));
             }
             !drop
         });

@@ -8,7 +8,7 @@
 //! O(links), not O(packets). Packets leaving the far end go into the caller's buffer, in
 //! order; a packet refused or lost is returned to the caller; the rarer outcomes of the ARQ
 //! (drops of a whole buffer) and control messages wait in `LinkNotices` until the caller
-//! takes them (`has_notices` is three emptiness tests on the hot path).
+//! takes them (`has_notices` is one comparison on the hot path).
 
 use super::arq::{Arq, ArqConfig};
 use super::channel::{Channel, ChannelModel};
@@ -16,13 +16,11 @@ use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{DirId, FlowId, PacketId};
 use super::notices::LinkNotices;
 use super::propagation::Propagation;
-use super::queue::{QueueDisc, QueueRecording};
-use super::red::Red;
+use super::queue::{QueueDisc, QueueRecording, QueueSpec, Red};
 use super::trace::TraceLink;
 use super::transmitter::Transmitter;
 use crate::engine::{Event, EventQueue};
 use crate::results::{LinkDirection, LinkRow, SeriesMetric, SeriesTable};
-use super::queue_spec::QueueSpec;
 use crate::time::{SimDuration, SimTime};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -168,7 +166,7 @@ impl LinkDir {
                 self.start_next(now, events);
             }
             _ => {
-                if self.queue.push(now, pkt, bytes, flow, &mut self.notices.queue_dropped).is_err() {
+                if self.queue.push(now, pkt, bytes, flow, &mut self.notices.dropped).is_err() {
                     return Offer::Dropped;
                 }
             }
@@ -182,7 +180,7 @@ impl LinkDir {
     /// Drops and control messages are waiting for the caller.
     #[inline]
     pub fn has_notices(&self) -> bool {
-        !self.notices.is_empty()
+        !(self.notices.dropped.is_empty() && self.notices.signals.is_empty())
     }
 
     /// Hands the waiting notices to the caller, which gives the buffers back with
@@ -192,7 +190,8 @@ impl LinkDir {
     }
 
     pub fn return_notices(&mut self, mut emptied: LinkNotices) {
-        emptied.clear();
+        emptied.dropped.clear();
+        emptied.signals.clear();
         if !self.has_notices() {
             self.notices = emptied;
         }
@@ -213,8 +212,9 @@ impl LinkDir {
         self.backlog_high = high;
     }
 
-    /// `waiting`: the length of the queue the packet was taken from, 0 if it came straight
-    /// from its arrival (a trace may not send a packet in the millisecond it arrived).
+    /// `waiting`: the number of packets at or behind it in the queue it was taken from (the
+    /// queue's length before a FIFO's pop), 0 if it came straight from its arrival (a trace
+    /// may not send a packet in the millisecond it arrived).
     #[inline]
     fn start_tx(&mut self, now: SimTime, pkt: PacketId, bytes: u32, waiting: usize, events: &mut EventQueue) {
         if self.tx.is_traced() {
@@ -239,7 +239,7 @@ impl LinkDir {
         }
         if self.queue.is_empty() && !self.is_held() && self.tx.is_idle() {
             self.start_traced(now, pkt, bytes, 0, events);
-        } else if self.queue.push(now, pkt, bytes, flow, &mut self.notices.queue_dropped).is_ok() {
+        } else if self.queue.push(now, pkt, bytes, flow, &mut self.notices.dropped).is_ok() {
             self.tx.note_queued(now);
         } else {
             return Offer::Dropped;
@@ -262,12 +262,11 @@ impl LinkDir {
         if self.is_held() || !self.tx.is_idle() {
             return;
         }
-        let waiting = self.queue.len();
         let next = match &mut self.arq {
-            None => self.queue.pop(now, &mut self.notices.queue_dropped).map(|(p, b)| (p, b, waiting)),
+            None => self.queue.pop(now, &mut self.notices.dropped).map(|(p, b)| (p, b, self.queue.len() + 1)),
             Some(arq) => {
                 while arq.has_room() {
-                    match self.queue.pop(now, &mut self.notices.queue_dropped) {
+                    match self.queue.pop(now, &mut self.notices.dropped) {
                         Some((p, b)) => arq.admit(p, b),
                         None => break,
                     }
@@ -370,7 +369,7 @@ impl LinkDir {
                 series.push(t.as_secs_f64(), entity, SeriesMetric::Queue, n as f64);
             }
         }
-        if let Some(q) = self.queue.sojourns.take() {
+        if let Some(q) = self.queue.take_sojourns() {
             for (t, d) in q {
                 series.push(t.as_secs_f64(), entity, SeriesMetric::Sojourn, d.as_secs_f64());
             }

@@ -45,7 +45,7 @@ fn run(mut l: LinkDir, n: u32) -> (LinkDir, Outcome) {
     let take = |l: &mut LinkDir, o: &mut Outcome| {
         let n = l.take_notices();
         o.signals.extend(n.signals.iter().map(|&(p, s)| (p.0, s)));
-        o.dropped.extend(n.dropped.iter().map(|p| p.0));
+        o.dropped.extend(n.dropped.iter().map(|(p, _)| p.0));
         l.return_notices(n);
     };
     take(&mut l, &mut o);

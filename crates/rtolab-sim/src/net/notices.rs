@@ -3,31 +3,22 @@
 use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::PacketId;
 
-/// What a direction's elements decided besides single drops, for the caller to act on:
-/// packets dropped together (an ARQ flush), packets the queue dropped from inside (CoDel at
-/// dequeue, FQ-CoDel's fattest flow on overflow) and control messages about a packet
-/// (toward its flow's sender). The caller acts on the messages before the drops (a message
-/// may name a dropped packet).
-#[derive(Debug, Default)]
-pub struct LinkNotices {
-    /// Dropped by the link-layer ARQ.
-    pub dropped: Vec<PacketId>,
-    /// Dropped by the queue discipline after it had accepted them.
-    pub queue_dropped: Vec<PacketId>,
-    pub signals: Vec<(PacketId, IcmpSignal)>,
+/// The element of a direction that dropped a packet of the notices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dropper {
+    /// The queue, after it had accepted the packet (CoDel at dequeue, FQ-CoDel's fattest
+    /// flow on overflow).
+    Queue,
+    /// The link-layer ARQ (a discard or a flush of its buffer).
+    Arq,
 }
 
-impl LinkNotices {
-    /// Nothing waits (one test of the three lengths together).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        (self.dropped.len() | self.queue_dropped.len() | self.signals.len()) == 0
-    }
-
-    /// Empties every list, keeping their buffers.
-    pub fn clear(&mut self) {
-        self.dropped.clear();
-        self.queue_dropped.clear();
-        self.signals.clear();
-    }
+/// What a direction's elements decided besides single drops, for the caller to act on:
+/// packets dropped together or from inside an element, with the element, and control
+/// messages about a packet (toward its flow's sender). The caller acts on the messages before
+/// the drops (a message may name a dropped packet).
+#[derive(Debug, Default)]
+pub struct LinkNotices {
+    pub dropped: Vec<(PacketId, Dropper)>,
+    pub signals: Vec<(PacketId, IcmpSignal)>,
 }

@@ -6,8 +6,9 @@
 use super::*;
 use crate::engine::{Event, EventQueue};
 use crate::net::channel::ChannelModel;
-use crate::net::ids::{DirId, PacketId};
+use crate::net::ids::{DirId, FlowId, PacketId};
 use crate::net::link::{DirConfig, LinkDir, Offer};
+use crate::net::queue::QueueRecording;
 use crate::results::LinkDirection;
 use crate::rng::stream;
 use crate::spec::QueueSpec;
@@ -30,7 +31,7 @@ fn link_with(times_ms: &[u64], looped: bool, delay_ms: u64, queue: QueueSpec) ->
         queue,
         arq: None,
     };
-    LinkDir::new(DirId(0), cfg, ChannelModel::Perfect, Vec::new(), stream(1, "test", "link"), false)
+    LinkDir::new(DirId(0), cfg, ChannelModel::Perfect, Vec::new(), stream(1, "test", "link"), QueueRecording::default())
 }
 
 /// Offers packet i of `bytes` at `at_ns` (in order) and runs the direction to the end.
@@ -52,7 +53,7 @@ fn run(mut l: LinkDir, offers: &[(u64, u32)], offers_first: bool) -> (Vec<(u32, 
         };
         if offer_now {
             let (i, &(t, bytes)) = pending.next().unwrap();
-            assert_eq!(l.offer(SimTime(t), PacketId(i as u32), bytes, &mut ev), Offer::Accepted);
+            assert_eq!(l.offer(SimTime(t), PacketId(i as u32), bytes, FlowId(0), &mut ev), Offer::Accepted);
             continue;
         }
         let (t, e) = ev.pop().unwrap();
@@ -203,10 +204,10 @@ fn a_spike_holds_the_trace_and_wastes_its_opportunities() {
             }
         }
     };
-    assert_eq!(l.offer(SimTime(0), PacketId(0), 100, &mut ev), Offer::Accepted);
+    assert_eq!(l.offer(SimTime(0), PacketId(0), 100, FlowId(0), &mut ev), Offer::Accepted);
     step(&mut l, &mut ev, ms(1) + ms(1) / 2, &mut delivered);
     l.hold(SimTime(ms(1) + ms(1) / 2), false);
-    assert_eq!(l.offer(SimTime(ms(2)), PacketId(1), 100, &mut ev), Offer::Accepted);
+    assert_eq!(l.offer(SimTime(ms(2)), PacketId(1), 100, FlowId(0), &mut ev), Offer::Accepted);
     step(&mut l, &mut ev, ms(5) + ms(1) / 2, &mut delivered);
     let mut out = Vec::new();
     l.release(SimTime(ms(5) + ms(1) / 2), &mut ev, &mut out);

@@ -1,10 +1,9 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, FqCodelSpec, GeneratorSpec, LinkSpec, LossSpec, PieSpec, QueueSpec, RadioSpec, RedSpec, Scenario, SpecError, TcpSpec, WebSpec,
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, Scenario, SpecError, TcpSpec, WebSpec,
 };
-use crate::time::SimDuration;
-use crate::units::{Duration, FlowSize};
+use crate::units::FlowSize;
 use std::collections::HashSet;
 
 type Check = Result<(), SpecError>;
@@ -120,76 +119,9 @@ fn arq(a: &ArqSpec, p: &str) -> Check {
     Ok(())
 }
 
+/// The checks of a queue's table (`QueueSpec::validate`), by field path.
 fn queue(q: &QueueSpec, p: &str) -> Check {
-    match q {
-        QueueSpec::Droptail(_) => Ok(()),
-        QueueSpec::Red(r) => red(r, p),
-        QueueSpec::Codel(c) => codel(c.target, c.interval, p),
-        QueueSpec::Pie(q) => pie(q, p),
-        QueueSpec::FqCodel(f) => fq_codel(f, p),
-    }
-}
-
-/// CoDel's clock counts 1024 ns units in a wrapping 32-bit number compared by signed
-/// difference (Linux `codel_time_t`): target and interval must be at least one unit, and 16
-/// intervals (`codel_dequeue`'s re-entry test) must stay below 2^31 units, so at most 137 s.
-fn codel(target: Duration, interval: Duration, p: &str) -> Check {
-    const UNIT_NS: u64 = 1 << 10;
-    const MOST_NS: u64 = 137_000_000_000;
-    for (name, d) in [("target", target), ("interval", interval)] {
-        let ns = d.sim().as_nanos();
-        if !(UNIT_NS..=MOST_NS).contains(&ns) {
-            return fail(format!("{p}.{name}"), format!("got {}s, expected a duration from 1.024us to 137s", d.sim().as_secs_f64()));
-        }
-    }
-    Ok(())
-}
-
-fn pie(q: &PieSpec, p: &str) -> Check {
-    if q.target.sim() == SimDuration::ZERO || q.target.sim() > SimDuration::from_secs(10) {
-        return fail(format!("{p}.target"), format!("got {}s, expected a duration above 0 and at most 10s", q.target.sim().as_secs_f64()));
-    }
-    if q.tupdate.sim() < SimDuration::from_millis(1) || q.tupdate.sim() > SimDuration::from_secs(10) {
-        return fail(format!("{p}.tupdate"), format!("got {}s, expected a period from 1ms to 10s", q.tupdate.sim().as_secs_f64()));
-    }
-    for (name, v) in [("alpha", q.alpha), ("beta", q.beta)] {
-        if v > 32 {
-            return fail(format!("{p}.{name}"), format!("got {v}, expected sixteenths from 0 to 32 (a weight from 0 to 2)"));
-        }
-    }
-    if q.mtu.0 == 0 {
-        return fail(format!("{p}.mtu"), "got 0, expected a positive size");
-    }
-    Ok(())
-}
-
-fn fq_codel(f: &FqCodelSpec, p: &str) -> Check {
-    if !(1..=65536).contains(&f.flows) {
-        return fail(format!("{p}.flows"), format!("got {}, expected from 1 to 65536 flow queues (Linux's range)", f.flows));
-    }
-    if !(256..=1 << 20).contains(&f.quantum.0) {
-        return fail(format!("{p}.quantum"), format!("got {}B, expected from 256B to 1MiB (Linux's range)", f.quantum.0));
-    }
-    if f.drop_batch_size == 0 {
-        return fail(format!("{p}.drop_batch_size"), "got 0, expected at least 1 packet");
-    }
-    codel(f.target, f.interval, p)
-}
-
-fn red(r: &RedSpec, p: &str) -> Check {
-    if !(r.q_weight > 0.0 && r.q_weight <= 1.0) {
-        return fail(format!("{p}.q_weight"), format!("got {}, expected a weight in (0, 1]", r.q_weight));
-    }
-    if !(r.thresh >= 0.0 && r.maxthresh > r.thresh) {
-        return fail(format!("{p}.maxthresh"), format!("got thresh = {}, maxthresh = {}; expected 0 <= thresh < maxthresh", r.thresh, r.maxthresh));
-    }
-    match (r.max_p, r.linterm) {
-        (Some(_), Some(_)) => fail(format!("{p}.linterm"), "give max_p or linterm (= 1/max_p), not both"),
-        (Some(m), None) if !(m > 0.0 && m <= 1.0) => fail(format!("{p}.max_p"), format!("got {m}, expected a probability in (0, 1]")),
-        (None, Some(l)) if l < 1.0 => fail(format!("{p}.linterm"), format!("got {l}, expected a number >= 1")),
-        _ if r.mean_pktsize.0 == 0 => fail(format!("{p}.mean_pktsize"), "expected a positive size"),
-        _ => Ok(()),
-    }
+    q.validate().map_err(|e| SpecError::new(format!("{p}.{}", e.field), e.message))
 }
 
 /// A route of the traffic at `p` (`p.route`, `p.uplink`): known links, and the radio network

@@ -20,7 +20,8 @@ mod toy;
 pub use gilbert_elliott::{GilbertElliottChannel, GilbertElliottSpec};
 pub use gilbert_packets::GilbertPackets;
 pub use gilbert_time::{packet_error_rate, GilbertElliott};
-pub use model::{ChannelContext, FieldError, LossModel};
+pub use model::{ChannelContext, LossModel};
+pub use super::field_error::FieldError;
 
 use crate::time::SimTime;
 use rand_xoshiro::Xoshiro256PlusPlus;

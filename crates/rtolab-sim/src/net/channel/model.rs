@@ -2,6 +2,7 @@
 //! the checks the table's types cannot express, how a link direction builds it, and its
 //! judgement of each transmission. `register_channels!` (`registry.rs`) dispatches to it.
 
+use crate::net::field_error::FieldError;
 use crate::rng::stream;
 use crate::time::SimTime;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -58,18 +59,5 @@ impl ChannelContext<'_> {
     /// The direction's stream for `purpose`: (seed, direction, purpose), as `rng::stream`.
     pub fn stream(&self, purpose: &str) -> Xoshiro256PlusPlus {
         stream(self.seed, self.direction, purpose)
-    }
-}
-
-/// A table that cannot run: the field (inside the table) and what is wrong with it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FieldError {
-    pub field: &'static str,
-    pub message: String,
-}
-
-impl FieldError {
-    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        FieldError { field, message: message.into() }
     }
 }

@@ -40,16 +40,16 @@ fn test_fq_codel_sparse_flow_goes_first() {
     let mut q = FqCodel::new(&spec(10240, 1024));
     let mut overflow = Vec::new();
     for i in 0..6 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500, A, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(i), bytes: 1500, since: SimTime::ZERO }, A, &mut overflow).unwrap();
     }
     assert_eq!(serve(&mut q, SimTime::ZERO, 2), vec![A, A]);
     assert_eq!(q.flow_state(A).1, -1486);
-    q.enqueue(SimTime::ZERO, PacketId(100), 1500, B, &mut overflow);
+    q.enqueue(Queued { pkt: PacketId(100), bytes: 1500, since: SimTime::ZERO }, B, &mut overflow).unwrap();
     assert_eq!(serve(&mut q, SimTime::ZERO, 3), vec![B, A, A]);
     assert_eq!((q.flow_state(A).1, q.flow_state(B).1), (42 - 1500, 14));
     assert_eq!((q.new_flows.len(), q.old_flows.iter().copied().collect::<Vec<_>>()), (0, vec![0]));
     // B's next packet makes it a new flow again, with a fresh quantum, served before A.
-    q.enqueue(SimTime::ZERO, PacketId(101), 1500, B, &mut overflow);
+    q.enqueue(Queued { pkt: PacketId(101), bytes: 1500, since: SimTime::ZERO }, B, &mut overflow).unwrap();
     assert_eq!(q.flow_state(B).1, 1514);
     assert_eq!(serve(&mut q, SimTime::ZERO, 2), vec![B, A]);
     assert!(overflow.is_empty());
@@ -63,8 +63,8 @@ fn test_fq_codel_round_robin_alternates_backlogged_flows() {
     let mut q = FqCodel::new(&spec(10240, 1024));
     let mut overflow = Vec::new();
     for i in 0..20 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500, A, &mut overflow);
-        q.enqueue(SimTime::ZERO, PacketId(100 + i), 1500, B, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(i), bytes: 1500, since: SimTime::ZERO }, A, &mut overflow).unwrap();
+        q.enqueue(Queued { pkt: PacketId(100 + i), bytes: 1500, since: SimTime::ZERO }, B, &mut overflow).unwrap();
     }
     // A new: A, A (deficit 14 then −1486); B new: B, B; then both old, one each per round.
     assert_eq!(serve(&mut q, SimTime::ZERO, 8), vec![A, A, B, B, A, B, A, B]);
@@ -78,10 +78,10 @@ fn test_fq_codel_overflow_drops_from_the_fattest_flow() {
     let mut q = FqCodel::new(&spec(10, 1024));
     let mut overflow = Vec::new();
     for i in 0..8 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500, A, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(i), bytes: 1500, since: SimTime::ZERO }, A, &mut overflow).unwrap();
     }
     for i in 0..3 {
-        q.enqueue(SimTime::ZERO, PacketId(100 + i), 1500, B, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(100 + i), bytes: 1500, since: SimTime::ZERO }, B, &mut overflow).unwrap();
     }
     assert_eq!(overflow, vec![PacketId(0), PacketId(1), PacketId(2), PacketId(3)]);
     assert_eq!(q.flow_state(A), (6000, 1514, 4));
@@ -95,10 +95,10 @@ fn test_fq_codel_overflow_drops_at_most_a_batch() {
     let mut q = FqCodel::new(&FqCodelSpec { drop_batch_size: 2, ..spec(10, 1024) });
     let mut overflow = Vec::new();
     for i in 0..8 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500, A, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(i), bytes: 1500, since: SimTime::ZERO }, A, &mut overflow).unwrap();
     }
     for i in 0..3 {
-        q.enqueue(SimTime::ZERO, PacketId(100 + i), 1500, B, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(100 + i), bytes: 1500, since: SimTime::ZERO }, B, &mut overflow).unwrap();
     }
     assert_eq!(overflow, vec![PacketId(0), PacketId(1)]);
     assert_eq!(q.flow_state(A).2, 2);
@@ -109,9 +109,9 @@ fn test_fq_codel_overflow_drops_at_most_a_batch() {
 fn test_fq_codel_buckets_are_flow_ids_modulo_flows() {
     let mut q = FqCodel::new(&spec(100, 4));
     let mut overflow = Vec::new();
-    q.enqueue(SimTime::ZERO, PacketId(0), 1500, FlowId(1), &mut overflow);
-    q.enqueue(SimTime::ZERO, PacketId(1), 700, FlowId(5), &mut overflow);
-    q.enqueue(SimTime::ZERO, PacketId(2), 40, FlowId(2), &mut overflow);
+    q.enqueue(Queued { pkt: PacketId(0), bytes: 1500, since: SimTime::ZERO }, FlowId(1), &mut overflow).unwrap();
+    q.enqueue(Queued { pkt: PacketId(1), bytes: 700, since: SimTime::ZERO }, FlowId(5), &mut overflow).unwrap();
+    q.enqueue(Queued { pkt: PacketId(2), bytes: 40, since: SimTime::ZERO }, FlowId(2), &mut overflow).unwrap();
     assert_eq!(q.flow_state(FlowId(1)).0, 2200);
     assert_eq!(q.flow_state(FlowId(2)).0, 40);
 }
@@ -125,14 +125,14 @@ fn test_fq_codel_codel_runs_per_flow() {
     let mut q = FqCodel::new(&spec(10240, 1024));
     let mut overflow = Vec::new();
     for i in 0..99 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500, A, &mut overflow);
+        q.enqueue(Queued { pkt: PacketId(i), bytes: 1500, since: SimTime::ZERO }, A, &mut overflow).unwrap();
     }
     let mut dropped = Vec::new();
     let mut sent_b = 0;
     for k in 0..100u64 {
         let now = SimTime(k * 3_000_000);
         if k % 10 == 0 {
-            q.enqueue(now, PacketId(100 + k as u32), 100, B, &mut overflow);
+            q.enqueue(Queued { pkt: PacketId(100 + k as u32), bytes: 100, since: now }, B, &mut overflow).unwrap();
         }
         if let Some(p) = q.dequeue(now, &mut dropped) {
             if p.pkt.0 >= 100 {

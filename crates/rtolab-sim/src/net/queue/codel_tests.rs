@@ -9,6 +9,11 @@ use super::*;
 
 const MS: u64 = 1_000_000;
 
+/// A 1500-byte arrival of `pkt` at `t`.
+fn arrive(q: &mut Codel, t: SimTime, pkt: PacketId) -> Result<(), Refusal> {
+    q.enqueue(Queued { pkt, bytes: 1500, since: t }, FlowId(0), &mut Vec::new())
+}
+
 fn spec(law: ControlLaw) -> CodelSpec {
     CodelSpec { limit: Limit::Packets(1000), target: codel_target(), interval: codel_interval(), mtu: codel_mtu(), control_law: law }
 }
@@ -17,7 +22,7 @@ fn spec(law: ControlLaw) -> CodelSpec {
 fn overload_drops(law: ControlLaw, until: u64) -> Vec<u64> {
     let mut q = Codel::new(&spec(law));
     for i in 0..400 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500).unwrap();
+        arrive(&mut q, SimTime::ZERO, PacketId(i)).unwrap();
     }
     let mut drops = Vec::new();
     let mut dropped = Vec::new();
@@ -70,10 +75,10 @@ fn test_codel_never_drops_below_target() {
     let mut q = Codel::new(&spec(ControlLaw::Linux));
     let mut dropped = Vec::new();
     for i in 0..3 {
-        q.enqueue(SimTime(i * 1_500_000), PacketId(i as u32), 1500).unwrap();
+        arrive(&mut q, SimTime(i * 1_500_000), PacketId(i as u32)).unwrap();
     }
     for k in 3..2000u64 {
-        q.enqueue(SimTime(k * 1_500_000), PacketId(k as u32), 1500).unwrap();
+        arrive(&mut q, SimTime(k * 1_500_000), PacketId(k as u32)).unwrap();
         let p = q.dequeue(SimTime(k * 1_500_000), &mut dropped).unwrap();
         assert_eq!(p.since, SimTime((k - 3) * 1_500_000));
     }
@@ -98,7 +103,7 @@ fn test_codel_keeps_the_last_packet() {
     let mut q = Codel::new(&spec(ControlLaw::Linux));
     let mut dropped = Vec::new();
     for i in 0..3 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500).unwrap();
+        arrive(&mut q, SimTime::ZERO, PacketId(i)).unwrap();
     }
     for (i, t) in [(0, 10_000), (1, 10_200), (2, 10_400)] {
         assert_eq!(q.dequeue(SimTime(t * MS), &mut dropped).map(|p| p.pkt), Some(PacketId(i)));
@@ -111,7 +116,7 @@ fn test_codel_keeps_the_last_packet() {
 fn test_codel_refuses_beyond_its_limit() {
     let mut q = Codel::new(&spec(ControlLaw::Linux));
     for i in 0..1000 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500).unwrap();
+        arrive(&mut q, SimTime::ZERO, PacketId(i)).unwrap();
     }
-    assert_eq!(q.enqueue(SimTime::ZERO, PacketId(1000), 1500), Err(Refusal::Full));
+    assert_eq!(arrive(&mut q, SimTime::ZERO, PacketId(1000)), Err(Refusal::Full));
 }

@@ -26,8 +26,9 @@
 //! it starts at `0xFFFF`, the value `codel_dequeue` sets on every fresh dropping state, as
 //! ns-3 does.
 
-use super::ids::PacketId;
-use super::queue::{Queued, Refusal};
+use super::aqm::{Aqm, Queued, Refusal};
+use crate::net::field_error::FieldError;
+use crate::net::ids::{FlowId, PacketId};
 use crate::time::SimTime;
 use crate::units::{Bytes, Duration, Limit};
 use schemars::JsonSchema;
@@ -83,6 +84,21 @@ pub(super) fn codel_interval() -> Duration {
 }
 pub(super) fn codel_mtu() -> Bytes {
     Bytes(1500)
+}
+
+/// CoDel's clock counts 1024 ns units in a wrapping 32-bit number compared by signed
+/// difference (Linux `codel_time_t`): target and interval must be at least one unit, and 16
+/// intervals (`codel_dequeue`'s re-entry test) must stay below 2^31 units, so at most 137 s.
+pub(super) fn check_times(target: Duration, interval: Duration) -> Result<(), FieldError> {
+    const UNIT_NS: u64 = 1 << CODEL_SHIFT;
+    const MOST_NS: u64 = 137_000_000_000;
+    for (name, d) in [("target", target), ("interval", interval)] {
+        let ns = d.sim().as_nanos();
+        if !(UNIT_NS..=MOST_NS).contains(&ns) {
+            return Err(FieldError::new(name, format!("got {}s, expected a duration from 1.024us to 137s", d.sim().as_secs_f64())));
+        }
+    }
+    Ok(())
 }
 
 /// A reading of CoDel's clock (`codel_time_t`): nanoseconds >> 10, wrapping.
@@ -293,45 +309,52 @@ impl CodelQueue for Fifo {
     }
 }
 
-impl Codel {
-    pub fn new(spec: &CodelSpec) -> Self {
+impl Aqm for Codel {
+    type Spec = CodelSpec;
+
+    fn validate(spec: &CodelSpec) -> Result<(), FieldError> {
+        check_times(spec.target, spec.interval)
+    }
+
+    fn new(spec: &CodelSpec) -> Self {
         Codel { limit: spec.limit, params: CodelParams::new(spec.target, spec.interval, spec.mtu, spec.control_law), vars: CodelVars::default(), fifo: Fifo::default() }
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.fifo.packets.len()
     }
 
-    pub fn bytes(&self) -> u64 {
+    fn bytes(&self) -> u64 {
         self.fifo.bytes
     }
 
-    /// Appends an arrival stamped `now`, or refuses it at the limit (`codel_qdisc_enqueue`:
-    /// `qlen < limit`; in bytes, as ns-3, when the arrival would exceed it).
-    pub fn enqueue(&mut self, now: SimTime, pkt: PacketId, bytes: u32) -> Result<(), Refusal> {
+    /// Appends an arrival, or refuses it at the limit (`codel_qdisc_enqueue`: `qlen <
+    /// limit`; in bytes, as ns-3, when the arrival would exceed it).
+    fn enqueue(&mut self, arrival: Queued, _flow: FlowId, _dropped: &mut Vec<PacketId>) -> Result<(), Refusal> {
         let full = match self.limit {
             Limit::Packets(p) => self.fifo.packets.len() as u64 >= p,
-            Limit::Bytes(b) => self.fifo.bytes + bytes as u64 > b,
+            Limit::Bytes(b) => self.fifo.bytes + arrival.bytes as u64 > b,
         };
         if full {
             return Err(Refusal::Full);
         }
-        self.fifo.packets.push_back(Queued { pkt, bytes, since: now });
-        self.fifo.bytes += bytes as u64;
+        self.fifo.packets.push_back(arrival);
+        self.fifo.bytes += arrival.bytes as u64;
         Ok(())
     }
 
-    pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<Queued> {
+    fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<Queued> {
         self.vars.dequeue(&self.params, now, &mut self.fifo, dropped)
     }
 
-    /// Removes every waiting packet into `out`.
-    pub fn drain_into(&mut self, out: &mut Vec<PacketId>) {
+    fn drain_into(&mut self, out: &mut Vec<PacketId>) {
         out.extend(self.fifo.packets.drain(..).map(|q| q.pkt));
         self.fifo.bytes = 0;
     }
+}
 
-    #[cfg(test)]
+#[cfg(test)]
+impl Codel {
     pub fn vars(&self) -> &CodelVars {
         &self.vars
     }

@@ -8,6 +8,11 @@
 use super::*;
 use crate::rng::stream;
 
+/// A 1500-byte arrival of `pkt` at time 0, already judged.
+fn arrive(q: &mut Pie, pkt: PacketId) {
+    q.enqueue(Queued { pkt, bytes: 1500, since: SimTime::ZERO }, FlowId(0), &mut Vec::new()).unwrap();
+}
+
 fn spec() -> PieSpec {
     PieSpec { limit: Limit::Packets(1000), target: pie_target(), tupdate: pie_tupdate(), alpha: 2, beta: 20, bytemode: false, mtu: pie_mtu() }
 }
@@ -26,9 +31,9 @@ fn test_pie_probability_steps_by_hand() {
     let mut rng = stream(1, "test", "pie");
     for i in 0..10 {
         q.judge(SimTime::ZERO, 1500, &mut rng).unwrap();
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500);
+        arrive(&mut q, PacketId(i));
     }
-    q.dequeue(SimTime(20_000_000)).unwrap();
+    q.dequeue(SimTime(20_000_000), &mut Vec::new()).unwrap();
     assert_eq!(q.vars().qdelay, 312500);
     q.update_probability();
     assert_eq!(q.vars().prob, 901_599_218_750);
@@ -45,9 +50,9 @@ fn test_pie_updates_run_on_their_timer() {
     let mut rng = stream(1, "test", "pie");
     for i in 0..10 {
         q.judge(SimTime::ZERO, 1500, &mut rng).unwrap();
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500);
+        arrive(&mut q, PacketId(i));
     }
-    q.dequeue(SimTime(20_000_000)).unwrap();
+    q.dequeue(SimTime(20_000_000), &mut Vec::new()).unwrap();
     q.judge(SimTime(499_999_999), 1500, &mut rng).unwrap();
     assert_eq!(q.vars().prob, 0);
     q.judge(SimTime(530_000_000), 1500, &mut rng).unwrap();
@@ -73,13 +78,13 @@ fn test_pie_spares_bursts_and_short_queues() {
     q.vars_mut().qdelay = 312500;
     for i in 0..10 {
         assert_eq!(q.judge(SimTime::ZERO, 1500, &mut rng), Ok(()), "burst allowance");
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500);
+        arrive(&mut q, PacketId(i));
     }
     q.vars_mut().burst_time = 0;
     q.drain_into(&mut Vec::new());
-    q.enqueue(SimTime::ZERO, PacketId(20), 1500);
+    arrive(&mut q, PacketId(20));
     assert_eq!(q.judge(SimTime::ZERO, 1500, &mut rng), Ok(()), "one MTU queued");
-    q.enqueue(SimTime::ZERO, PacketId(21), 1500);
+    arrive(&mut q, PacketId(21));
     // Two MTUs: accu_prob becomes MAX_PROB (1), between 0.85 and 8.5, so the draw decides:
     // a 56-bit draw below 2^56 − 1, which all but one of the 2^56 draws are.
     assert_eq!(q.judge(SimTime::ZERO, 1500, &mut rng), Err(Refusal::Early));
@@ -93,7 +98,7 @@ fn test_pie_derandomised_drops_wait_for_accumulated_probability() {
     let mut q = Pie::new(&spec());
     let mut rng = stream(1, "test", "pie");
     for i in 0..4 {
-        q.enqueue(SimTime::ZERO, PacketId(i), 1500);
+        arrive(&mut q, PacketId(i));
     }
     let v = q.vars_mut();
     v.burst_time = 0;

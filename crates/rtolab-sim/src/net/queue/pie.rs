@@ -15,8 +15,9 @@
 //! `tupdate`; here the updates due by an event run before it, so the timer needs no event
 //! of its own and every update sees the backlog it would have seen.
 
-use super::ids::PacketId;
-use super::queue::{Queued, Refusal};
+use super::aqm::{Aqm, Queued, Refusal};
+use crate::net::field_error::FieldError;
+use crate::net::ids::{FlowId, PacketId};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Bytes, Duration, Limit};
 use rand::Rng;
@@ -128,9 +129,32 @@ pub struct Pie {
     bytes: u64,
 }
 
-impl Pie {
+impl Aqm for Pie {
+    type Spec = PieSpec;
+
+    /// Alpha and beta within the 0 to 32 sixteenths `pie_calculate_probability` is written
+    /// for (`pie_change` itself takes any value); a target above 0 and a period from 1 ms,
+    /// both at most 10 s.
+    fn validate(q: &PieSpec) -> Result<(), FieldError> {
+        if q.target.sim() == SimDuration::ZERO || q.target.sim() > SimDuration::from_secs(10) {
+            return Err(FieldError::new("target", format!("got {}s, expected a duration above 0 and at most 10s", q.target.sim().as_secs_f64())));
+        }
+        if q.tupdate.sim() < SimDuration::from_millis(1) || q.tupdate.sim() > SimDuration::from_secs(10) {
+            return Err(FieldError::new("tupdate", format!("got {}s, expected a period from 1ms to 10s", q.tupdate.sim().as_secs_f64())));
+        }
+        for (name, v) in [("alpha", q.alpha), ("beta", q.beta)] {
+            if v > 32 {
+                return Err(FieldError::new(name, format!("got {v}, expected sixteenths from 0 to 32 (a weight from 0 to 2)")));
+            }
+        }
+        if q.mtu.0 == 0 {
+            return Err(FieldError::new("mtu", "got 0, expected a positive size"));
+        }
+        Ok(())
+    }
+
     /// A PIE queue made at time 0.
-    pub fn new(spec: &PieSpec) -> Self {
+    fn new(spec: &PieSpec) -> Self {
         let mut vars = PieVars::default();
         vars.restart();
         Pie {
@@ -148,31 +172,18 @@ impl Pie {
         }
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.fifo.len()
     }
 
-    pub fn bytes(&self) -> u64 {
+    fn bytes(&self) -> u64 {
         self.bytes
-    }
-
-    pub fn vars(&self) -> &PieVars {
-        &self.vars
-    }
-
-    /// Runs the probability updates due by `now`, in order, each on the backlog of the time.
-    #[inline]
-    fn catch_up(&mut self, now: SimTime) {
-        while self.next_update <= now {
-            self.update_probability();
-            self.next_update += self.tupdate;
-        }
     }
 
     /// Judges an arrival of `bytes` at `now`: refused at the limit, or by PIE's random early
     /// drop (`pie_qdisc_enqueue`: the limit first, then `pie_drop_early`; either resets
     /// `accu_prob`). `rng` is drawn from only when the decision is random.
-    pub fn judge(&mut self, now: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> Result<(), Refusal> {
+    fn judge(&mut self, now: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> Result<(), Refusal> {
         self.catch_up(now);
         let full = match self.limit {
             Limit::Packets(p) => self.fifo.len() as u64 >= p,
@@ -187,6 +198,54 @@ impl Pie {
             return Err(Refusal::Early);
         }
         Ok(())
+    }
+
+    /// Appends an arrival `judge` accepted.
+    fn enqueue(&mut self, arrival: Queued, _flow: FlowId, _dropped: &mut Vec<PacketId>) -> Result<(), Refusal> {
+        self.fifo.push_back(arrival);
+        self.bytes += arrival.bytes as u64;
+        Ok(())
+    }
+
+    /// The head packet, with PIE's departure bookkeeping (`pie_process_dequeue` without the
+    /// rate estimator): the queue delay is its sojourn (0 when it leaves the queue empty),
+    /// and the time since the last departure comes off the burst allowance.
+    fn dequeue(&mut self, now: SimTime, _dropped: &mut Vec<PacketId>) -> Option<Queued> {
+        self.catch_up(now);
+        let p = self.fifo.pop_front()?;
+        self.bytes -= p.bytes as u64;
+        let t = ticks(now.0);
+        let v = &mut self.vars;
+        v.qdelay = t - ticks(p.since.0);
+        let dtime = if v.dq_tstamp != DTIME_INVALID { t - v.dq_tstamp } else { 0 };
+        v.dq_tstamp = t;
+        if self.bytes == 0 {
+            v.qdelay = 0;
+        }
+        if dtime > 0 && v.burst_time > 0 {
+            v.burst_time = v.burst_time.saturating_sub(dtime);
+        }
+        Some(p)
+    }
+
+    fn drain_into(&mut self, out: &mut Vec<PacketId>) {
+        out.extend(self.fifo.drain(..).map(|q| q.pkt));
+        self.bytes = 0;
+    }
+}
+
+impl Pie {
+    pub fn vars(&self) -> &PieVars {
+        &self.vars
+    }
+
+    /// Runs the probability updates due by `now`, in order, each on the backlog of the time.
+    #[inline]
+    fn catch_up(&mut self, now: SimTime) {
+        while self.next_update <= now {
+            self.update_probability();
+            self.next_update += self.tupdate;
+        }
     }
 
     /// `pie_drop_early`: no drop within the burst allowance, at a low delay with a low
@@ -221,33 +280,6 @@ impl Pie {
             return true;
         }
         false
-    }
-
-    /// Appends an arrival `judge` accepted, stamped `now`.
-    pub fn enqueue(&mut self, now: SimTime, pkt: PacketId, bytes: u32) {
-        self.fifo.push_back(Queued { pkt, bytes, since: now });
-        self.bytes += bytes as u64;
-    }
-
-    /// The head packet, with PIE's departure bookkeeping (`pie_process_dequeue` without the
-    /// rate estimator): the queue delay is its sojourn (0 when it leaves the queue empty),
-    /// and the time since the last departure comes off the burst allowance.
-    pub fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
-        self.catch_up(now);
-        let p = self.fifo.pop_front()?;
-        self.bytes -= p.bytes as u64;
-        let t = ticks(now.0);
-        let v = &mut self.vars;
-        v.qdelay = t - ticks(p.since.0);
-        let dtime = if v.dq_tstamp != DTIME_INVALID { t - v.dq_tstamp } else { 0 };
-        v.dq_tstamp = t;
-        if self.bytes == 0 {
-            v.qdelay = 0;
-        }
-        if dtime > 0 && v.burst_time > 0 {
-            v.burst_time = v.burst_time.saturating_sub(dtime);
-        }
-        Some(p)
     }
 
     /// One update of the drop probability (`pie_calculate_probability` without the rate
@@ -298,12 +330,6 @@ impl Pie {
             v.restart();
         }
         v.qdelay_old = qdelay;
-    }
-
-    /// Removes every waiting packet into `out`.
-    pub fn drain_into(&mut self, out: &mut Vec<PacketId>) {
-        out.extend(self.fifo.drain(..).map(|q| q.pkt));
-        self.bytes = 0;
     }
 
     #[cfg(test)]

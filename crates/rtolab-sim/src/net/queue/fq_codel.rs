@@ -14,9 +14,10 @@
 //! Not modelled: `memory_limit` (Linux also drops when the packets' `truesize` exceeds
 //! 32 MB; rtolab has no socket buffer sizes in its queues), ECN and `ce_threshold`.
 
-use super::codel::{CodelParams, CodelQueue, CodelVars, ControlLaw, codel_interval, codel_mtu, codel_target};
-use super::ids::{FlowId, PacketId};
-use super::queue::Queued;
+use super::aqm::{Aqm, Queued, Refusal};
+use super::codel::{check_times, codel_interval, codel_mtu, codel_target, CodelParams, CodelQueue, CodelVars, ControlLaw};
+use crate::net::field_error::FieldError;
+use crate::net::ids::{FlowId, PacketId};
 use crate::time::SimTime;
 use crate::units::{Bytes, Duration, Limit};
 use schemars::JsonSchema;
@@ -128,8 +129,26 @@ pub struct FqCodel {
     bytes: u64,
 }
 
-impl FqCodel {
-    pub fn new(spec: &FqCodelSpec) -> Self {
+impl Aqm for FqCodel {
+    type Spec = FqCodelSpec;
+
+    /// `fq_codel_change`'s ranges (1 to 65536 flows; a quantum from 256 B, to which Linux
+    /// raises a smaller one, to `FQ_CODEL_QUANTUM_MAX`, 1 MiB; a batch of at least 1, to
+    /// which Linux raises 0) and CoDel's times (`codel.rs`).
+    fn validate(f: &FqCodelSpec) -> Result<(), FieldError> {
+        if !(1..=65536).contains(&f.flows) {
+            return Err(FieldError::new("flows", format!("got {}, expected from 1 to 65536 flow queues (Linux's range)", f.flows)));
+        }
+        if !(256..=1 << 20).contains(&f.quantum.0) {
+            return Err(FieldError::new("quantum", format!("got {}B, expected from 256B to 1MiB (Linux's range)", f.quantum.0)));
+        }
+        if f.drop_batch_size == 0 {
+            return Err(FieldError::new("drop_batch_size", "got 0, expected at least 1 packet"));
+        }
+        check_times(f.target, f.interval)
+    }
+
+    fn new(spec: &FqCodelSpec) -> Self {
         let flows = (0..spec.flows).map(|_| Flow { packets: VecDeque::new(), backlog: 0, deficit: 0, vars: CodelVars::default(), listed: Listed::No }).collect();
         FqCodel {
             limit: spec.limit,
@@ -144,35 +163,29 @@ impl FqCodel {
         }
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.len
     }
 
-    pub fn bytes(&self) -> u64 {
+    fn bytes(&self) -> u64 {
         self.bytes
     }
 
-    /// The bucket of `flow` (see the module's note on classification).
-    #[inline]
-    fn bucket(&self, flow: FlowId) -> usize {
-        flow.index() % self.flows.len()
-    }
-
-    /// Appends an arrival of `flow` stamped `now`; a flow not listed joins the new flows
-    /// with a full quantum. Over the limit, the fattest flow loses packets from its head
-    /// into `overflow` (`fq_codel_enqueue`, RFC 8290 Sec. 4.1).
-    pub fn enqueue(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, overflow: &mut Vec<PacketId>) {
+    /// Appends an arrival of `flow`; a flow not listed joins the new flows with a full
+    /// quantum. Over the limit, the fattest flow loses packets from its head into
+    /// `overflow` (`fq_codel_enqueue`, RFC 8290 Sec. 4.1). Never refuses.
+    fn enqueue(&mut self, arrival: Queued, flow: FlowId, overflow: &mut Vec<PacketId>) -> Result<(), Refusal> {
         let i = self.bucket(flow);
         let f = &mut self.flows[i];
-        f.packets.push_back(Queued { pkt, bytes, since: now });
-        f.backlog += bytes as u64;
+        f.packets.push_back(arrival);
+        f.backlog += arrival.bytes as u64;
         if f.listed == Listed::No {
             f.listed = Listed::New;
             f.deficit = self.quantum;
             self.new_flows.push_back(i as u32);
         }
         self.len += 1;
-        self.bytes += bytes as u64;
+        self.bytes += arrival.bytes as u64;
         let over = match self.limit {
             Limit::Packets(p) => self.len as u64 > p,
             Limit::Bytes(b) => self.bytes > b,
@@ -180,6 +193,64 @@ impl FqCodel {
         if over {
             self.drop_from_fattest(overflow);
         }
+        Ok(())
+    }
+
+    /// The next packet to send: the first listed flow with a positive deficit (a flow whose
+    /// deficit is spent gets a quantum more and goes to the end of the old flows), through
+    /// its CoDel; a flow found empty leaves the lists, except that an empty new flow goes to
+    /// the old flows when there are any, so that old flows are served (`fq_codel_dequeue`,
+    /// RFC 8290 Sec. 4.2). CoDel's drops go to `dropped`.
+    fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<Queued> {
+        loop {
+            let (from_new, i) = match self.new_flows.front() {
+                Some(&i) => (true, i),
+                None => (false, *self.old_flows.front()?),
+            };
+            let f = &mut self.flows[i as usize];
+            if f.deficit <= 0 {
+                f.deficit += self.quantum;
+                self.move_head_to_old(from_new, i);
+                continue;
+            }
+            let Flow { packets, backlog, vars, .. } = f;
+            let mut q = FlowQueue { packets, backlog, total_len: &mut self.len, total_bytes: &mut self.bytes };
+            match vars.dequeue(&self.params, now, &mut q, dropped) {
+                Some(p) => {
+                    f.deficit -= p.bytes as i64;
+                    return Some(p);
+                }
+                None => {
+                    if from_new && !self.old_flows.is_empty() {
+                        self.move_head_to_old(from_new, i);
+                    } else {
+                        self.head_list(from_new).pop_front();
+                        self.flows[i as usize].listed = Listed::No;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Removes every waiting packet into `out`; every flow leaves the lists.
+    fn drain_into(&mut self, out: &mut Vec<PacketId>) {
+        for f in &mut self.flows {
+            out.extend(f.packets.drain(..).map(|q| q.pkt));
+            f.backlog = 0;
+            f.listed = Listed::No;
+        }
+        self.new_flows.clear();
+        self.old_flows.clear();
+        self.len = 0;
+        self.bytes = 0;
+    }
+}
+
+impl FqCodel {
+    /// The bucket of `flow` (see the module's note on classification).
+    #[inline]
+    fn bucket(&self, flow: FlowId) -> usize {
+        flow.index() % self.flows.len()
     }
 
     /// Drops from the head of the flow with the largest backlog (the first such flow) until
@@ -213,42 +284,6 @@ impl FqCodel {
         self.bytes -= len;
     }
 
-    /// The next packet to send: the first listed flow with a positive deficit (a flow whose
-    /// deficit is spent gets a quantum more and goes to the end of the old flows), through
-    /// its CoDel; a flow found empty leaves the lists, except that an empty new flow goes to
-    /// the old flows when there are any, so that old flows are served (`fq_codel_dequeue`,
-    /// RFC 8290 Sec. 4.2). CoDel's drops go to `dropped`.
-    pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<Queued> {
-        loop {
-            let (from_new, i) = match self.new_flows.front() {
-                Some(&i) => (true, i),
-                None => (false, *self.old_flows.front()?),
-            };
-            let f = &mut self.flows[i as usize];
-            if f.deficit <= 0 {
-                f.deficit += self.quantum;
-                self.move_head_to_old(from_new, i);
-                continue;
-            }
-            let Flow { packets, backlog, vars, .. } = f;
-            let mut q = FlowQueue { packets, backlog, total_len: &mut self.len, total_bytes: &mut self.bytes };
-            match vars.dequeue(&self.params, now, &mut q, dropped) {
-                Some(p) => {
-                    f.deficit -= p.bytes as i64;
-                    return Some(p);
-                }
-                None => {
-                    if from_new && !self.old_flows.is_empty() {
-                        self.move_head_to_old(from_new, i);
-                    } else {
-                        self.head_list(from_new).pop_front();
-                        self.flows[i as usize].listed = Listed::No;
-                    }
-                }
-            }
-        }
-    }
-
     fn head_list(&mut self, new: bool) -> &mut VecDeque<u32> {
         if new { &mut self.new_flows } else { &mut self.old_flows }
     }
@@ -258,19 +293,6 @@ impl FqCodel {
         self.head_list(from_new).pop_front();
         self.old_flows.push_back(i);
         self.flows[i as usize].listed = Listed::Old;
-    }
-
-    /// Removes every waiting packet into `out`; every flow leaves the lists.
-    pub fn drain_into(&mut self, out: &mut Vec<PacketId>) {
-        for f in &mut self.flows {
-            out.extend(f.packets.drain(..).map(|q| q.pkt));
-            f.backlog = 0;
-            f.listed = Listed::No;
-        }
-        self.new_flows.clear();
-        self.old_flows.clear();
-        self.len = 0;
-        self.bytes = 0;
     }
 
     /// Flow `flow`'s bucket: its backlog in bytes, its deficit and its CoDel count (tests).

@@ -2,8 +2,89 @@
 //! "Random Early Detection Gateways for Congestion Avoidance", 1993, with ns-2's gentle mode,
 //! `wait_` spacing, byte mode and idle-time decay of the average).
 
-use super::queue_spec::RedSpec;
+use super::fifo::{Fifo, FifoSpec};
+use crate::net::field_error::FieldError;
 use crate::time::SimTime;
+use crate::units::{Bytes, Limit};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// RED as in ns-2's `Queue/RED` (Floyd & Jacobson 1993; "gentle" variant of 2000).
+/// Thresholds are in packets unless `queue_in_bytes`, in which case they are in units of
+/// `mean_pktsize` bytes, as in ns-2.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Hard limit of the queue (packets or bytes).
+    pub limit: Limit,
+    /// EWMA weight of the average queue (ns-2 `q_weight_`).
+    #[serde(default = "red_q_weight")]
+    pub q_weight: f64,
+    /// Minimum threshold (ns-2 `thresh_`).
+    #[serde(default = "red_thresh")]
+    pub thresh: f64,
+    /// Maximum threshold (ns-2 `maxthresh_`).
+    #[serde(default = "red_maxthresh")]
+    pub maxthresh: f64,
+    /// Drop probability at `maxthresh`; give this or `linterm` (= 1/max_p), not both.
+    pub max_p: Option<f64>,
+    /// ns-2's `linterm_`, 1/max_p (default 10, max_p = 0.1, when neither is given).
+    pub linterm: Option<f64>,
+    /// Average packet size used for idle-time decay and byte mode (ns-2 `mean_pktsize_`).
+    #[serde(default = "red_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+    /// Byte mode: drop probability scaled by packet size (ns-2 `bytes_`).
+    #[serde(default)]
+    pub bytes: bool,
+    /// Measure the queue in bytes (ns-2 `queue_in_bytes_`).
+    #[serde(default)]
+    pub queue_in_bytes: bool,
+    /// Gentle RED: probability rises from max_p to 1 between maxthresh and 2·maxthresh.
+    #[serde(default = "yes")]
+    pub gentle: bool,
+    /// Space drops out more evenly (ns-2 `wait_`).
+    #[serde(default = "yes")]
+    pub wait: bool,
+}
+
+fn red_q_weight() -> f64 {
+    0.002
+}
+fn red_thresh() -> f64 {
+    5.0
+}
+fn red_maxthresh() -> f64 {
+    15.0
+}
+fn red_mean_pktsize() -> Bytes {
+    Bytes(500)
+}
+fn yes() -> bool {
+    true
+}
+
+impl FifoSpec for RedSpec {
+    /// The weight, thresholds and probability in their ranges, one of `max_p` and `linterm`.
+    fn validate(&self) -> Result<(), FieldError> {
+        if !(self.q_weight > 0.0 && self.q_weight <= 1.0) {
+            return Err(FieldError::new("q_weight", format!("got {}, expected a weight in (0, 1]", self.q_weight)));
+        }
+        if !(self.thresh >= 0.0 && self.maxthresh > self.thresh) {
+            return Err(FieldError::new("maxthresh", format!("got thresh = {}, maxthresh = {}; expected 0 <= thresh < maxthresh", self.thresh, self.maxthresh)));
+        }
+        match (self.max_p, self.linterm) {
+            (Some(_), Some(_)) => Err(FieldError::new("linterm", "give max_p or linterm (= 1/max_p), not both")),
+            (Some(m), None) if !(m > 0.0 && m <= 1.0) => Err(FieldError::new("max_p", format!("got {m}, expected a probability in (0, 1]"))),
+            (None, Some(l)) if l < 1.0 => Err(FieldError::new("linterm", format!("got {l}, expected a number >= 1"))),
+            _ if self.mean_pktsize.0 == 0 => Err(FieldError::new("mean_pktsize", "expected a positive size")),
+            _ => Ok(()),
+        }
+    }
+
+    fn fifo(&self, rate_bps: u64) -> Fifo {
+        Fifo::new(self.limit, Some(Red::new(self, rate_bps as f64)))
+    }
+}
 
 /// The part of RED that decides; the queue itself is the caller's FIFO.
 #[derive(Clone, Debug)]
