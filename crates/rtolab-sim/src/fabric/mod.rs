@@ -400,6 +400,9 @@ impl<P: Carried> Fabric<P> {
         self.spikes[i as usize].dirs().map(|d| DirId(d as u32)).collect()
     }
 
+    /// A spike process ends: its directions release what they held (an AQM may drop as it
+    /// sends again). Out of line: a rare event, kept out of the event loop's code.
+    #[inline(never)]
     fn spike_end<H: Host<P>>(&mut self, now: SimTime, i: u32, host: &mut H) {
         host.spike(now, &self.spike_dirs(i), false);
         let mut arrivals = std::mem::take(&mut self.arrivals);
@@ -423,9 +426,9 @@ impl<P: Carried> Fabric<P> {
         if let Some(c) = self.captures.of(dir.index()) {
             p.record(c, now);
         }
-        let (bytes, flow) = (p.wire_bytes(), p.flow());
+        let bytes = p.wire_bytes();
         self.ledger.offered_to(dir.index());
-        if self.links[dir.index()].offer(now, id, bytes, flow, &mut self.events) == Offer::Dropped {
+        if self.links[dir.index()].offer(now, id, bytes, || p.flow(), &mut self.events) == Offer::Dropped {
             self.ledger.dropped_at(dir.index(), 1);
             self.drop_packet(now, DropSite::Queue(dir), id, host);
         }

@@ -9,6 +9,11 @@
 //! order; a packet refused or lost is returned to the caller; the rarer outcomes of the ARQ
 //! (drops of a whole buffer) and control messages wait in `LinkNotices` until the caller
 //! takes them (`has_notices` is one comparison on the hot path).
+//!
+//! A direction at a fixed rate whose queue is the FIFO (DropTail, RED) is `plain`: `offer`
+//! and `start_next` run it inline, as they did before trace-driven directions and AQMs
+//! existed, with one test of `plain` each; every other direction takes their general,
+//! out-of-line forms (`offer_general`, `start_next_general`).
 
 use super::arq::{Arq, ArqConfig};
 use super::channel::{Channel, ChannelModel};
@@ -77,6 +82,8 @@ pub struct LinkDir {
     queue: QueueDisc,
     arq: Option<Arq>,
     tx: Transmitter,
+    /// At a fixed rate, with the FIFO as queue: `offer` and `start_next` run inline.
+    plain: bool,
     channel: Channel,
     wire: Propagation,
     held_since: Option<SimTime>,
@@ -92,11 +99,14 @@ pub struct LinkDir {
 
 impl LinkDir {
     pub fn new(id: DirId, cfg: DirConfig, channel: ChannelModel, drop_packets: Vec<u64>, rng: Xoshiro256PlusPlus, record_queue: QueueRecording) -> Self {
+        let queue = QueueDisc::new(&cfg.queue, cfg.rate_bps, record_queue);
+        let tx = Transmitter::new(cfg.rate_bps, cfg.trace.as_ref());
         LinkDir {
             id,
-            queue: QueueDisc::new(&cfg.queue, cfg.rate_bps, record_queue),
+            plain: queue.is_fifo() && !tx.is_traced(),
+            queue,
             arq: cfg.arq.clone().map(Arq::new),
-            tx: Transmitter::new(cfg.rate_bps, cfg.trace.as_ref()),
+            tx,
             channel: Channel::new(channel, drop_packets),
             wire: Propagation::new(cfg.delay),
             cfg,
@@ -146,21 +156,50 @@ impl LinkDir {
         self.queue.red()
     }
 
-    /// A packet of `bytes` of `flow` arrives at this direction. RED and PIE judge every
-    /// arrival; then the packet goes straight to an idle transmitter (or an ARQ buffer with
-    /// room) or waits in the queue within its limit (FQ-CoDel's overflow drops, perhaps of
-    /// this packet, wait in the notices).
+    /// A packet of `bytes` arrives at this direction. The queue judges every arrival (RED,
+    /// PIE); then the packet goes straight to an idle transmitter (or an ARQ buffer with
+    /// room) or waits in the queue within its limit (an AQM's drops from inside, perhaps of
+    /// this packet, wait in the notices). `flow` names the packet's flow, asked only by a
+    /// direction that is not `plain` (FQ-CoDel sorts by it), so a plain one reads nothing
+    /// more of the packet.
     #[inline]
-    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, events: &mut EventQueue) -> Offer {
-        if self.tx.is_traced() {
-            return self.offer_traced(now, pkt, bytes, flow, events);
+    pub fn offer(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: impl FnOnce() -> FlowId, events: &mut EventQueue) -> Offer {
+        if !self.plain {
+            return self.offer_general(now, pkt, bytes, flow(), events);
         }
+        if self.queue.fifo_judge(now, bytes, &mut self.rng).is_err() {
+            return Offer::Dropped;
+        }
+        let straight = self.queue.fifo_is_empty() && !self.is_held();
+        match &mut self.arq {
+            None if straight && self.tx.is_idle() => self.start_rate(now, pkt, bytes, events),
+            Some(arq) if straight && arq.has_room() => {
+                arq.admit(pkt, bytes);
+                self.start_next(now, events);
+            }
+            _ => {
+                if self.queue.fifo_push(now, pkt, bytes).is_err() {
+                    return Offer::Dropped;
+                }
+            }
+        }
+        if self.arq.is_some() {
+            self.check_backlog(pkt);
+        }
+        Offer::Accepted
+    }
+
+    /// `offer` on a direction that is not `plain` (trace-driven, or with an AQM), out of
+    /// line: the same steps through the queue's general path; a packet that waits is counted
+    /// by the trace, if any.
+    #[inline(never)]
+    fn offer_general(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, events: &mut EventQueue) -> Offer {
         if self.queue.judge(now, bytes, &mut self.rng).is_err() {
             return Offer::Dropped;
         }
         let straight = self.queue.is_empty() && !self.is_held();
         match &mut self.arq {
-            None if straight && self.tx.is_idle() => self.start_rate(now, pkt, bytes, events),
+            None if straight && self.tx.is_idle() => self.start_tx(now, pkt, bytes, 0, events),
             Some(arq) if straight && arq.has_room() => {
                 arq.admit(pkt, bytes);
                 self.start_next(now, events);
@@ -169,6 +208,7 @@ impl LinkDir {
                 if self.queue.push(now, pkt, bytes, flow, &mut self.notices.dropped).is_err() {
                     return Offer::Dropped;
                 }
+                self.tx.note_queued(now);
             }
         }
         if self.arq.is_some() {
@@ -212,13 +252,16 @@ impl LinkDir {
         self.backlog_high = high;
     }
 
-    /// `waiting`: the number of packets at or behind it in the queue it was taken from (the
-    /// queue's length before a FIFO's pop), 0 if it came straight from its arrival (a trace
-    /// may not send a packet in the millisecond it arrived).
-    #[inline]
+    /// Starts `pkt` at the rate or, on a trace-driven direction, at the trace's
+    /// opportunities; `waiting` is the number of packets at or behind it in the queue it was
+    /// taken from, 0 if it came straight from its arrival (a trace may not send a packet in
+    /// the millisecond it arrived).
     fn start_tx(&mut self, now: SimTime, pkt: PacketId, bytes: u32, waiting: usize, events: &mut EventQueue) {
         if self.tx.is_traced() {
-            return self.start_traced(now, pkt, bytes, waiting, events);
+            if let Some(done) = self.tx.start_traced(now, pkt, bytes, waiting) {
+                events.schedule(done, Event::TxDone(self.id));
+            }
+            return;
         }
         self.start_rate(now, pkt, bytes, events);
     }
@@ -229,39 +272,36 @@ impl LinkDir {
         events.schedule(done, Event::TxDone(self.id));
     }
 
-    /// `offer` on a trace-driven direction (which has no ARQ: validation refuses it), out of
-    /// line so that a fixed-rate direction's code stays as it was: RED judges the arrival,
-    /// then it goes to an idle transmitter or joins the queue, which the trace counts.
-    #[inline(never)]
-    fn offer_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, flow: FlowId, events: &mut EventQueue) -> Offer {
-        if self.queue.judge(now, bytes, &mut self.rng).is_err() {
-            return Offer::Dropped;
-        }
-        if self.queue.is_empty() && !self.is_held() && self.tx.is_idle() {
-            self.start_traced(now, pkt, bytes, 0, events);
-        } else if self.queue.push(now, pkt, bytes, flow, &mut self.notices.dropped).is_ok() {
-            self.tx.note_queued(now);
-        } else {
-            return Offer::Dropped;
-        }
-        Offer::Accepted
-    }
-
-    /// `start_tx` on a trace-driven direction, out of line so that a fixed-rate direction's
-    /// code stays as it was. A trace that has ended keeps the packet and schedules nothing.
-    #[inline(never)]
-    fn start_traced(&mut self, now: SimTime, pkt: PacketId, bytes: u32, waiting: usize, events: &mut EventQueue) {
-        if let Some(done) = self.tx.start_traced(now, pkt, bytes, waiting) {
-            events.schedule(done, Event::TxDone(self.id));
-        }
-    }
-
     /// The transmitter takes its next packet, unless held or busy: from the ARQ buffer
     /// (refilled from the queue first) or straight from the queue.
     fn start_next(&mut self, now: SimTime, events: &mut EventQueue) {
         if self.is_held() || !self.tx.is_idle() {
             return;
         }
+        if !self.plain {
+            return self.start_next_general(now, events);
+        }
+        let next = match &mut self.arq {
+            None => self.queue.fifo_pop(now),
+            Some(arq) => {
+                while arq.has_room() {
+                    match self.queue.fifo_pop(now) {
+                        Some((p, b)) => arq.admit(p, b),
+                        None => break,
+                    }
+                }
+                arq.next_frame()
+            }
+        };
+        if let Some((pkt, bytes)) = next {
+            self.start_rate(now, pkt, bytes, events);
+        }
+    }
+
+    /// `start_next` on a direction that is not `plain`, out of line: through the queue's
+    /// general path, whose drops at dequeue wait in the notices, to the rate or the trace.
+    #[inline(never)]
+    fn start_next_general(&mut self, now: SimTime, events: &mut EventQueue) {
         let next = match &mut self.arq {
             None => self.queue.pop(now, &mut self.notices.dropped).map(|(p, b)| (p, b, self.queue.len() + 1)),
             Some(arq) => {

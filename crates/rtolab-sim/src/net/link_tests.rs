@@ -38,7 +38,7 @@ fn run(mut l: LinkDir, n: u32) -> (LinkDir, Outcome) {
     let mut ev = EventQueue::default();
     let mut o = Outcome::default();
     for p in 0..n {
-        if l.offer(SimTime::ZERO, PacketId(p), 1000, FlowId(0), &mut ev) == Offer::Dropped {
+        if l.offer(SimTime::ZERO, PacketId(p), 1000, || FlowId(0), &mut ev) == Offer::Dropped {
             o.dropped.push(p);
         }
     }

@@ -53,7 +53,7 @@ fn run(mut l: LinkDir, offers: &[(u64, u32)], offers_first: bool) -> (Vec<(u32, 
         };
         if offer_now {
             let (i, &(t, bytes)) = pending.next().unwrap();
-            assert_eq!(l.offer(SimTime(t), PacketId(i as u32), bytes, FlowId(0), &mut ev), Offer::Accepted);
+            assert_eq!(l.offer(SimTime(t), PacketId(i as u32), bytes, || FlowId(0), &mut ev), Offer::Accepted);
             continue;
         }
         let (t, e) = ev.pop().unwrap();
@@ -204,10 +204,10 @@ fn a_spike_holds_the_trace_and_wastes_its_opportunities() {
             }
         }
     };
-    assert_eq!(l.offer(SimTime(0), PacketId(0), 100, FlowId(0), &mut ev), Offer::Accepted);
+    assert_eq!(l.offer(SimTime(0), PacketId(0), 100, || FlowId(0), &mut ev), Offer::Accepted);
     step(&mut l, &mut ev, ms(1) + ms(1) / 2, &mut delivered);
     l.hold(SimTime(ms(1) + ms(1) / 2), false);
-    assert_eq!(l.offer(SimTime(ms(2)), PacketId(1), 100, FlowId(0), &mut ev), Offer::Accepted);
+    assert_eq!(l.offer(SimTime(ms(2)), PacketId(1), 100, || FlowId(0), &mut ev), Offer::Accepted);
     step(&mut l, &mut ev, ms(5) + ms(1) / 2, &mut delivered);
     let mut out = Vec::new();
     l.release(SimTime(ms(5) + ms(1) / 2), &mut ev, &mut out);
