@@ -74,7 +74,8 @@ clean:
 # live beside the ns2-sack1 profile; the kernel cases of validate/kernel/ run through
 # `rtolab emulate` beside the linux profile (root) and ns-3.44, CUBIC's window beside the
 # kernel's; BIC and Westwood+ run beside
-# ns-3.44's; all write docs/validation.md. ns-3's bindings are needed here only.
+# ns-3.44's; all write docs/validation.md. CoDel, PIE and FQ-CoDel run beside ns-3.44's queue
+# discs and write docs/aqm.md's tables. ns-3's bindings are needed here only.
 validate: build
 	command -v tshark >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark)
 	command -v ns >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2)
@@ -89,6 +90,8 @@ validate: build
 	$(PY) validate/rto_series.py --out docs/validation.md
 	$(PY) validate/ns3/ns3_run.py --selftest
 	$(PY) validate/ns3/cc_compare.py --out docs/validation.md
+	$(PY) validate/ns3/aqm_compare.py --out docs/aqm.md
+	$(PY) validate/ns3/aqm_compare.py --ns3-cc ns3::TcpNewReno --begin "<!-- aqm-ns3-newreno:begin -->" --no-figure --out docs/aqm.md
 	$(PY) validate/cc_hsdpa_kernel.py --out docs/cc-hsdpa.md
 	grep -qw cubic /proc/sys/net/ipv4/tcp_allowed_congestion_control || sysctl -q -w net.ipv4.tcp_allowed_congestion_control="$$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control) cubic"
 	$(PY) validate/drill/results.py --out docs/drill.md

@@ -1,8 +1,8 @@
 // ns-3.44 side of the AQM cross-check (validate/ns3/aqm_compare.py): one duplex
 // point-to-point link whose forward device is fed by CoDelQueueDisc, PieQueueDisc or
 // FqCoDelQueueDisc, long TCP flows with ns-3's own TCP defaults (rtolab's `ns3` stack), and
-// what the comparison reads: bytes delivered per flow, the queue disc's drops, and the
-// sojourn time of every packet it dequeues. Every set-up choice is documented in
+// what the comparison reads: bytes delivered per flow, the queue disc's drops and when each
+// happened, and the sojourn time of every packet it dequeues. Every set-up choice is documented in
 // aqm_compare.py.
 #pragma once
 
@@ -29,7 +29,14 @@ struct AqmOutcome
     uint64_t dropsTotal = 0;
     std::vector<double> sojournT;     // dequeue time, s
     std::vector<double> sojournV;     // sojourn time, s
+    std::vector<double> dropT;        // time of each drop, s
 };
+
+inline void
+OnDrop(AqmOutcome* out, Ptr<const QueueDiscItem>)
+{
+    out->dropT.push_back(Simulator::Now().GetSeconds());
+}
 
 inline void
 OnSojourn(AqmOutcome* out, Time sojourn)
@@ -126,6 +133,7 @@ RunAqm(const std::string& kind, const std::string& cc, double rateBps, double de
     AqmOutcome out;
     out.received.assign(starts.size(), 0);
     qdisc->TraceConnectWithoutContext("SojournTime", MakeBoundCallback(&OnSojourn, &out));
+    qdisc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, &out));
     std::vector<Bulk> senders(starts.size());
     for (size_t i = 0; i < starts.size(); ++i)
     {
