@@ -145,6 +145,9 @@ impl TcpSender {
         if self.paced.is_some() {
             self.paced_ack(now, delivered, prior_in_flight, rtt.map(|r| r.as_nanos() / 1000), maybe_delayed);
         }
+        if self.retrans_stamp.is_some() && matches!(self.state, LossState::Open | LossState::Disorder) && !self.retransmits_out() {
+            self.retrans_stamp = None;
+        }
         if self.phase == Phase::Established {
             self.send_allowed(now, out);
         }
@@ -378,6 +381,13 @@ impl TcpSender {
         if self.recovery.forgets_recovery_point() {
             self.recover = 0;
         }
+    }
+
+    /// Linux `tcp_any_retrans_done`: a retransmission is in flight, or the segment at
+    /// SND.UNA was ever resent (`TCPCB_EVER_RETRANS`).
+    fn retransmits_out(&self) -> bool {
+        let head = self.snd_una / self.geometry.mss;
+        self.scoreboard.retransmitted_in_flight() > 0 || (self.snd_una < self.snd_max && self.rack.sent(head).is_some_and(|s| s.retransmitted))
     }
 
     pub(super) fn window_facts(&self) -> Window {

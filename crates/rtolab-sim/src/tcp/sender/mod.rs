@@ -301,6 +301,9 @@ pub struct TcpSender {
     ts_recent: u64,
     /// The delivery-rate estimator and the pacer, when the controller paces (`paced.rs`).
     paced: Option<Box<paced::Paced>>,
+    /// Linux `tp->retrans_stamp`: the TSval of the earliest retransmission still out, kept
+    /// across recovery episodes; cleared once none is (`retransmits_out`).
+    retrans_stamp: Option<u64>,
 }
 
 impl TcpSender {
@@ -313,6 +316,7 @@ impl TcpSender {
         let paced = cc.pacing().map(|_| Box::new(paced::Paced::new()));
         TcpSender {
             paced,
+            retrans_stamp: None,
             cc,
             recovery: AnyRecovery::new(cfg.recovery),
             state: LossState::Open,

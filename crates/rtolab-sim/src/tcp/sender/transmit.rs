@@ -256,6 +256,9 @@ impl TcpSender {
             if let Some(ep) = self.episode.as_mut() {
                 ep.on_retransmit(ts_now(now));
             }
+            if self.retrans_stamp.is_none() {
+                self.retrans_stamp = Some(ts_now(now));
+            }
             self.fin_merges_on_resend(end);
         } else {
             if !self.cfg.timestamps && self.rtt_probe.is_none() {

@@ -110,6 +110,11 @@ pub struct EpisodeStart {
     /// `retrans_out`, which `tcp_init_undo` takes as `undo_retrans`): after a timeout's
     /// go-back-N or a loss probe, an undo by DSACK needs them reported too.
     pub retransmissions_in_flight: u64,
+    /// The timestamp of the earliest retransmission still outstanding from an earlier
+    /// episode, which Linux keeps across recoveries (`tp->retrans_stamp`, cleared only once
+    /// no retransmission is out, `tcp_try_to_open`); `None` for a stack whose episodes each
+    /// time their own first retransmission (RFC 3522).
+    pub retrans_stamp: Option<u64>,
 }
 
 /// What a detector needs of the connection to run at all.

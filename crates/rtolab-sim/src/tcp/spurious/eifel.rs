@@ -17,8 +17,10 @@ pub struct EifelDetector {
 impl Register for EifelDetector {
     const NEEDS: Needs = Needs { timestamps: true, ..Needs::NOTHING };
 
-    fn start(_: &EpisodeStart) -> Self {
-        EifelDetector::default()
+    /// Under Linux's bookkeeping an earlier retransmission still out is the first one
+    /// (`tcp_packet_delayed` reads `tp->retrans_stamp`, set by the oldest outstanding one).
+    fn start(at: &EpisodeStart) -> Self {
+        EifelDetector { retransmit_ts: at.retrans_stamp, done: false }
     }
 }
 
@@ -69,5 +71,20 @@ mod tests {
         let mut e = EifelDetector::default();
         e.on_retransmit(100);
         assert_eq!(e.on_acceptable_ack(&ack(100)), Verdict::Genuine); // echoes the retransmission
+    }
+
+    /// A recovery that begins while a retransmission of an earlier one (TSval 100) is still
+    /// out: an ACK echoing that retransmission (150 > 100) is no proof, although it is older
+    /// than this episode's own first retransmission (TSval 200); Linux compares with
+    /// `tp->retrans_stamp`, the older one.
+    #[test]
+    fn an_outstanding_earlier_retransmission_is_the_reference() {
+        let at = EpisodeStart { snd_una: 0, sack: true, retransmissions_in_flight: 1, retrans_stamp: Some(100) };
+        let mut e = EifelDetector::start(&at);
+        e.on_retransmit(200);
+        assert_eq!(e.on_acceptable_ack(&ack(150)), Verdict::Genuine);
+        let mut e = EifelDetector::start(&EpisodeStart { retrans_stamp: None, ..at });
+        e.on_retransmit(200);
+        assert!(matches!(e.on_acceptable_ack(&ack(150)), Verdict::Spurious(_)), "RFC 3522 alone takes its own first one");
     }
 }

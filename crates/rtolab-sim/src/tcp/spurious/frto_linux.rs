@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn the_first_ack_of_never_resent_data_undoes_even_one_that_covers_the_window() {
-        let mut f = LinuxFrto::start(&EpisodeStart { snd_una: 0, sack: true, retransmissions_in_flight: 0 });
+        let mut f = LinuxFrto::start(&EpisodeStart { snd_una: 0, sack: true, retransmissions_in_flight: 0, retrans_stamp: None });
         assert!(f.on_timeout(&FIRST));
         assert_eq!(f.on_acceptable_ack(&ack(true, true)), Verdict::Spurious(PROOF));
         assert!(!f.holds_recovery());
@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn new_data_then_a_duplicate_is_a_real_loss_and_no_new_data_reverts_at_once() {
-        let mut f = LinuxFrto::start(&EpisodeStart { snd_una: 0, sack: false, retransmissions_in_flight: 0 });
+        let mut f = LinuxFrto::start(&EpisodeStart { snd_una: 0, sack: false, retransmissions_in_flight: 0, retrans_stamp: None });
         f.on_timeout(&FIRST);
         assert_eq!(f.on_duplicate_ack(&DUP), Verdict::Undecided, "before new data a duplicate changes nothing");
         assert_eq!(f.on_acceptable_ack(&ack(false, false)), Verdict::SendNew { segments: 2 });
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn a_repeated_timeout_rearms_only_without_progress() {
-        let mut f = LinuxFrto::start(&EpisodeStart { snd_una: 0, sack: true, retransmissions_in_flight: 0 });
+        let mut f = LinuxFrto::start(&EpisodeStart { snd_una: 0, sack: true, retransmissions_in_flight: 0, retrans_stamp: None });
         assert!(f.on_timeout(&TimeoutFacts { repeated: true, in_fast_recovery: false, in_rto_recovery: true, repeats_without_progress: true }));
         assert!(!f.on_timeout(&TimeoutFacts { repeated: true, in_fast_recovery: false, in_rto_recovery: true, repeats_without_progress: false }));
         assert!(!f.on_timeout(&TimeoutFacts { repeated: true, in_fast_recovery: true, in_rto_recovery: false, repeats_without_progress: false }));
