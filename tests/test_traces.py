@@ -148,6 +148,51 @@ def test_a_relative_trace_is_read_beside_the_scenario_and_runs_repeat(tmp_path: 
     assert a.links["rate_bps"][0] == 12e6
 
 
+STUDY = """
+name = "traces"
+[scenario]
+duration = "1s"
+[[scenario.links]]
+name = "l"
+trace = "../traces/a.trace"
+delay = "10ms"
+reverse = { trace = { file = "../traces/a.trace" } }
+[[scenario.flows]]
+name = "f"
+route = ["l"]
+[grid]
+"links.l.trace" = ["../traces/a.trace", { file = "../traces/b.trace", loop = false }]
+[[cases]]
+"links.l.reverse" = { trace = "../traces/b.trace" }
+[[cases]]
+"links.l.reverse.trace.file" = "../traces/a.trace"
+"""
+
+
+def test_a_study_files_traces_are_read_beside_it_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inline scenario's, the grid's and the cases' relative trace paths, in each form a
+    link takes one, are read from the study file's directory, whatever the working directory."""
+    from rtolab.sweep import spec_errors
+    from rtolab.study import Study
+
+    (tmp_path / "traces").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "traces" / f"{name}.trace").write_text((ROOT / "traces" / "const-12mbps.trace").read_text())
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "s.toml").write_text(STUDY)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    study = Study.load(Path("..") / "studies" / "s.toml")
+    points = study.points()
+    assert len(points) == 4 and spec_errors(points) == {}
+    here = str((tmp_path / "studies").resolve())
+    link = points[1].spec["links"][0]
+    assert link["trace"] == {"file": f"{here}/../traces/b.trace", "loop": False}
+    assert link["reverse"] == {"trace": f"{here}/../traces/b.trace"}
+    assert points[2].spec["links"][0]["reverse"] == {"trace": {"file": f"{here}/../traces/a.trace"}}
+    assert Study.from_dict(study.to_dict()).fingerprint == study.fingerprint
+
+
 @pytest.mark.parametrize(
     ("args", "needles"),
     [

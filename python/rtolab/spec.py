@@ -3,6 +3,7 @@ in Rust). Quantities are strings with units (``"2Mbps"``, ``"70ms"``) or plain S
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -63,6 +64,42 @@ def absolute_traces(tree: dict[str, Any], base: str | None) -> dict[str, Any]:
             elif isinstance(trace, dict) and isinstance(trace.get("file"), str) and not Path(trace["file"]).is_absolute():
                 trace["file"] = str(Path(base) / trace["file"])
     return tree
+
+
+def absolute_trace_value(path: str, value: Any, base: str) -> Any:
+    """The value a study sets at dotted ``path`` with the relative trace files it names made
+    absolute from ``base``, as ``absolute_traces`` makes a scenario's: a link's or its
+    ``reverse``'s ``trace`` (a file, or a ``{ file, loop }`` table, or the ``file`` alone),
+    or a whole link, ``reverse`` table or list of links that holds one. Any other value comes
+    back as it is (the scenario's check then judges it)."""
+    parts = path.split(".")
+    if parts[0] != "links":
+        return value
+    value = copy.deepcopy(value)
+    if len(parts) == 1:
+        if _are_links(value):
+            absolute_traces({"links": value}, base)
+        return value
+    reverse = parts[2:3] == ["reverse"]
+    field = tuple(parts[3:] if reverse else parts[2:])
+    if field not in ((), ("trace",), ("trace", "file")):
+        return value
+    holder = value
+    for key in reversed(field):
+        holder = {key: holder}
+    link = {"reverse": holder} if reverse else holder
+    if not _are_links([link]):
+        return value
+    absolute_traces({"links": [link]}, base)
+    for key in field:
+        holder = holder[key]
+    return holder
+
+
+def _are_links(value: Any) -> bool:
+    """Whether ``value`` has the shape ``absolute_traces`` walks: a list of tables, each
+    ``reverse`` a table."""
+    return isinstance(value, list) and all(isinstance(link, dict) and isinstance(link.get("reverse") or {}, dict) for link in value)
 
 
 def text_sha256(text: str, fmt: str) -> str:

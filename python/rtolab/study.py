@@ -5,6 +5,11 @@ A path walks the scenario: mapping keys by name, list elements by their ``name``
 index (``links.radio.rate``, ``flows.bulk.tcp.min_rto``, ``generators.0.flows``). Each run's
 seed derives from (base seed, replication) only, so the same replication of every grid point
 shares its random draws (common random numbers).
+
+A study file's relative trace paths (in its inline scenario, grid values and cases) are read
+from the study file's directory, as a scenario file's are from its own: ``from_dict`` with a
+``root`` makes them absolute, so the runs, their keys and ``study.json`` do not depend on the
+working directory.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rtolab import _core, study_schema
-from rtolab.spec import absolute_traces, plain
+from rtolab.spec import absolute_trace_value, absolute_traces, plain
 
 
 def derive_seed(base_seed: int, replication: int) -> int:
@@ -174,6 +179,12 @@ class Study:
         grid = dict(d.get("grid", {}))
         cases = [dict(c) for c in d.get("cases", [])]
         _check_cases(cases, grid)
+        if root is not None:
+            here = str(root.resolve())
+            if "scenario" in d:
+                base = absolute_traces(copy.deepcopy(base), here)
+            grid = {path: [absolute_trace_value(path, v, here) for v in values] for path, values in grid.items()}
+            cases = [{path: absolute_trace_value(path, v, here) for path, v in case.items()} for case in cases]
         replications = d.get("replications", 1)
         seed = d.get("seed", base.get("seed", 1))
         study_schema.check_field("seed", seed)
