@@ -214,7 +214,8 @@ def _setup(s: Setup) -> str:
         f"`traces/README.md` gives the command that made each), the ACKs return over `{s.reverse}`; {s.delay} each way; the queue: "
         f"{', '.join(f'`{q}`' for q in s.queues)}. {queue_note}",
         f"- **Flow**: one unbounded bulk transfer, `tcp = {{ stack = \"linux\", cc = ... }}` with cc {', '.join(f'`{c}`' for c in s.ccs)}: "
-        f"the linux profile's timer (RFC 6298 with Linux's 200 ms floor), RACK-TLP, F-RTO and undo; {MSS_BYTES} B segments.",
+        f"the linux profile's timer (`rto = \"linux\"`: RFC 6298's estimator with Linux's 200 ms floor on its variance term), timestamps, "
+        f"SACK with PRR and RACK-TLP, and Eifel, Linux's F-RTO and DSACK detection with undo (`docs/tcp-stacks.md`); {MSS_BYTES} B segments.",
         f"- **Spikes** (paper 003, Sec. 4.1): a spike-free interval `{s.law.interval}` from a spike's end to the next start (as ns-2's Delayer, "
         f"which the paper used, draws it) and a length `{s.law.length}`, the middle of the paper's three ranges (Fig. 7), with a mean interval "
         "inside its range E(T) = 10–50 s; the link holds every packet in both directions for the spike and loses none. The long-run share "
