@@ -27,8 +27,8 @@ def _run(trace: str, cc: str, spikes: str, replication: int, goodput_bps: float,
     """One row of ``analysis.runs`` with the counters a test does not look at set to 0."""
     return {
         "trace": trace, "cc": cc, "queue": "droptail 150p", "spikes": spikes, "replication": replication, "goodput_bps": goodput_bps,
-        "timeouts": timeouts, "spurious_timeouts": timeouts, "spurious_detected": timeouts, "undos": 0, "mean_rtt_s": 0.1, "mean_rto_s": 0.3,
-        "spike_count": spike_count, "spike_time_s": spike_time_s, "drops": 0,
+        "timeouts": timeouts, "spurious_timeouts": timeouts, "spurious_detected": timeouts, "spurious_detected_correct": timeouts, "undos": 0,
+        "mean_rtt_s": 0.1, "mean_rto_s": 0.3, "spike_count": spike_count, "spike_time_s": spike_time_s, "drops": 0, "utilisation": 1.0,
     }
 
 
@@ -114,7 +114,7 @@ def test_the_study_cut_short_writes_its_page_and_figures(tmp_path: Path) -> None
     assert spikes_today.main([str(tmp_path / "sweep"), "--docs", str(tmp_path / "docs")]) == 0
     page = (tmp_path / "docs" / "spikes-today.md").read_text()
     combinations = len(full.grid[analysis.TRACE]) * len(full.grid[analysis.CC]) * len(full.grid[analysis.QUEUE])
-    assert page.count("| lte-") == 3 * combinations
+    assert page.count("| lte-") == 4 * combinations  # goodput, timer, detection and model tables
     assert "60 s each, 2 replications" in page and "nan" not in page
     for name in ("goodput", "timeouts", "loss-vs-held"):
         assert (tmp_path / "docs" / "figures" / "spikes-today" / f"{name}.png").stat().st_size > 10_000

@@ -24,8 +24,8 @@ from rtolab.manifest import stored_study
 from rtolab.store import StoreDamaged
 from rtolab.studies import spikes_today_analysis as analysis
 from rtolab.studies import spikes_today_figures as figures
-from rtolab.studies.spikes_today_analysis import AnalysisError
-from rtolab.studies.spikes_today_doc import Setup, Tables, render, write
+from rtolab.studies.spikes_today_analysis import AnalysisError, Tables
+from rtolab.studies.spikes_today_doc import Setup, render, write
 from rtolab.sweep import load
 
 PAGE = "spikes-today.md"
@@ -57,18 +57,12 @@ def analyse(root: Path) -> tuple[Setup, Tables, pl.DataFrame]:
     table = analysis.runs(flows, links)
     duration_s = analysis.duration(study.base)
     law = analysis.spike_law(flows)
-    paired = analysis.pairs(table)
-    good = analysis.goodput(table).join(analysis.excess(paired, duration_s), on=analysis.KEYS, how="left", maintain_order="left")
-    timer = analysis.timer(table, duration_s)
-    model = analysis.model(table, good, law)
-    queues = good["queue"].unique(maintain_order=True).to_list()
-    by_queue = [analysis.difference(paired, "queue", q, queues[0]).with_columns(queue=pl.lit(q), reference=pl.lit(queues[0])) for q in queues[1:]]
-    compared = Tables(good, timer, model, analysis.difference(paired, "cc", "bbr", "cubic"), pl.concat(by_queue) if by_queue else pl.DataFrame())
+    tables = analysis.tabulate(table, duration_s, law)
     link = _radio(study.base)
     setup = Setup(
-        traces=good["trace"].unique(maintain_order=True).to_list(),
-        ccs=good["cc"].unique(maintain_order=True).to_list(),
-        queues=queues,
+        traces=tables.good["trace"].unique(maintain_order=True).to_list(),
+        ccs=tables.good["cc"].unique(maintain_order=True).to_list(),
+        queues=tables.good["queue"].unique(maintain_order=True).to_list(),
         reverse=_reverse(link),
         delay=str(link.get("delay", "0s")),
         law=law,
@@ -77,7 +71,7 @@ def analyse(root: Path) -> tuple[Setup, Tables, pl.DataFrame]:
         seed=study.seed,
         runs=table.height,
     )
-    return setup, compared, paired
+    return setup, tables, analysis.pairs(table)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

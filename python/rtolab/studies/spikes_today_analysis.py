@@ -76,13 +76,14 @@ def _relabel(flows: pl.DataFrame, column: str, label: Callable[[str], str]) -> p
 
 def runs(flows: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
     """One row per run: trace, cc, queue, spikes ("on"/"off"), replication, the flow's
-    goodput, timeouts (all, spurious by the oracle, detected by the sender), undos, mean RTT
-    and RTO, and the forward direction's spike count, time held and drops."""
+    goodput, timeouts (all, spurious by the oracle, detected by the sender and of those the
+    oracle's too), undos, mean RTT and RTO, and the forward direction's spike count, time
+    held, drops and utilisation (the share of the run its transmitter was busy)."""
     missing = [c for c in PARAMETERS if c not in flows.columns]
     if missing:
         raise AnalysisError(f"the sweep has no parameter {missing[0]!r}: it is not a sweep of studies/spikes-today.toml (grid over {', '.join(PARAMETERS)})")
     forward = links.filter((pl.col("direction") == "forward") & (pl.col("link") == "radio")).select(
-        "run", pl.col("spikes").alias("spike_count"), "spike_time_s", "drops"
+        "run", pl.col("spikes").alias("spike_count"), "spike_time_s", "drops", "utilisation"
     )
     table = flows.filter(pl.col("name") == "bulk").select(
         _relabel(flows, TRACE, trace_label).alias("trace"),
@@ -95,6 +96,7 @@ def runs(flows: pl.DataFrame, links: pl.DataFrame) -> pl.DataFrame:
         "timeouts",
         "spurious_timeouts",
         "spurious_detected",
+        "spurious_detected_correct",
         "undos",
         "mean_rtt_s",
         "mean_rto_s",
@@ -169,8 +171,10 @@ def difference(paired: pl.DataFrame, axis: str, a: str, b: str) -> pl.DataFrame:
 def timer(table: pl.DataFrame, duration_s: float) -> pl.DataFrame:
     """Per (trace, cc, queue), over the runs with spikes: spikes per run, the share of the run
     they held the link, timeouts, spurious timeouts (the oracle's) and the sender's detected
-    ones per spike, with intervals, and the share of timeouts that were spurious; undos per
-    run with and without spikes, and timeouts and drops per run without them."""
+    ones per spike, with intervals, the share of timeouts that were spurious, and the
+    precision and recall of the sender's verdicts against the oracle (``stats.detector_scores``
+    over the runs' counts); undos per run with and without spikes, and timeouts, drops and the
+    link's busy share per run without them."""
     on = table.filter((pl.col("spikes") == "on") & (pl.col("spike_count") > 0)).with_columns(
         (pl.col("timeouts") / pl.col("spike_count")).alias("timeouts_per_spike"),
         (pl.col("spurious_timeouts") / pl.col("spike_count")).alias("spurious_per_spike"),
@@ -189,9 +193,11 @@ def timer(table: pl.DataFrame, duration_s: float) -> pl.DataFrame:
         pl.col("timeouts").mean().alias("off_timeouts_per_run"),
         pl.col("undos").mean().alias("off_undos_per_run"),
         pl.col("drops").mean().alias("off_drops_per_run"),
+        pl.col("utilisation").mean().alias("off_busy_share"),
     )
+    scores = stats.detector_scores(on, KEYS).select(*KEYS, "precision", "recall")
     per_spike = [_summary(on, c, c.removesuffix("_per_spike")) for c in ("timeouts_per_spike", "spurious_per_spike", "detected_per_spike", "held_share")]
-    return _joined([*per_spike, counts, off])
+    return _joined([*per_spike, counts, scores, off])
 
 
 def model(table: pl.DataFrame, good: pl.DataFrame, law: SpikeLaw) -> pl.DataFrame:
@@ -225,3 +231,32 @@ def duration(base: dict[str, Any]) -> float:
     if value is None:
         raise AnalysisError("the study's scenario has no duration: the flows are unbounded, so the runs need one")
     return float(value) if isinstance(value, (int, float)) else seconds(str(value))
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The study's tables: goodput (with the loss beyond the time held, ``excess_…``), timer,
+    model, and the paired differences of the loss between the ccs (``cc``: BBR − CUBIC, by
+    trace and queue) and between each queue and the first (``queues``: by trace and cc, with
+    the queue compared and its ``reference``)."""
+
+    good: pl.DataFrame
+    timer: pl.DataFrame
+    model: pl.DataFrame
+    cc: pl.DataFrame
+    queues: pl.DataFrame
+
+
+def tabulate(table: pl.DataFrame, duration_s: float, law: SpikeLaw) -> Tables:
+    """Every table of the study from ``runs``' table."""
+    paired = pairs(table)
+    good = goodput(table).join(excess(paired, duration_s), on=KEYS, how="left", maintain_order="left")
+    queues = good["queue"].unique(maintain_order=True).to_list()
+    by_queue = [difference(paired, "queue", q, queues[0]).with_columns(queue=pl.lit(q), reference=pl.lit(queues[0])) for q in queues[1:]]
+    return Tables(
+        good,
+        timer(table, duration_s),
+        model(table, good, law),
+        difference(paired, "cc", "bbr", "cubic"),
+        pl.concat(by_queue) if by_queue else pl.DataFrame(schema={k: pl.String for k in (*KEYS, "reference")}),
+    )

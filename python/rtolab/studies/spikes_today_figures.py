@@ -80,17 +80,21 @@ def timer_figure(timer: pl.DataFrame, out: Path) -> list[Path]:
 def loss_figure(paired: pl.DataFrame, duration_s: float, out: Path) -> list[Path]:
     """Each replication's goodput loss against the share of its run the spikes held the link;
     the diagonal is a loss of exactly the time held."""
-    fig = Figure(figsize=(6.4, 4.8))
+    fig = Figure(figsize=(9.0, 4.8))
     ax = fig.subplots()
-    for key, rows in paired.group_by(KEYS, maintain_order=True):
+    ccs, queues = (paired[k].unique(maintain_order=True).to_list() for k in ("cc", "queue"))
+    for (trace, cc, queue), rows in paired.group_by(KEYS, maintain_order=True):
         held = rows["spike_time_s"].to_numpy() / duration_s
-        ax.plot(held * 100, rows["loss"].to_numpy() * 100, "o", ms=4, alpha=0.75, label=", ".join(str(k) for k in key))
+        marker, hollow = "os^v"[ccs.index(cc) % 4], queues.index(queue) > 0
+        line = ax.plot(held * 100, rows["loss"].to_numpy() * 100, marker, ms=5, alpha=0.8, label=f"{trace}, {cc}, {queue}")[0]
+        if hollow:
+            line.set_markerfacecolor("none")
     lo, hi = ax.get_xlim()
     ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="loss = time held")
     ax.set_xlabel("time the spikes held the link (% of the run)")
     ax.set_ylabel("goodput lost to spikes (%)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.suptitle("Goodput lost against time held, one point per replication")
     fig.tight_layout()
     return save(fig, out, "loss-vs-held", SUFFIXES, DPI)
