@@ -29,10 +29,9 @@ fn sample(delivered: i64, interval_us: i64, prior_delivered: u32, total_delivere
     }
 }
 
-/// `bbr_init_pacing_rate_from_rtt` with cwnd 10 and SRTT 100 ms: bw = 10·2^24/100000 =
-/// 1677 (truncated); rate = 1677·1448·739 >> 8 = 7,009,969 · … : worked out as the kernel
-/// does, (((1677·1448)·739) >> 8) · 990000 >> 24 = 413,788 bytes/s (2.885 · 10 · 1448 /
-/// 0.1 s · 0.99 ≈ 413,548 before truncation effects).
+/// `bbr_init_pacing_rate_from_rtt` with cwnd 10 and SRTT 100 ms: bw = 10·2^24 / 100000 µs =
+/// 1677 (truncated); the rate is ((1677·1448·739) >> 8) · 990000 >> 24 bytes/s, within 1 % of
+/// 2.885 · 10 · 1448 B / 0.1 s · 0.99 (the gain, the window over SRTT, the 1 % margin).
 #[test]
 fn initial_pacing_rate_is_high_gain_times_window_over_srtt() {
     let mut b = bbr();
@@ -117,4 +116,33 @@ fn the_first_probe_bw_phase_is_not_the_drain_phase() {
         b.reset_probe_bw_mode(0);
         assert_ne!(b.cycle_idx, 1);
     }
+}
+
+/// The policer detector (`bbr_lt_bw_sampling`): sampling starts at the first loss; an
+/// interval ends at a lossy sample once 4 rounds passed, here after 300 packets delivered and
+/// 75 lost in 300 ms (75·256 = 19200 ≥ 50·300: 25 % lost, above the 20 % threshold), bw =
+/// 300·2^24 / 300000 µs = 16777 (1 packet/ms); the next interval measures the same, within
+/// 1/8, so BBR takes the average of the two as the policed rate (`lt_use_bw`).
+#[test]
+fn two_consistent_lossy_intervals_mean_a_policer() {
+    let mut b = bbr();
+    b.on_established(SimTime::ZERO, Some(SimDuration::from_millis(50)), Some(SimDuration::from_millis(50)), 1);
+    let (mut delivered, mut lost, mut t_us) = (1u32, 0u32, 0u64);
+    for round in 1..=8 {
+        let prior = delivered;
+        delivered += 100;
+        lost += 25;
+        t_us += 100_000;
+        let mut rs = sample(100, 100_000, prior, delivered, t_us);
+        rs.losses = 25;
+        rs.total_lost = lost;
+        b.main(SimTime(t_us * 1000), &rs, Some(SimDuration::from_millis(50)));
+        if round == 4 {
+            assert_eq!(b.lt_bw, 16777, "the first interval's rate");
+            assert!(!b.lt_use_bw, "one interval is not enough");
+        }
+    }
+    assert!(b.lt_use_bw);
+    assert_eq!(b.lt_bw, 16777);
+    assert_eq!(b.bw(), 16777);
 }
