@@ -19,8 +19,12 @@ impl TcpSender {
         if continuing {
             return;
         }
-        let retrans_stamp = if self.cfg.flight_size.keeps_retransmitted_on_entry() { self.retrans_stamp } else { None };
-        let at = EpisodeStart { snd_una: self.snd_una, sack: self.cfg.sack, retransmissions_in_flight: self.scoreboard.retransmitted_in_flight(), retrans_stamp };
+        let at = EpisodeStart {
+            snd_una: self.snd_una,
+            sack: self.cfg.sack,
+            retransmissions_in_flight: self.scoreboard.retransmitted_in_flight(),
+            retrans_stamp: self.retrans_stamp,
+        };
         let started = Episode::start_detectors(self.cfg.detect, &at);
         self.episode = Some(Episode {
             kind,

@@ -302,7 +302,9 @@ pub struct TcpSender {
     /// The delivery-rate estimator and the pacer, when the controller paces (`paced.rs`).
     paced: Option<Box<paced::Paced>>,
     /// Linux `tp->retrans_stamp`: the TSval of the earliest retransmission still out, kept
-    /// across recovery episodes; cleared once none is (`retransmits_out`).
+    /// across recovery episodes; cleared once none is (`retransmits_out`). Kept only where
+    /// retransmissions stay counted across episodes (`FlightSize::keeps_retransmitted_on_entry`,
+    /// the linux profile); elsewhere each episode times its own first retransmission.
     retrans_stamp: Option<u64>,
 }
 

@@ -256,7 +256,8 @@ impl TcpSender {
             if let Some(ep) = self.episode.as_mut() {
                 ep.on_retransmit(ts_now(now));
             }
-            if self.retrans_stamp.is_none() {
+            // Linux's bookkeeping only (`begin_episode` reads it under the same condition).
+            if self.retrans_stamp.is_none() && self.cfg.flight_size.keeps_retransmitted_on_entry() {
                 self.retrans_stamp = Some(ts_now(now));
             }
             self.fin_merges_on_resend(end);
