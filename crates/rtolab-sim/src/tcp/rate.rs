@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 
+use super::jiffies::after;
 use super::state::LossState;
 
 /// What the connection's counters were when a segment was (last) sent (`tcp_skb_cb.tx`).
@@ -246,11 +247,6 @@ impl DeliveryRate {
     pub fn delivered_mstamp_us(&self) -> u64 {
         self.delivered_mstamp_us
     }
-}
-
-/// Linux `after()` on 32-bit sequence counters.
-fn after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }
 
 #[cfg(test)]

@@ -510,7 +510,8 @@ impl Bbr {
         if rs.delivered < 0 || rs.interval_us <= 0 {
             return;
         }
-        if !before(rs.prior_delivered, self.next_rtt_delivered) {
+        // `!before(prior_delivered, next_rtt_delivered)`.
+        if !jiffies::after(self.next_rtt_delivered, rs.prior_delivered) {
             self.next_rtt_delivered = rs.total_delivered;
             self.rtt_cnt += 1;
             self.round_start = true;
@@ -608,7 +609,7 @@ impl Bbr {
             // "Ignore low rate samples during this mode."
             self.app_limited_mark = true;
             if self.probe_rtt_done_stamp == 0 && rs.in_flight <= CWND_MIN_TARGET {
-                self.probe_rtt_done_stamp = now_j.wrapping_add(msecs_to_jiffies(PROBE_RTT_MODE_MS));
+                self.probe_rtt_done_stamp = now_j.wrapping_add(jiffies::usecs_to_jiffies(PROBE_RTT_MODE_MS * 1000));
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = rs.total_delivered;
             } else if self.probe_rtt_done_stamp != 0 {
@@ -651,16 +652,6 @@ impl Bbr {
         self.set_pacing_rate(bw, self.pacing_gain, srtt.map(|s| s.as_nanos() / 1000));
         self.set_cwnd(rs, rs.acked_sacked, bw, self.cwnd_gain);
     }
-}
-
-/// `before()` on 32-bit counters.
-fn before(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
-
-/// `msecs_to_jiffies` at HZ 250 (rounds up).
-fn msecs_to_jiffies(ms: u32) -> u32 {
-    (ms * HZ).div_ceil(1000)
 }
 
 impl CongestionControl for Bbr {

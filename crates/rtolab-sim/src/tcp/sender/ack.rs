@@ -186,13 +186,9 @@ impl TcpSender {
                 reord = reord.or(low);
             }
             if e > s && self.paced.is_some() {
-                let mss = self.geometry.mss;
-                let e = e.min(self.snd_max);
-                let mut end = s.div_ceil(mss);
-                while end * mss < e && end * mss + self.segment_len(end * mss) <= e {
-                    end += 1;
-                }
-                self.paced_delivered(s.div_ceil(mss), end, true);
+                let first = s.div_ceil(self.geometry.mss);
+                let end = self.segments_end(first, e.min(self.snd_max));
+                self.paced_delivered(first, end, true);
             }
             if e > s {
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
@@ -272,12 +268,9 @@ impl TcpSender {
             self.rack.advance(ack, &self.geometry);
         }
         if self.paced.is_some() {
-            let mss = self.geometry.mss;
-            let mut end = self.snd_una / mss;
-            while end * mss < ack && end * mss + self.segment_len(end * mss) <= ack {
-                end += 1;
-            }
-            self.paced_delivered(self.snd_una / mss, end, false);
+            let first = self.snd_una / self.geometry.mss;
+            let end = self.segments_end(first, ack);
+            self.paced_delivered(first, end, false);
         }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);

@@ -644,6 +644,16 @@ impl TcpSender {
         self.geometry.mss.min(self.geometry.data_end.saturating_sub(seq))
     }
 
+    /// One past the last segment, from segment `first` on, that lies wholly below `seq`.
+    fn segments_end(&self, first: u64, seq: u64) -> u64 {
+        let mss = self.geometry.mss;
+        let mut end = first;
+        while end * mss < seq && end * mss + self.segment_len(end * mss) <= seq {
+            end += 1;
+        }
+        end
+    }
+
     /// Per-segment send times are kept (RACK, RTT samples from send times).
     fn tracks_sends(&self) -> bool {
         self.cfg.rack || self.cfg.rtt_sampling.from_send_times()
