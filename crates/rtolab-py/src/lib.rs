@@ -183,7 +183,7 @@ fn parse_duration_rv(text: &str) -> PyResult<(String, Vec<(String, f64)>)> {
         RandomVar::Const(v) => ("const".into(), params(&[("value", v)])),
         RandomVar::Exp { mean } => ("exp".into(), params(&[("mean", mean)])),
         RandomVar::Uniform { lo, hi } => ("uniform".into(), params(&[("lo", lo), ("hi", hi)])),
-        RandomVar::Pareto { scale, shape } => ("pareto".into(), params(&[("scale", scale), ("shape", shape)])),
+        RandomVar::Pareto { scale, shape, max } => ("pareto".into(), params(&[("scale", scale), ("shape", shape), ("max", max)])),
         RandomVar::LogNormal { mu, sigma } => ("lognormal".into(), params(&[("mu", mu), ("sigma", sigma)])),
         RandomVar::Markov { means, p01, p10 } => ("markov".into(), params(&[("mean0", means[0]), ("mean1", means[1]), ("p01", p01), ("p10", p10)])),
     })

@@ -35,6 +35,8 @@ def duration_distribution(text: str) -> IntervalDistribution:
     if kind == "uniform":
         return Uniform(p["lo"], p["hi"])
     if kind == "pareto":
+        if math.isfinite(p["max"]):
+            raise ValueError("the model has no counterpart for a Pareto with a cut-off (max=)")
         return Pareto(p["shape"], p["scale"])
     if kind == "lognormal":
         return ScipyInterval(stats.lognorm(s=p["sigma"], scale=math.exp(p["mu"])))

@@ -29,6 +29,10 @@ TYPICALLY = Band(0.5, 1.0)
 _f = partial(Finding, PAPER)
 
 
+#: Figure 9's two readings of "Pareto" (``spikes_analysis.sensitivity_laws``).
+CLASSICAL = "Pareto (shape 1.5)"
+LOMAX = "Lomax / Pareto II (shape 1.5)"
+
 REGISTRY = [
     _f("fig6-40-lossless", "Fig. 6, Sec. 4.1", "Low bandwidth, lossless: model and simulation match exactly (SD = 7.5 s)", "exact",
        "largest |error|, 40 kbps, p = 0, spikes U[5, 10] s", at_most(EXACT), at_most(GOOD), "'exactly': overlapping lines, 2 %"),
@@ -53,9 +57,9 @@ REGISTRY = [
     _f("fig8-100-lossy-under", "Fig. 8, Sec. 4.1", "SD = 1.5 s, 100 kbps with losses: the model underestimates, especially at 5 %", "error < 0",
        "share of 100 kbps lossy points (U[1, 2] s) where the model is below the simulation", ALL, TYPICALLY),
     _f("fig9-uniform-worst", "Fig. 9, Sec. 4.2", "The uniform interval law is the worst case, in both models", "uniform lowest",
-       "share of (mean, loss) points of Fig. 9 at which the uniform law gives the lowest goodput", ALL, TYPICALLY),
+       "share of (mean, loss) points of Fig. 9 at which the uniform law gives the lowest goodput of the four laws (Pareto read as Pareto II / Lomax)", ALL, TYPICALLY),
     _f("fig9-pareto-over-exp", "Fig. 9, Sec. 4.2", "Bursty (Pareto, shape 1.5) intervals give better goodput than exponential ones", "Pareto above exponential",
-       "share of (mean, loss) points at which the Pareto law (classical, mean E) beats the exponential", ALL, TYPICALLY),
+       "share of (mean, loss) points at which the Pareto law (Pareto II / Lomax, shape 1.5, mean E) beats the exponential", ALL, TYPICALLY),
     _f("fig9-markov-over-exp", "Fig. 9, Sec. 4.2", "The Markov-modulated process yields throughout a higher goodput than the exponential one", "above throughout",
        "share of (mean, loss) points at which the Markov-modulated law beats the exponential", ALL, TYPICALLY),
 ]
@@ -130,17 +134,21 @@ def measure(table: pl.DataFrame, sensitivity: pl.DataFrame) -> dict[str, Measure
         wide = sensitivity.pivot(on="law", index=["loss", "mean_interval_s"], values="goodput_bps")
         laws = [c for c in wide.columns if c not in ("loss", "mean_interval_s")]
         rows = list(wide.iter_rows(named=True))
-        uniform = [min(laws, key=lambda law: r[law]) == "uniform" for r in rows]
-        without_classical = [min((law for law in laws if law != "Pareto (shape 1.5)"), key=lambda law: r[law]) == "uniform" for r in rows]
+        # The paper's Pareto is its law of "bursty spikes" (Sec. 4.2: "the benefit of bursts can
+        # be seen by comparing the Pareto and exponential distributions"): Pareto II (Lomax),
+        # support from 0 and density 3/E there, three times the exponential's, so spikes come
+        # in bunches. The classical Pareto with mean E never draws a gap below E/3 and cannot
+        # bunch them; it is kept as the ablation (docs/spikes.md, Figure 9).
+        paper_laws = [law for law in laws if law != CLASSICAL]
+        uniform = [min(paper_laws, key=lambda law: r[law]) == "uniform" for r in rows]
+        with_classical = [min(laws, key=lambda law: r[law]) == "uniform" for r in rows]
         out["fig9-uniform-worst"] = Measured(share(uniform), f"uniform lowest at {sum(uniform)} of {len(rows)} points",
-                                             (Ablation("Pareto read as Pareto II (Lomax)", share(without_classical)),),
-                                             "the classical Pareto with mean E equals the uniform law's goodput where it has no interval below SD + L (docs/spikes.md)")
-        pareto = [r["Pareto (shape 1.5)"] > r["exponential"] for r in rows]
-        lomax = [r["Lomax / Pareto II (shape 1.5)"] > r["exponential"] for r in rows]
+                                             (Ablation("Pareto read as the classical law (support from E/3)", share(with_classical)),))
+        lomax = [r[LOMAX] > r["exponential"] for r in rows]
+        classical = [r[CLASSICAL] > r["exponential"] for r in rows]
         out["fig9-pareto-over-exp"] = Measured(
-            share(pareto), f"classical Pareto above exponential at {sum(pareto)} of {len(rows)} points",
-            (Ablation("Pareto II (Lomax, support from 0, scale E/2)", share(lomax)),),
-            "the paper does not say which Pareto: the classical law with mean E has no interval below E/3 (docs/spikes.md)",
+            share(lomax), f"Pareto II (Lomax) above exponential at {sum(lomax)} of {len(rows)} points",
+            (Ablation("Pareto read as the classical law (support from E/3, mean E)", share(classical)),),
         )
         markov = [r["Markov-modulated exp."] > r["exponential"] for r in rows]
         out["fig9-markov-over-exp"] = Measured(share(markov), f"above at {sum(markov)} of {len(rows)} points")

@@ -86,7 +86,7 @@ mod tests {
             user: 0,
             files: 0,
             ue: None,
-            size: RvSampler::new(RandomVar::Pareto { scale: 81.5, shape: 1.1 }),
+            size: RvSampler::new(RandomVar::Pareto { scale: 81.5, shape: 1.1, max: f64::INFINITY }),
             think: RvSampler::new(RandomVar::Const(1.0)),
             datagrams: Some(Datagrams { mean_count: 25.0, max_size: 66_666.0 }),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
