@@ -4,7 +4,7 @@ with the same per-flow start times.
 For each grid point of a subset of ``rtolab.studies.iw10_irto.study()`` and each replication,
 rtolab runs the study's own spec and seed (``Study.points()``); every flow's ``start_s`` and
 ``size`` are read from its flows table and handed to ns-2, which runs one process at a time.
-Three (or four) simulations per run:
+Three simulations per run:
 
 - ``rtolab``        the study's scenario as it is (180 kB split over N flows; a flow's last
                     segment is partial).
@@ -12,16 +12,15 @@ Three (or four) simulations per run:
                     (``total`` = N · ceil(180000 / N / 1460) · 1460 B): the bytes ns-2 sends,
                     since a one-way ns-2 agent sends whole packets only. The jitter stream is
                     named by generator, so the starts are the same as ``rtolab``'s.
-- ``ns2``           ns-2.35 with the paper's settings (DropTail ``queue-limit`` = the study's N).
-- ``ns2-plus1``     (DropTail groups, ``--plus1``) ns-2 with ``queue-limit`` N + 1: rtolab's
-                    "Np" FIFO holds N waiting packets plus the one being sent, ns-2's DropTail
-                    N − 1 plus that one; this variant gives ns-2 rtolab's capacity.
+- ``ns2``           ns-2.35 with the paper's settings: DropTail ``queue-limit`` N for the slides'
+                    N-packet FIFO, which the study writes as rtolab's ``"(N − 1)p"``
+                    (``iw10_irto.ns2_droptail``: ns-2 counts the packet being sent).
 
 Per group it computes the statistics the findings use (``iw10_analysis.per_burst``,
 ``between_bursts``, ``summary``) and the findings' test values (``iw10_findings.measure``),
 for each simulator. Only the seven findings listed in ``FINDINGS`` are reported.
 
-    .venv/bin/python validate/iw10_ns2.py --reps 20 --plus1 --out /tmp/iw10-ns2
+    .venv/bin/python validate/iw10_ns2.py --reps 20 --out /tmp/iw10-ns2
     .venv/bin/python validate/iw10_ns2.py --only EDGE --reps 5            # a quick look
     .venv/bin/python validate/iw10_ns2.py --compare /tmp/iw10-ns2         # tables only
 """
@@ -90,7 +89,7 @@ def wants_delays(params: dict[str, Any]) -> bool:
     return params["tag.link"] == "EDGE" and params[FLOWS] == 1 and params["tag.buffer"] == "BDP" and params[IRTO] == "3s"
 
 
-def ns2_args(params: dict[str, Any], flows: pl.DataFrame, seed: int, plus1: bool, delays: bool, trace: str | None = None) -> list[str]:
+def ns2_args(params: dict[str, Any], flows: pl.DataFrame, seed: int, delays: bool, trace: str | None = None) -> list[str]:
     b = BOTTLENECKS[params["tag.link"]]
     q = params["links.bottleneck.queue"]
     rate = {"160kbps": 160_000, "2Mbps": 2_000_000, "50Mbps": 50_000_000}[b.rate]
@@ -99,7 +98,8 @@ def ns2_args(params: dict[str, Any], flows: pl.DataFrame, seed: int, plus1: bool
     args = [f"rate_bps={rate}", f"delay_s={delay}", f"iw={params[IW]}", f"irto={params[IRTO].rstrip('s')}",
             f"mss={MSS}", "window=1000", f"seed={seed % 2_000_000_000 + 1}", "max_s=2000", f"delays={int(delays)}"]
     if q["kind"] == "droptail":
-        args += ["queue=droptail", f"qlimit={limit + 1 if plus1 else limit}"]
+        # The study's "Np" FIFO is N waiting packets plus the one being sent: ns-2's queue-limit N + 1.
+        args += ["queue=droptail", f"qlimit={limit + 1}"]
     else:
         args += ["queue=red", f"qlimit={limit}", f"q_weight={q['q_weight']}", f"thresh={q['thresh']}",
                  f"maxthresh={q['maxthresh']}", f"linterm={q['linterm']}"]
@@ -140,7 +140,7 @@ def rows_from_ns2(res: dict[str, Any], flows: pl.DataFrame) -> list[dict[str, An
     return out
 
 
-def collect(reps: int, only: list[str] | None, plus1: bool, out: Path) -> None:
+def collect(reps: int, only: list[str] | None, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     flows_path, delays_path = out / "flows.jsonl", out / "delays.jsonl"
     done: set[tuple[int, int]] = set()
@@ -165,14 +165,12 @@ def collect(reps: int, only: list[str] | None, plus1: bool, out: Path) -> None:
                 fd.write(json.dumps({"sim": "rtolab", "point_key": pkey, "replication": p.replication, "iw": p.params[IW], "delay_s": dl}) + "\n")
             w = rtolab_run(whole_spec(p.spec, n), seed=p.seed)
             sims["rtolab-whole"] = rows_from_rtolab(w.flows)
-            variants = [("ns2", False)] + ([("ns2-plus1", True)] if plus1 and p.params["links.bottleneck.queue"]["kind"] == "droptail" else [])
-            for name, p1 in variants:
-                t = time.time()
-                res = run_ns2(ns2_args(p.params, w.flows, p.replication, p1, delays))
-                ns2_time += time.time() - t
-                sims[name] = rows_from_ns2(res, w.flows)
-                if delays:
-                    fd.write(json.dumps({"sim": name, "point_key": pkey, "replication": p.replication, "iw": p.params[IW], "delay_s": res["one_way_delays_s"]}) + "\n")
+            t = time.time()
+            res = run_ns2(ns2_args(p.params, w.flows, p.replication, delays))
+            ns2_time += time.time() - t
+            sims["ns2"] = rows_from_ns2(res, w.flows)
+            if delays:
+                fd.write(json.dumps({"sim": "ns2", "point_key": pkey, "replication": p.replication, "iw": p.params[IW], "delay_s": res["one_way_delays_s"]}) + "\n")
             for sim, rows in sims.items():
                 for row in rows:
                     ff.write(json.dumps({"sim": sim, "point_key": pkey, "point": p.point, "replication": p.replication, "seed": p.seed,
@@ -199,13 +197,7 @@ def flows_table(out: Path) -> pl.DataFrame:
         recs.append({**d, **{k: prm[k] for k in ("tag.link", "tag.buffer", "generators.later.start")},
                      FLOWS: prm[FLOWS], IW: prm[IW], IRTO: prm[IRTO]})
     df = pl.DataFrame(recs, infer_schema_length=None)
-    df = df.with_columns(run=pl.format("{}-{}", pl.col("point_key"), pl.col("replication")))
-    if "ns2-plus1" in df["sim"].unique().to_list():
-        # ns-2 with rtolab's buffer capacity: queue-limit N + 1 for DropTail, the RED runs as they are.
-        plus1 = df.filter(pl.col("sim") == "ns2-plus1")
-        red = df.filter((pl.col("sim") == "ns2") & pl.col("tag.buffer").is_in(["RED", "REDok"]))
-        df = pl.concat([df.filter(pl.col("sim") != "ns2-plus1"), pl.concat([plus1, red]).with_columns(sim=pl.lit("ns2-plus1"))])
-    return df
+    return df.with_columns(run=pl.format("{}-{}", pl.col("point_key"), pl.col("replication")))
 
 
 def delays_table(out: Path, sim: str, flows: pl.DataFrame) -> pl.DataFrame:
@@ -286,7 +278,7 @@ def report(out: Path) -> None:
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=400, tbl_formatting="MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
         print(wide)
     wide.write_csv(out / "groups.csv")
-    for a, b in [("rtolab-whole", "ns2"), ("rtolab-whole", "ns2-plus1")]:
+    for a, b in [("rtolab-whole", "ns2")]:
         if a in sims and b in sims:
             d = per_run_diff(out, a, b)
             same = d.filter((pl.col(f"elapsed_{a}") - pl.col(f"elapsed_{b}")).abs() < 1e-3).height
@@ -308,12 +300,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--only", nargs="*", help="links to run (EDGE HSPA LTE)")
-    ap.add_argument("--plus1", action="store_true", help="also run ns-2 with DropTail queue-limit N + 1")
     ap.add_argument("--out", type=Path, default=Path("/tmp/iw10-ns2"))
     ap.add_argument("--compare", action="store_true", help="only analyse what --out holds")
     a = ap.parse_args()
     if not a.compare:
-        collect(a.reps, a.only, a.plus1, a.out)
+        collect(a.reps, a.only, a.out)
     report(a.out)
 
 

@@ -81,13 +81,22 @@ def red_queue(cfg: dict[str, float]) -> dict[str, Any]:
     }
 
 
+def ns2_droptail(packets: int) -> dict[str, Any]:
+    """The slides' FIFO of ``packets`` as ns-2 sets it (``$ns queue-limit``): ns-2.35's
+    ``DropTail::enque`` drops an arrival when ``length() + 1 >= qlim_``, and ``Queue::recv``
+    has already taken the packet being sent off the queue, so ``packets`` counts the one in
+    transmission. rtolab's ``"Np"`` counts the waiting packets alone: the same buffer is
+    ``packets − 1`` (checked against ns-2.35, docs/iw10-ns2.md, difference 1)."""
+    return {"kind": "droptail", "limit": f"{packets - 1}p"}
+
+
 def buffers(b: Bottleneck) -> dict[str, dict[str, Any]]:
     out = {
-        "BDP": {"kind": "droptail", "limit": f"{b.bdp_packets}p"},
-        "2BDP": {"kind": "droptail", "limit": f"{2 * b.bdp_packets}p"},
+        "BDP": ns2_droptail(b.bdp_packets),
+        "2BDP": ns2_droptail(2 * b.bdp_packets),
     }
     if b.name == "EDGE":
-        out["50p"] = {"kind": "droptail", "limit": "50p"}
+        out["50p"] = ns2_droptail(50)
     out["RED"] = red_queue(b.red)
     out["REDok"] = red_queue(b.redok)
     return out

@@ -81,7 +81,7 @@ def base_scenario(duration_s: float = DURATION_S) -> dict[str, Any]:
 def study(quick: bool = False, replications: int | None = None, seed: int = 2005, uncut: bool = False) -> Study:
     """Full: 8 loads × 2 schedulers × 2 TCPs × 7 minRTOs × 10 replications of 60 s;
     quick: 4 loads × 2 schedulers × SACK × 4 minRTOs × 3 replications. ``uncut``: the same
-    with SACK alone and ``FILE_SIZES_UNCUT``, the ablation of the file-size reading."""
+    with ``FILE_SIZES_UNCUT``, the ablation of the file-size reading."""
     scenario = base_scenario()
     if uncut:
         scenario["generators"][0]["size"] = FILE_SIZES_UNCUT
@@ -90,7 +90,7 @@ def study(quick: bool = False, replications: int | None = None, seed: int = 2005
         "scenario": scenario,
         "grid": {
             SCHEDULER: SCHEDULERS,
-            STACK: STACKS_QUICK if quick or uncut else STACKS_FULL,
+            STACK: STACKS_QUICK if quick else STACKS_FULL,
             USERS: USERS_QUICK if quick else USERS_FULL,
             MIN_RTO: [f"{m:g}s" for m in (MIN_RTOS_QUICK if quick else MIN_RTOS_FULL)],
         },

@@ -269,7 +269,13 @@ impl RtoEstimator {
 
     /// RFC 6298 (5.7): after a SYN timeout, the RTO is re-initialised to 3 s when data
     /// transmission begins (if it is below that and the preset follows the rule; Linux only
-    /// when the handshake gave no sample).
+    /// when the handshake gave no sample), and the back-off is cleared.
+    ///
+    /// ns-2's timer keeps its back-off: `newack` (tcp/tcp.cc) resets `t_backoff_` only when
+    /// an ACK ends a timed segment, and nothing is timed after a SYN timeout
+    /// (`reset_rtx_timer(0, 1)` clears `rtt_active_`; `output` times only `seqno > maxseq_`,
+    /// so not the resent SYN). The first data segment's timer is the SYN's backed-off one
+    /// until that segment's ACK brings a sample (`Ns2Rto::on_sample`).
     pub fn apply_syn_fallback(&mut self, had_sample: bool) {
         let applies = match self.cfg.syn_fallback {
             SynFallback::Never => false,
@@ -279,7 +285,9 @@ impl RtoEstimator {
         if applies && self.base < SimDuration::from_secs(3) {
             self.base = SimDuration::from_secs(3).min(self.cfg.max_rto);
         }
-        self.clear_backoff();
+        if self.ns2.is_none() {
+            self.clear_backoff();
+        }
     }
 
     /// Clears the back-off without a new sample (e.g. when the handshake completes).

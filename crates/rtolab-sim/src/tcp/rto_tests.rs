@@ -131,6 +131,26 @@ fn syn_fallback_sets_three_seconds_where_the_preset_follows_5_7() {
     assert_eq!(e.current(), ms(300));
 }
 
+/// ns-2 keeps the SYN's back-off for the first data segment (`newack` resets `t_backoff_`
+/// only on a timed segment's ACK, tcp/tcp.cc): a SYN timed out once leaves the first data
+/// timer at twice the initial RTO until the first sample. Traced in ns-2.35 (EDGE, 50 p,
+/// IRTO 1 s: data timer 2 s; docs/iw10-ns2.md, difference 2).
+#[test]
+fn ns2_keeps_the_syn_back_off_until_the_first_sample() {
+    let mut e = estimator(RtoPreset::Ns2);
+    let initial = e.current();
+    e.back_off();
+    e.apply_syn_fallback(false);
+    assert_eq!(e.current(), SimDuration(2 * initial.as_nanos()));
+    assert_eq!(e.backoff(), 1);
+    e.on_sample(SimTime::ZERO, ms(100), Round::default());
+    assert_eq!(e.backoff(), 0);
+    let mut e = estimator(RtoPreset::Rfc6298);
+    e.back_off();
+    e.apply_syn_fallback(false);
+    assert_eq!(e.backoff(), 0);
+}
+
 proptest::proptest! {
     /// The libm-free rounding agrees with `f64::round` on any bit pattern (NaN, infinities,
     /// negatives and values beyond u64 included) and near every half.

@@ -104,16 +104,25 @@ impl QueueDisc {
         self.fifo.red.as_ref()
     }
 
-    /// RED judges every arrival, even one that will go straight to an idle transmitter (its
-    /// average lags, so it may drop at an empty queue, as ns-2 does). `rng` is the link
-    /// direction's stream, shared with its channel so draws keep their order.
+    /// RED judges every arrival, even one that will go straight to an idle transmitter (it
+    /// updates the average; ns-2 enqueues such a packet before the link takes it, and RED
+    /// never drops with at most one packet waiting). `rng` is the link direction's stream,
+    /// shared with its channel so draws keep their order. RED's hard limit counts as the
+    /// queue's own drop.
     #[inline]
     pub fn fifo_judge(&mut self, now: SimTime, bytes: u32, rng: &mut Xoshiro256PlusPlus) -> Result<(), Refusal> {
         if let Some(red) = &mut self.fifo.red {
             let u: f64 = rng.random();
-            if red.on_arrival(now, bytes, self.fifo.packets.len(), self.fifo.bytes, u) != RedVerdict::Enqueue {
-                self.stats.early_drops += 1;
-                return Err(Refusal::Early);
+            match red.on_arrival(now, bytes, self.fifo.packets.len(), self.fifo.bytes, u) {
+                RedVerdict::Enqueue => {}
+                RedVerdict::Full => {
+                    self.stats.queue_drops += 1;
+                    return Err(Refusal::Full);
+                }
+                RedVerdict::EarlyDrop | RedVerdict::ForcedDrop => {
+                    self.stats.early_drops += 1;
+                    return Err(Refusal::Early);
+                }
             }
         }
         Ok(())

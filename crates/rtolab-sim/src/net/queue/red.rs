@@ -82,7 +82,7 @@ impl FifoSpec for RedSpec {
     }
 
     fn fifo(&self, rate_bps: u64) -> Fifo {
-        Fifo::new(self.limit, Some(Red::new(self, rate_bps as f64)))
+        Fifo::new(Red::fifo_limit(self), Some(Red::new(self, rate_bps as f64)))
     }
 }
 
@@ -100,24 +100,49 @@ pub struct Red {
     wait: bool,
     /// Packets of mean size the link sends per second (ns-2 `ptc`), for idle decay.
     ptc: f64,
+    /// The hard limit RED checks itself, on the queue before the arrival (ns-2's
+    /// `qlen >= qlim`); `None` leaves it to the FIFO.
+    hard_limit: Option<HardLimit>,
     avg: f64,
+    /// Arrivals (and their bytes) since the last drop (ns-2 `count`, `count_bytes`).
     count: i64,
+    count_bytes: u64,
+    /// The average was above `thresh` with a busy queue at the previous arrival (ns-2 `old`).
+    old: bool,
     idle_since: Option<SimTime>,
     pub early_drops: u64,
     pub forced_drops: u64,
+}
+
+/// ns-2's hard limit: `qlim_` packets, or `qlim_ · mean_pktsize_` bytes under
+/// `queue_in_bytes_`, compared with the queue before the arrival joins it.
+#[derive(Clone, Copy, Debug)]
+enum HardLimit {
+    Packets(u64),
+    Bytes(u64),
 }
 
 /// RED's verdict on an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedVerdict {
     Enqueue,
+    /// A random drop with probability below 1.
     EarlyDrop,
+    /// The average is beyond the thresholds (maxthresh, 2·maxthresh when gentle): drop.
     ForcedDrop,
+    /// The queue is at its hard limit.
+    Full,
 }
 
 impl Red {
     pub fn new(spec: &RedSpec, link_bps: f64) -> Self {
         let max_p = spec.max_p.or(spec.linterm.map(|l| 1.0 / l)).unwrap_or(0.1);
+        let hard_limit = match (spec.limit, spec.queue_in_bytes) {
+            (Limit::Packets(n), true) => Some(HardLimit::Bytes(n * spec.mean_pktsize.0)),
+            (Limit::Bytes(b), true) => Some(HardLimit::Bytes(b)),
+            (Limit::Packets(n), false) => Some(HardLimit::Packets(n)),
+            (Limit::Bytes(_), false) => None,
+        };
         Red {
             q_weight: spec.q_weight,
             thresh: spec.thresh,
@@ -129,11 +154,25 @@ impl Red {
             gentle: spec.gentle,
             wait: spec.wait,
             ptc: link_bps / (8.0 * spec.mean_pktsize.0 as f64),
+            hard_limit,
             avg: 0.0,
             count: 0,
+            count_bytes: 0,
+            old: false,
             idle_since: Some(SimTime::ZERO),
             early_drops: 0,
             forced_drops: 0,
+        }
+    }
+
+    /// The limit the FIFO itself enforces: none where RED checks the hard limit in bytes
+    /// (ns-2 compares the bytes already queued with the limit, the FIFO the bytes after the
+    /// arrival), the spec's otherwise.
+    fn fifo_limit(spec: &RedSpec) -> Limit {
+        if spec.queue_in_bytes {
+            Limit::Bytes(u64::MAX)
+        } else {
+            spec.limit
         }
     }
 
@@ -147,7 +186,18 @@ impl Red {
     }
 
     /// Decides on an arrival of `size` bytes at a queue holding `qlen_pkts` packets and
-    /// `qlen_bytes` bytes; `u` is a uniform draw in [0, 1).
+    /// `qlen_bytes` bytes (waiting; the one being sent is not in the queue, as in ns-2);
+    /// `u` is a uniform draw in [0, 1).
+    ///
+    /// ns-2.35 `REDQueue::enque` (queue/red.cc) with its defaults (`use_mark_p_` true,
+    /// `cautious_` 0, `drop_tail_`, `ns1_compat_` false): every arrival counts; RED acts
+    /// only while the average is at least `thresh` **and** more than one packet (byte,
+    /// under `queue_in_bytes`) waits; the first such arrival after the average crosses
+    /// `thresh` (or after the queue drained) is never dropped and restarts the count at 1;
+    /// later ones are dropped with `modify_p(calculate_p_new(avg))`. Beyond the thresholds
+    /// that probability is 1 (`use_mark_p_` makes it a random drop of probability 1 rather
+    /// than a forced one, so the busy-queue condition still applies). A drop of any kind
+    /// clears the count.
     pub fn on_arrival(&mut self, now: SimTime, size: u32, qlen_pkts: usize, qlen_bytes: u64, u: f64) -> RedVerdict {
         let q = if self.queue_in_bytes { qlen_bytes as f64 / self.mean_pktsize } else { qlen_pkts as f64 };
         // Average: after an idle period, as if m packets of mean size had left an empty
@@ -157,45 +207,92 @@ impl Red {
             self.avg *= (1.0 - self.q_weight).powf(m);
         }
         self.avg = (1.0 - self.q_weight) * self.avg + self.q_weight * q;
-        let upper = if self.gentle { 2.0 * self.maxthresh } else { self.maxthresh };
-        if self.avg < self.thresh {
-            self.count = -1;
-            return RedVerdict::Enqueue;
-        }
-        if self.avg >= upper {
-            self.count = 0;
-            self.forced_drops += 1;
-            return RedVerdict::ForcedDrop;
-        }
         self.count += 1;
-        let pb = if self.avg >= self.maxthresh {
-            // gentle region: max_p .. 1 between maxthresh and 2·maxthresh
-            self.max_p + (1.0 - self.max_p) * (self.avg - self.maxthresh) / self.maxthresh
+        self.count_bytes += u64::from(size);
+        let waiting = if self.queue_in_bytes { qlen_bytes } else { qlen_pkts as u64 };
+        let mut verdict = RedVerdict::Enqueue;
+        if self.avg >= self.thresh && waiting > 1 {
+            if !self.old {
+                self.count = 1;
+                self.count_bytes = u64::from(size);
+                self.old = true;
+            } else {
+                let p = self.modify_p(self.calculate_p(), size);
+                // ns-2 drops when its uniform draw is at most p: probability p, as u < p here.
+                if u < p {
+                    verdict = if self.avg >= self.upper() { RedVerdict::ForcedDrop } else { RedVerdict::EarlyDrop };
+                }
+            }
         } else {
-            self.max_p * (self.avg - self.thresh) / (self.maxthresh - self.thresh)
+            self.old = false;
+        }
+        let full = match self.hard_limit {
+            Some(HardLimit::Packets(n)) => qlen_pkts as u64 >= n,
+            Some(HardLimit::Bytes(b)) => qlen_bytes >= b,
+            None => false,
         };
-        let pb = if self.bytes_mode { pb * size as f64 / self.mean_pktsize } else { pb };
-        let count = self.count as f64;
-        let pa = if self.wait {
-            if count * pb < 1.0 {
-                0.0
-            } else if count * pb < 2.0 {
-                pb / (2.0 - count * pb)
+        if full {
+            verdict = RedVerdict::Full;
+        }
+        match verdict {
+            RedVerdict::Enqueue => {}
+            RedVerdict::EarlyDrop => self.early_drops += 1,
+            RedVerdict::ForcedDrop | RedVerdict::Full => self.forced_drops += 1,
+        }
+        if verdict != RedVerdict::Enqueue {
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+        verdict
+    }
+
+    /// Where the drop probability reaches 1: `maxthresh`, or `2·maxthresh` when gentle.
+    fn upper(&self) -> f64 {
+        if self.gentle {
+            2.0 * self.maxthresh
+        } else {
+            self.maxthresh
+        }
+    }
+
+    /// ns-2 `calculate_p_new`: max_p·(avg − thresh)/(maxthresh − thresh) below maxthresh;
+    /// above it, max_p rising to 1 at 2·maxthresh when gentle, 1 otherwise; at most 1.
+    fn calculate_p(&self) -> f64 {
+        let p = if self.avg >= self.maxthresh {
+            if self.gentle {
+                self.max_p + (1.0 - self.max_p) * (self.avg - self.maxthresh) / self.maxthresh
             } else {
                 1.0
             }
-        } else if count * pb < 1.0 {
-            pb / (1.0 - count * pb)
+        } else {
+            self.max_p * (self.avg - self.thresh) / (self.maxthresh - self.thresh)
+        };
+        p.min(1.0)
+    }
+
+    /// ns-2 `modify_p`: uniform inter-drop spacing from the count (in byte mode the bytes
+    /// since the last drop over `mean_pktsize`, in whole packets as ns-2's integer division
+    /// gives), with `wait` the count must reach 1/p first; then, in byte mode, scaled by
+    /// the packet's size over `mean_pktsize`; at most 1.
+    fn modify_p(&self, p: f64, size: u32) -> f64 {
+        let count = if self.bytes_mode { (self.count_bytes / self.mean_pktsize as u64) as f64 } else { self.count as f64 };
+        let mut p = if self.wait {
+            if count * p < 1.0 {
+                0.0
+            } else if count * p < 2.0 {
+                p / (2.0 - count * p)
+            } else {
+                1.0
+            }
+        } else if count * p < 1.0 {
+            p / (1.0 - count * p)
         } else {
             1.0
         };
-        if u < pa.min(1.0) {
-            self.count = 0;
-            self.early_drops += 1;
-            RedVerdict::EarlyDrop
-        } else {
-            RedVerdict::Enqueue
+        if self.bytes_mode && p < 1.0 {
+            p = p * f64::from(size) / self.mean_pktsize;
         }
+        p.min(1.0)
     }
 }
 
@@ -229,26 +326,77 @@ mod tests {
         assert!((r.average() - 4.0).abs() < 1e-4);
     }
 
-    /// avg = 10 (half-way between thresholds): pb = 0.1 · 5/10 = 0.05; first count = 0 gives
-    /// pa = pb / (1 − 0) = 0.05 (without `wait`).
+    /// avg = 10 (half-way between thresholds): pb = 0.1 · 5/10 = 0.05. With the average
+    /// already above thresh (`old`) and one arrival since the last drop, ns-2's count is 1
+    /// at the decision: pa = pb / (1 − 1 · pb) = 0.05 / 0.95 = 0.05263 (without `wait`).
     #[test]
     fn early_drop_probability_between_thresholds() {
         let mut r = Red::new(&spec(), 1e6);
-        r.avg = 10.0;
-        r.count = -1;
-        r.idle_since = None;
-        assert_eq!(r.on_arrival(SimTime::ZERO, 500, 10, 5000, 0.049), RedVerdict::EarlyDrop);
-        r.avg = 10.0;
-        r.count = -1;
-        assert_eq!(r.on_arrival(SimTime::ZERO, 500, 10, 5000, 0.051), RedVerdict::Enqueue);
+        for (u, want) in [(0.0526, RedVerdict::EarlyDrop), (0.0527, RedVerdict::Enqueue)] {
+            r.avg = 10.0;
+            r.count = 0;
+            r.old = true;
+            r.idle_since = None;
+            assert_eq!(r.on_arrival(SimTime::ZERO, 500, 10, 5000, u), want, "u = {u}");
+        }
     }
 
+    /// ns-2's `old`: the first arrival after the average crosses thresh is never dropped,
+    /// even beyond 2·maxthresh, and restarts the count at 1; the next one is.
     #[test]
-    fn above_twice_maxthresh_forces_drop_in_gentle_mode() {
+    fn first_arrival_above_thresh_is_spared() {
         let mut r = Red::new(&spec(), 1e6);
         r.avg = 31.0;
         r.idle_since = None;
+        assert_eq!(r.on_arrival(SimTime::ZERO, 500, 31, 0, 0.0), RedVerdict::Enqueue);
+        assert_eq!(r.count, 1);
         assert_eq!(r.on_arrival(SimTime::ZERO, 500, 31, 0, 0.99), RedVerdict::ForcedDrop);
+        assert_eq!(r.count, 0);
+    }
+
+    /// ns-2 acts only when more than one packet waits (`qlen > 1`): with one waiting, no
+    /// drop whatever the average, and the next busy arrival counts as a new crossing.
+    #[test]
+    fn no_drop_while_at_most_one_packet_waits() {
+        let mut r = Red::new(&spec(), 1e6);
+        r.avg = 60.0;
+        r.old = true;
+        r.idle_since = None;
+        assert_eq!(r.on_arrival(SimTime::ZERO, 500, 1, 500, 0.0), RedVerdict::Enqueue);
+        assert!(!r.old);
+        assert_eq!(r.on_arrival(SimTime::ZERO, 500, 40, 20_000, 0.0), RedVerdict::Enqueue);
+        assert_eq!(r.on_arrival(SimTime::ZERO, 500, 40, 20_000, 0.99), RedVerdict::ForcedDrop);
+    }
+
+    /// Under `queue_in_bytes` the hard limit is limit · mean_pktsize bytes, compared with the
+    /// bytes already waiting (ns-2 `qlen >= qlim`): 14 p of 1500 B is 21 000 B, so a 1500 B
+    /// arrival behind 13 full packets and a 40 B SYN (19 540 B) joins, making 21 040 B, and
+    /// the next arrival is refused.
+    #[test]
+    fn byte_hard_limit_is_checked_before_the_arrival() {
+        let s = RedSpec { limit: Limit::Packets(14), mean_pktsize: Bytes(1500), queue_in_bytes: true, thresh: 100.0, maxthresh: 200.0, ..spec() };
+        let mut r = Red::new(&s, 1e6);
+        r.idle_since = None;
+        assert_eq!(r.on_arrival(SimTime::ZERO, 1500, 14, 19_540, 0.5), RedVerdict::Enqueue);
+        assert_eq!(r.on_arrival(SimTime::ZERO, 1500, 15, 21_040, 0.5), RedVerdict::Full);
+        assert!(matches!(Red::fifo_limit(&s), Limit::Bytes(u64::MAX)));
+    }
+
+    /// Byte mode (ns-2 `modify_p`): the count is the bytes since the last drop over
+    /// mean_pktsize in whole packets, and the result is scaled by size / mean_pktsize.
+    /// avg 10 → p = 0.05; 1200 B since the last drop at mean 500 B is count 2:
+    /// p/(1 − 2p) = 0.05/0.9 = 0.05556, times 1000/500 = 0.11111.
+    #[test]
+    fn byte_mode_counts_bytes_and_scales_by_size() {
+        let s = RedSpec { bytes: true, ..spec() };
+        let mut r = Red::new(&s, 1e6);
+        for (u, want) in [(0.1111, RedVerdict::EarlyDrop), (0.1112, RedVerdict::Enqueue)] {
+            r.avg = 10.0;
+            r.old = true;
+            r.count_bytes = 200;
+            r.idle_since = None;
+            assert_eq!(r.on_arrival(SimTime::ZERO, 1000, 10, 5000, u), want, "u = {u}");
+        }
     }
 
     /// Idle decay: 1 Mb/s and 500 B mean packets give ptc = 250 packets/s; 40 ms idle is
