@@ -19,6 +19,8 @@ use crate::time::SimDuration;
 pub struct ResolvedTcp {
     pub sender: SenderConfig,
     pub receiver: ReceiverConfig,
+    /// Both ends' segments take ns-2's sizes on the wire (`FLAG_NS2_SIZES`).
+    pub ns2_sizes: bool,
 }
 
 impl TcpSpec {
@@ -199,7 +201,7 @@ impl TcpSpec {
             // cap stands for the receiver (`max_window`).
             rmem: (s.linux_receive_window && s.max_window.is_none()).then(|| Box::new(KERNEL_RMEM)),
         };
-        ResolvedTcp { sender, receiver }
+        ResolvedTcp { sender, receiver, ns2_sizes: s.ns2_sizes }
     }
 }
 

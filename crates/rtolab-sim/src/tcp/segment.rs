@@ -7,6 +7,9 @@ use crate::time::SimTime;
 pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_SYN: u8 = 0x02;
 pub const FLAG_ACK: u8 = 0x10;
+/// Not a TCP flag: the segment takes ns-2's size on the wire (`Segment::option_bytes`). The
+/// endpoint that emits it sets it (`FlowRuntime::ns2_sizes`); pcap writes only real flags.
+pub const FLAG_NS2_SIZES: u8 = 0x80;
 
 /// Up to four SACK blocks (RFC 2018, 3): [start, end) byte ranges, most recent first.
 ///
@@ -93,8 +96,13 @@ impl Segment {
         self.seq + self.len as u64
     }
     /// Bytes of TCP options: timestamps (10, padded to 12), SACK (2 + 8n, padded), and on SYNs
-    /// MSS (4) + SACK-permitted (2) + window scale (3), padded to a multiple of 4.
+    /// MSS (4) + SACK-permitted (2) + window scale (3), padded to a multiple of 4. With
+    /// `FLAG_NS2_SIZES`, ns-2's: 8 B per SACK block (`Sacker::append_ack`, tcp/tcp-sink.cc)
+    /// and nothing else on `tcpip_base_hdr_size_` = 40, so a SYN is 40 B (tcp/tcp.cc).
     pub fn option_bytes(&self) -> u32 {
+        if self.flags & FLAG_NS2_SIZES != 0 {
+            return 8 * self.sack.len() as u32;
+        }
         let mut n = 0;
         if self.ts_val != 0 {
             n += 10;
@@ -132,6 +140,13 @@ mod tests {
         assert_eq!(s.option_bytes(), 28); // 10 + 2 + 16 = 28
         let syn = Segment { flags: FLAG_SYN, ts_val: 1, ..Default::default() };
         assert_eq!(syn.wire_bytes(), 60); // 40 + 20
+        // ns-2: a 40 B SYN; an ACK with two SACK blocks 40 + 2 · 8 = 56 B (tcp-sink.cc).
+        let ns2_syn = Segment { flags: FLAG_SYN | FLAG_NS2_SIZES, ..Default::default() };
+        assert_eq!(ns2_syn.wire_bytes(), 40);
+        let mut ns2_ack = Segment { flags: FLAG_ACK | FLAG_NS2_SIZES, ..Default::default() };
+        ns2_ack.sack.push((1000, 2000));
+        ns2_ack.sack.push((3000, 4000));
+        assert_eq!(ns2_ack.wire_bytes(), 56);
     }
 
     proptest! {

@@ -215,6 +215,9 @@ declare_tcp_settings! {
         handshake_end: HandshakeEnd = HandshakeEnd::FirstData; Linux = HandshakeEnd::PureAck,
         /// ns-2's packet-counted fractional window, capped at `window_` packets for reductions.
         ns2_window: bool = false; Ns2Sack1 | Ns2Newreno = true,
+        /// ns-2's packet sizes (`Segment::option_bytes`): 40 B of headers and 8 B per SACK
+        /// block, no other options, so a 40 B SYN and 48/56/64 B SACK ACKs.
+        ns2_sizes: bool = false; Ns2Sack1 | Ns2Newreno = true,
     }
 }
 

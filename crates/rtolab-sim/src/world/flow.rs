@@ -310,6 +310,8 @@ pub struct FlowRuntime {
     pub timer_at: [Option<SimTime>; 2],
     pub receiver: TcpReceiver,
     pub sender: TcpSender,
+    /// Both ends' segments take ns-2's sizes on the wire (`ResolvedTcp::ns2_sizes`).
+    pub ns2_sizes: bool,
     pub size: Option<u64>,
     pub name: String,
     pub origin: Origin,
@@ -352,6 +354,7 @@ impl FlowRuntime {
             origin,
             start,
             size,
+            ns2_sizes: resolved.ns2_sizes,
             sender: TcpSender::new(configs.share(resolved.sender)),
             receiver: TcpReceiver::new(resolved.receiver),
             timer_generation: [0; 2],

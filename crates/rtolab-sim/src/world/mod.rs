@@ -24,6 +24,7 @@ use crate::net::{DirId, FlowId, IcmpSignal, Packet, PacketId, Payload, Way};
 use crate::pcap::FlowEnds;
 use crate::prefetch;
 use crate::results::{RunResult, SeriesMetric, SeriesTable};
+use crate::tcp::segment::FLAG_NS2_SIZES;
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
 use configs::SenderConfigs;
@@ -370,8 +371,11 @@ impl World {
     }
 
     /// Sends `segment` from flow `f`'s endpoint `side` into the first hop of its route.
-    fn emit(&mut self, net: &mut Fabric<Packet>, now: SimTime, f: FlowId, side: Side, segment: Segment) {
+    fn emit(&mut self, net: &mut Fabric<Packet>, now: SimTime, f: FlowId, side: Side, mut segment: Segment) {
         let flow = &mut self.flows[f.index()];
+        if flow.ns2_sizes {
+            segment.flags |= FLAG_NS2_SIZES;
+        }
         let way = match side {
             Side::Sender => Way::Forward,
             Side::Receiver => Way::Reverse,
