@@ -85,6 +85,7 @@ validate: build
 	$(PY) -m pytest tests/test_pcap.py tests/test_report.py -v
 	python3 validate/ns2/run_ns2.py --selftest
 	$(PY) validate/ns2_compare.py --out docs/validation.md
+	$(PY) validate/iw10_ns2.py --reps 20 --out "$$(mktemp -d)" --doc docs/iw10-ns2.md
 	$(PY) validate/kernel_compare.py --out docs/validation.md
 	$(PY) validate/cubic_kernel.py --out docs/validation.md
 	$(PY) validate/rto_series.py --out docs/validation.md

@@ -209,11 +209,12 @@ DIFFERENCES = """## Remaining differences, explained
 
 - **Random draws.** Each simulator draws its own losses, spike intervals and spike lengths, so
   single runs differ; only means over seeds are compared. The scripted cases have no random
-  draws and agree to within the header-size offset below.
-- **Header sizes.** rtolab's SYN carries MSS, SACK-permitted and window-scale options (52 B on
-  the wire), ns-2's is 40 B; a SACK option is 2 + 8n bytes padded to 4 in rtolab, 8n bytes in
-  ns-2. At 1 Mbps this shifts completion by 0.1-0.2 ms (the +0.00-0.01 % of the cases); at
-  40 kbps an ACK with one block takes 0.8 ms longer, below one 10 ms timer tick.
+  draws and agree in timeouts and retransmissions; completion times agree to 0.2 ms or
+  better (the clock's phase, below).
+- **Header sizes.** The ns2 stacks send ns-2's packet sizes (`ns2_sizes`): 40 B of headers, a
+  40 B SYN, 8 B per SACK block (`Sacker::append_ack`). Before, rtolab's SYN carried its
+  options (52 B) and a SACK option took 2 + 8n bytes padded to 4, shifting completion at
+  1 Mbps by 0.1-0.2 ms.
 - **The coarse clock's phase.** ns-2 counts RTT samples in ticks of a clock whose phase
   `boot_time_` it draws once per agent from its default stream; rtolab draws it from the
   flow's own stream. A sample near a tick boundary can differ by one tick and the RTO by
