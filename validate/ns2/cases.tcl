@@ -76,14 +76,7 @@ if {$xp(pkts) <= 0} {
 }
 
 set ns [new Simulator]
-if {$xp(trace) ne ""} {
-    set trace_path $xp(trace)
-    set keep_trace 1
-} else {
-    set trace_path "/tmp/ns2-cases-[pid].tr"
-    set keep_trace 0
-}
-set tf [open $trace_path w]
+open_trace cases
 $ns trace-all $tf
 $ns eventtrace-all
 

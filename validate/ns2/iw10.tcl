@@ -104,14 +104,7 @@ if {$xp(queue) eq "red"} {
 }
 
 set ns [new Simulator]
-if {$xp(trace) ne ""} {
-    set trace_path $xp(trace)
-    set keep_trace 1
-} else {
-    set trace_path "/tmp/ns2-iw10-[pid].tr"
-    set keep_trace 0
-}
-set tf [open $trace_path w]
+open_trace iw10
 
 set n0 [$ns node]
 set n1 [$ns node]

@@ -111,3 +111,18 @@ proc attach_flow {ns n0 n1 tcp sink mss window iw} {
     $ftp attach-agent $tcp
     return $ftp
 }
+
+# Opens the packet trace a script reads back: the path given as `trace=` (kept), or a
+# temporary file named after `name` and the process (deleted by the script when done).
+# Sets globals trace_path keep_trace tf.
+proc open_trace {name} {
+    global xp trace_path keep_trace tf
+    if {$xp(trace) ne ""} {
+        set trace_path $xp(trace)
+        set keep_trace 1
+    } else {
+        set trace_path "/tmp/ns2-$name-[pid].tr"
+        set keep_trace 0
+    }
+    set tf [open $trace_path w]
+}
