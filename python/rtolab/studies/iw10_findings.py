@@ -38,10 +38,10 @@ LARGE = ("2BDP", "50p")
 _f = partial(Finding, PAPER)
 
 
-#: Findings that no timing ablation moves and that ns-2.35's own Sack1 agent, fed each run's
-#: per-flow start times, grades exactly as rtolab does on the cross-check's subset
+#: Findings that no timing ablation moves to agree and that ns-2.35's own Sack1 agent, fed
+#: each run's per-flow start times, grades exactly as rtolab does on the cross-check's subset
 #: (validate/iw10_ns2.py, 104 grid points × 20 replications; docs/iw10-ns2.md).
-NS2_CROSS_CHECKED = ("too-many", "fair-later", "lte-rtos-iw10", "hspa-overload-first", "edge-irto1-fair", "edge-large-rtos", "delay-1-bdp")
+NS2_CROSS_CHECKED = ("too-many", "fair-later", "lte-rtos-iw10", "hspa-overload-first", "edge-irto1-fair", "edge-large-rtos", "delay-1-bdp", "edge-delayed")
 NS2_SAME = (
     "ns-2.35's Sack1 agent fed the same flow starts earns the same verdict on the cross-check's 104 grid points "
     "(validate/iw10_ns2.py, docs/iw10-ns2.md): what the slides leave unstated (when each flow starts) decides it, not rtolab's TCP or queues"
