@@ -73,7 +73,7 @@ REGISTRY = [
 #: the share below 10 kbit/s by a few points; only a quarter of Table 1's block sizes or
 #: 1 050 users approach it, each outside Fig. 4's range.
 CAPACITY = (
-    "the paper's model as stated does not crowd its cells that far: at 150 users they are busy in 87–93 % of the TTIs, "
+    "the paper's model as stated does not crowd its cells that far: at 150 users they are busy in 87–92 % of the TTIs, "
     "carry 1.4 Mbit/s each (9.7 Mbit/s in all) and share it among 8–9 backlogged users, about 170 kbit/s per transfer; "
     "side runs of every candidate in docs/hsdpa.md ('Capacity against paper 000's operating point') keep the share below 10 kbit/s under 13 % up to 250 users"
 )
