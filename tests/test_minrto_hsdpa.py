@@ -94,7 +94,7 @@ def test_quick_reproduction_grades_every_finding(tmp_path: Path) -> None:
 
 
 def test_file_sizes_are_3gpp_cut_off_pareto_and_the_ablation_is_uncut() -> None:
-    """The main study draws 3GPP's cut-off Pareto (TR 25.848 A.4: k = 4.5 kB, α = 1.1, m = 2 MB,
+    """The main study draws 3GPP's cut-off Pareto (TR 25.848 Annex A: k = 4.5 kB, α = 1.1, m = 2 MB,
     mean 25 kB); the ablation differs only in the cut-off. The cut-off law's
     mean is checked against its closed form in the simulator's tests (units/rv.rs)."""
     main, uncut = m.study(), m.study(uncut=True)

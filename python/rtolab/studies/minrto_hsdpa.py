@@ -13,7 +13,7 @@ last byte, and starts the next file from a new position in a new direction.
 What the paper leaves open, chosen here (docs/minrto-hsdpa.md, "The study"):
 
 - File sizes as 3GPP's HSDPA web model defines a Pareto of shape 1.1 and mean 25 kB: "Pareto
-  with cut-off", minimum 4.5 kB, cut off at 2 MB (TR 25.848 A.4 / TR 25.892; its closed-form
+  with cut-off", minimum 4.5 kB, cut off at 2 MB (TR 25.848 Annex A / TR 25.892; its closed-form
   mean is 25.0 kB, so the paper's two numbers pick it out). ns-2's uncut Pareto with the same
   nominal mean realises about 13 kB per file over a 60 s run (its mean lies in draws too rare
   to occur), half the load the paper states; it is run beside as an ablation (``uncut``).

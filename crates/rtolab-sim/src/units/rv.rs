@@ -38,7 +38,7 @@ pub enum RandomVar {
     Exp { mean: f64 },
     Uniform { lo: f64, hi: f64 },
     /// Pareto of minimum `scale` and `shape`; with a finite `max`, 3GPP's "Pareto with
-    /// cut-off" (TR 25.892 / TR 25.848 web traffic; TR 101 112 (UMTS 30.03) B.1.2.2): draws
+    /// cut-off" (3GPP TR 25.848 Annex A and TR 25.892 web traffic; UMTS 30.03): draws
     /// above `max` are set to `max`, a point mass of (scale/max)^shape there.
     Pareto { scale: f64, shape: f64, max: f64 },
     LogNormal { mu: f64, sigma: f64 },
@@ -237,7 +237,7 @@ impl RvSampler {
 }
 
 /// E[min(X, m)] for X Pareto(k, α): k + ∫_k^m (k/x)^α dx = k + k/(α−1)·(1 − (k/m)^(α−1))
-/// (k + k·ln(m/k) at α = 1); k·α/(α−1) without a cut-off. 3GPP TR 25.848 A.4 writes the
+/// (k + k·ln(m/k) at α = 1); k·α/(α−1) without a cut-off. 3GPP TR 25.848 Annex A writes the
 /// same as αk/(α−1) − k^α·m^(1−α)/(α−1): k = 4.5 kB, α = 1.1, m = 2 MB give 25 kB.
 fn pareto_mean(k: f64, alpha: f64, m: f64) -> Option<f64> {
     if m.is_finite() {
@@ -350,7 +350,7 @@ mod tests {
         assert!((mean - want).abs() < 4.0 * sd / (n as f64).sqrt(), "mean of min(X, 1 MB) {mean} vs {want} (sd {sd})");
     }
 
-    /// 3GPP's web packet call (TR 25.848 A.4, TR 25.892): Pareto with cut-off, k = 4.5 kB,
+    /// 3GPP's web packet call (TR 25.848 Annex A, TR 25.892): Pareto with cut-off, k = 4.5 kB,
     /// α = 1.1, m = 2 MB, "μ = 25 kB". The closed form gives 4500 + 45 000·(1 − 0.00225^0.1)
     /// = 4500 + 45 000·0.45648 = 25 041 B by hand; given the mean, the solved k is within
     /// 0.3 % of 4.5 kB, and draws never exceed m.
