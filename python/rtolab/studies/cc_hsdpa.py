@@ -8,8 +8,10 @@ flows, and the cwnd and RTT of one flow per algorithm. What it leaves open, chos
 
 - The network is paper 000's seven cells (rtolab's ``[radio]`` defaults) with a
   proportional-fair scheduler, what operators deploy; other subscribers are web users
-  (paper 000's sessions: Pareto files of mean 25 000 B, shape 1.1; think times of mean
-  1.5 s) with Linux's Reno.
+  (paper 000's sessions: Pareto files of mean 25 000 B, shape 1.1, uncut as ns-2 draws them;
+  think times of mean 1.5 s) with Linux's Reno. Paper 000's own study now reads its sizes as
+  3GPP's cut-off law, which carries about twice the load per user; here the background's size
+  is a swept unknown (``BACKGROUNDS``), so the uncut law stays.
 - Each run measures one flow, as the paper did (a commercial card, one flow at a time): a
   downlink bulk flow, an uplink bulk flow (the user sends over its dedicated 384 kbit/s uplink,
   whose delay has exponential jitter of mean 10 ms delivered in sequence) or one web user's
