@@ -13,6 +13,19 @@ fn arrive(q: &mut Pie, pkt: PacketId) {
     q.enqueue(Queued { pkt, bytes: 1500, since: SimTime::ZERO }, FlowId(0), &mut Vec::new()).unwrap();
 }
 
+/// Ten 1500-byte packets arrive at 0 and one leaves at 20 ms: nine stay queued, the last
+/// departure 20 ms after its arrival. Returns the queue and the stream it judged with.
+fn ten_queued_one_sent() -> (Pie, rand_xoshiro::Xoshiro256PlusPlus) {
+    let mut q = Pie::new(&spec());
+    let mut rng = stream(1, "test", "pie");
+    for i in 0..10 {
+        q.judge(SimTime::ZERO, 1500, &mut rng).unwrap();
+        arrive(&mut q, PacketId(i));
+    }
+    q.dequeue(SimTime(20_000_000), &mut Vec::new()).unwrap();
+    (q, rng)
+}
+
 fn spec() -> PieSpec {
     PieSpec { limit: Limit::Packets(1000), target: pie_target(), tupdate: pie_tupdate(), alpha: 2, beta: 20, bytemode: false, mtu: pie_mtu() }
 }
@@ -27,13 +40,7 @@ fn spec() -> PieSpec {
 /// 1253442890625 (1.74·10^-5).
 #[test]
 fn test_pie_probability_steps_by_hand() {
-    let mut q = Pie::new(&spec());
-    let mut rng = stream(1, "test", "pie");
-    for i in 0..10 {
-        q.judge(SimTime::ZERO, 1500, &mut rng).unwrap();
-        arrive(&mut q, PacketId(i));
-    }
-    q.dequeue(SimTime(20_000_000), &mut Vec::new()).unwrap();
+    let (mut q, mut rng) = ten_queued_one_sent();
     assert_eq!(q.vars().qdelay, 312500);
     q.update_probability();
     assert_eq!(q.vars().prob, 901_599_218_750);
@@ -46,13 +53,7 @@ fn test_pie_probability_steps_by_hand() {
 /// 15 ms; an event at 530 ms finds three run (500, 515, 530), each on a qdelay of 20 ms.
 #[test]
 fn test_pie_updates_run_on_their_timer() {
-    let mut q = Pie::new(&spec());
-    let mut rng = stream(1, "test", "pie");
-    for i in 0..10 {
-        q.judge(SimTime::ZERO, 1500, &mut rng).unwrap();
-        arrive(&mut q, PacketId(i));
-    }
-    q.dequeue(SimTime(20_000_000), &mut Vec::new()).unwrap();
+    let (mut q, mut rng) = ten_queued_one_sent();
     q.judge(SimTime(499_999_999), 1500, &mut rng).unwrap();
     assert_eq!(q.vars().prob, 0);
     q.judge(SimTime(530_000_000), 1500, &mut rng).unwrap();

@@ -137,12 +137,6 @@ pub enum RedVerdict {
 impl Red {
     pub fn new(spec: &RedSpec, link_bps: f64) -> Self {
         let max_p = spec.max_p.or(spec.linterm.map(|l| 1.0 / l)).unwrap_or(0.1);
-        let hard_limit = match (spec.limit, spec.queue_in_bytes) {
-            (Limit::Packets(n), true) => Some(HardLimit::Bytes(n * spec.mean_pktsize.0)),
-            (Limit::Bytes(b), true) => Some(HardLimit::Bytes(b)),
-            (Limit::Packets(n), false) => Some(HardLimit::Packets(n)),
-            (Limit::Bytes(_), false) => None,
-        };
         Red {
             q_weight: spec.q_weight,
             thresh: spec.thresh,
@@ -154,7 +148,7 @@ impl Red {
             gentle: spec.gentle,
             wait: spec.wait,
             ptc: link_bps / (8.0 * spec.mean_pktsize.0 as f64),
-            hard_limit,
+            hard_limit: Self::hard_limit(spec),
             avg: 0.0,
             count: 0,
             count_bytes: 0,
@@ -165,14 +159,25 @@ impl Red {
         }
     }
 
-    /// The limit the FIFO itself enforces: none where RED checks the hard limit in bytes
-    /// (ns-2 compares the bytes already queued with the limit, the FIFO the bytes after the
-    /// arrival), the spec's otherwise.
+    /// ns-2's hard limit as RED checks it: `qlim_` packets, or `qlim_ · mean_pktsize_` bytes
+    /// under `queue_in_bytes_`; a byte limit without `queue_in_bytes` is ns-2-less and left to
+    /// the FIFO.
+    fn hard_limit(spec: &RedSpec) -> Option<HardLimit> {
+        match (spec.limit, spec.queue_in_bytes) {
+            (Limit::Packets(n), true) => Some(HardLimit::Bytes(n * spec.mean_pktsize.0)),
+            (Limit::Bytes(b), true) => Some(HardLimit::Bytes(b)),
+            (Limit::Packets(n), false) => Some(HardLimit::Packets(n)),
+            (Limit::Bytes(_), false) => None,
+        }
+    }
+
+    /// The limit the FIFO itself enforces: none where RED checks the hard limit (ns-2
+    /// compares the queue before the arrival, so RED refuses first and resets its count),
+    /// the spec's otherwise.
     fn fifo_limit(spec: &RedSpec) -> Limit {
-        if spec.queue_in_bytes {
-            Limit::Bytes(u64::MAX)
-        } else {
-            spec.limit
+        match Self::hard_limit(spec) {
+            Some(_) => Limit::Bytes(u64::MAX),
+            None => spec.limit,
         }
     }
 
