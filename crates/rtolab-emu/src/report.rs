@@ -257,6 +257,7 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         icmp_extensions: 0,
         mean_rto_s: mean(established().map(|s| s.rto_us as f64 / 1e6)),
         mean_rtt_s: mean(established().map(|s| s.srtt_us as f64 / 1e6)),
+        rtt_samples: None,
         timeout_idle_s: None,
     }
 }

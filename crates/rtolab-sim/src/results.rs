@@ -120,9 +120,16 @@ result_table! {
         /// Mean RTO after each RTT sample.
         #[unit = "s"]
         pub mean_rto_s: Option<f64>,
-        /// Mean smoothed RTT after each RTT sample.
+        /// Mean RTT: simulated, the mean of the sender's RTT samples (`rtt_samples` of them);
+        /// under `rtolab emulate`, the mean of the kernel's smoothed RTT sampled every 10 ms.
         #[unit = "s"]
         pub mean_rtt_s: Option<f64>,
+        /// RTT samples the sender took (one per timed segment or per ACK, as its stack
+        /// samples; none from a retransmitted segment, Karn's rule); null under
+        /// `rtolab emulate`. With `mean_rtt_s` it gives the mean over the packets of many
+        /// flows: Σ mean_rtt_s · rtt_samples / Σ rtt_samples.
+        #[unit = "samples"]
+        pub rtt_samples: Option<u64>,
         /// Time the sender sat idle before its data timeouts: Σ over timeouts of the time from
         /// its last transmission to the expiry (paper 001's source idle time); null where it
         /// cannot be observed (the kernel's connections under `rtolab emulate`).

@@ -1,19 +1,21 @@
 """Paper 000's measures from a minRTO-over-HSDPA sweep: per run, the share of transfers with
 a spurious timeout (Figure 2), Jain's fairness of per-transfer goodput (Eq. 1, Figure 3),
-system throughput (Figure 4) and goodput; their 90 % intervals over replications; the RTT
-distribution per scheduler; and the paper's findings checked one by one."""
+system throughput (Figure 4) and goodput; the mean RTT of the packets (Sec. 5); their 90 %
+intervals over replications; and the distribution of the RTT samples per scheduler (Sec. 5's
+CDFs), from runs that record every sample."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from rtolab import stats
 from rtolab.studies.minrto_hsdpa import DURATION_S, MIN_RTO, SCHEDULER, STACK, USERS, WARM_UP_S
 
 KEYS = [SCHEDULER, STACK, USERS, "min_rto_s"]
-METRICS = ["spurious_share", "fairness", "throughput_bps", "goodput_bps", "mean_rtt_s", "timeouts_per_flow", "low_goodput_share", "censored_share"]
+METRICS = ["spurious_share", "fairness", "throughput_bps", "goodput_bps", "packet_rtt_s", "timeouts_per_flow", "low_goodput_share", "censored_share"]
 LEVEL = 0.9
 #: Paper 000, Sec. 3.1: "about 50% of the transfers had a goodput of less than 10 kbit/s".
 LOW_GOODPUT_BPS = 10_000
@@ -38,7 +40,12 @@ def per_run(flows: pl.DataFrame) -> pl.DataFrame:
     """One row per run. System throughput (paper 000, Sec. 3.2): transport-layer data sent,
     retransmissions included, per second of the run; system goodput: the bytes delivered
     once. Both over every transfer of the run, whole; the per-flow measures over
-    ``measured`` transfers."""
+    ``measured`` transfers.
+
+    ``packet_rtt_s`` is Sec. 5's "average round trip time of packets in the system": the mean
+    over every RTT sample of the measured transfers (Σ mean_rtt_s · rtt_samples / Σ
+    rtt_samples), so a transfer weighs by its samples; the mean of per-transfer means would
+    weigh a 5 kB transfer as much as a 2 MB one."""
     flows = flows.sort("run", "flow")
     all_flows = _with_min_rto(flows).with_columns(
         elapsed=pl.col("end_s").fill_null(DURATION_S) - pl.col("start_s"),
@@ -53,7 +60,7 @@ def per_run(flows: pl.DataFrame) -> pl.DataFrame:
         spurious_share=(pl.col("spurious_timeouts") > 0).mean(),
         timeouts_per_flow=pl.col("timeouts").mean(),
         fairness=stats.jain_index(pl.col("goodput_bps")),
-        mean_rtt_s=pl.col("mean_rtt_s").mean(),
+        packet_rtt_s=(pl.col("mean_rtt_s").fill_null(0.0) * pl.col("rtt_samples")).sum() / pl.col("rtt_samples").sum(),
         low_goodput_share=(pl.col("goodput_bps") < LOW_GOODPUT_BPS).mean(),
     )
     # Sorted by run within each point: the summary's reductions then see the runs in one
@@ -67,23 +74,52 @@ def summary(runs: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(parts).select("measure", *KEYS, "n", "mean", "ci_low", "ci_high").sort("measure", *KEYS)
 
 
-def rtt_cdf(flows: pl.DataFrame, users: int, min_rto_s: float) -> pl.DataFrame:
-    """The CDF of per-transfer mean RTT per scheduler (SACK) at one load and minRTO."""
-    chosen = measured(flows).filter((pl.col(USERS) == users) & (pl.col("min_rto_s") == min_rto_s) & (pl.col(STACK) == "ns2-sack1"))
-    return stats.ecdf_by(chosen.drop_nulls("mean_rtt_s"), "mean_rtt_s", [SCHEDULER])
+def rtt_samples(series: pl.DataFrame, flows: pl.DataFrame) -> pl.Series:
+    """The RTT samples (the ``rtt`` series) of one run's measured transfers: those begun after
+    the warm-up. A series' entity index is its flow's row in the run's flows table."""
+    kept = flows.with_row_index("e").filter(pl.col("start_s") >= WARM_UP_S)["e"].cast(pl.Int64)
+    rtt = series.filter(pl.col("metric") == "rtt")
+    return rtt.filter(pl.col("entity").to_physical().cast(pl.Int64).is_in(kept.implode()))["value"]
 
 
-def rtt_tail(flows: pl.DataFrame, users: int, min_rto_s: float, quantile: float = 0.99) -> dict[str, float]:
-    """Per scheduler, the ``quantile`` of per-transfer mean RTT (SACK) at one load and minRTO:
-    paper 000's "several occurrences of really long RTTs" (Sec. 5)."""
-    chosen = measured(flows).filter((pl.col(USERS) == users) & (pl.col("min_rto_s") == min_rto_s) & (pl.col(STACK) == "ns2-sack1"))
-    tails = chosen.drop_nulls("mean_rtt_s").group_by(SCHEDULER).agg(pl.col("mean_rtt_s").quantile(quantile, interpolation="linear"))
-    return {str(k): float(v) for k, v in tails.iter_rows()}
+def rtt_cdf(samples: pl.DataFrame, points: int = 400) -> pl.DataFrame:
+    """Per scheduler (column ``SCHEDULER``), the CDF of the RTT samples (column ``rtt_s``) at
+    ``points`` log-spaced values from the shortest to the longest sample of any scheduler:
+    columns SCHEDULER, x, p (the share of samples ≤ x). The last point is each scheduler's
+    own longest sample, so the tail's end is exact."""
+    if samples.is_empty():
+        return pl.DataFrame(schema={SCHEDULER: pl.String, "x": pl.Float64, "p": pl.Float64})
+    lo, hi = float(samples["rtt_s"].min()), float(samples["rtt_s"].max())  # type: ignore[arg-type]
+    grid = np.geomspace(lo, hi, points)
+    parts = []
+    for (sched,), group in samples.group_by([SCHEDULER], maintain_order=True):
+        v = np.sort(group["rtt_s"].to_numpy())
+        x = np.append(grid[grid < v[-1]], v[-1])
+        p = np.searchsorted(v, x, side="right") / len(v)
+        parts.append(pl.DataFrame({SCHEDULER: [sched] * len(x), "x": x, "p": p}))
+    return pl.concat(parts) if parts else pl.DataFrame()
+
+
+def rtt_tail(samples: pl.DataFrame) -> dict[str, float]:
+    """Paper 000, Sec. 5: "in general the RTT for SIR scheduling is shorter, but there are
+    several occurrences of really long RTTs compared to RR", read on the two CDFs of RTT
+    samples. ``beyond``: how many of max-SIR's samples are longer than round robin's longest
+    one (where RR's CDF has reached 1 and SIR's has not); also each scheduler's median, 99th
+    and 99.9th percentile and longest sample (keys ``{scheduler}.p50`` …, ``.max``)."""
+    out: dict[str, float] = {}
+    by = {str(k): g["rtt_s"] for (k,), g in samples.group_by([SCHEDULER], maintain_order=True)}
+    for sched, v in by.items():
+        for name, q in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999)):
+            out[f"{sched}.{name}"] = float(v.quantile(q, interpolation="linear"))  # type: ignore[arg-type]
+        out[f"{sched}.max"] = float(v.max())  # type: ignore[arg-type]
+    if "rr" in by and "max-sir" in by:
+        out["beyond"] = float((by["max-sir"] > out["rr.max"]).sum())
+    return out
 
 
 def figures(s: pl.DataFrame, cdf: pl.DataFrame, out: Path) -> list[Path]:
     """Figures 2–4 (and goodput) per scheduler, SACK, one line per minRTO with 90 %
-    intervals; and the RTT CDF per scheduler."""
+    intervals; and the CDF of RTT samples per scheduler, whole and its tail."""
     from matplotlib.figure import Figure
 
     from rtolab.studies.figures import save
@@ -107,16 +143,23 @@ def figures(s: pl.DataFrame, cdf: pl.DataFrame, out: Path) -> list[Path]:
         axes[1].legend(title="minRTO", fontsize=7)
         fig.tight_layout()
         paths += save(fig, out, stem)
-    fig = Figure(figsize=(5, 4))
-    ax = fig.subplots()
+    fig = Figure(figsize=(10, 4))
+    axes = fig.subplots(1, 2)
     for sched in ("max-sir", "rr"):
         part = cdf.filter(pl.col(SCHEDULER) == sched)
-        ax.step(part["x"].to_numpy(), part["p"].to_numpy(), where="post", label="SIR" if sched == "max-sir" else "RR")
-    ax.set_xscale("log")
-    ax.set_xlabel("mean RTT of a transfer [s]")
-    ax.set_ylabel("CDF")
-    ax.legend()
-    ax.grid(alpha=0.3)
+        label = "SIR" if sched == "max-sir" else "RR"
+        x, p = part["x"].to_numpy(), part["p"].to_numpy()
+        axes[0].step(x, p, where="post", label=label)
+        # The longest sample leaves no share longer: a log axis cannot show its 0.
+        axes[1].step(x[:-1], 1.0 - p[:-1], where="post", label=label)
+    axes[0].set_ylabel("CDF")
+    axes[1].set_ylabel("share of samples longer (1 − CDF)")
+    axes[1].set_yscale("log")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("RTT sample [s]")
+        ax.legend()
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     paths += save(fig, out, "rtt_cdf")
     return paths

@@ -33,11 +33,13 @@ pub enum SeriesMetric {
     /// Per link direction with CoDel, PIE or FQ-CoDel: each sent packet's time in the
     /// queue, at its departure.
     Sojourn,
+    /// Per flow: each RTT sample the sender takes, at the ACK that gives it.
+    Rtt,
 }
 
 impl SeriesMetric {
     /// Every metric, in declaration order.
-    pub const ALL: [SeriesMetric; 11] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate, Self::Sojourn];
+    pub const ALL: [SeriesMetric; 12] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate, Self::Sojourn, Self::Rtt];
     /// The per-flow sender state, in the order a sender's values are sampled.
     pub const SENDER: [SeriesMetric; 5] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate];
 
@@ -55,6 +57,7 @@ impl SeriesMetric {
             Self::Sir => "sir",
             Self::Rate => "rate",
             Self::Sojourn => "sojourn",
+            Self::Rtt => "rtt",
         }
     }
 
@@ -62,7 +65,7 @@ impl SeriesMetric {
     pub fn unit(self) -> &'static str {
         match self {
             Self::Cwnd | Self::Ssthresh => "bytes",
-            Self::Srtt | Self::Rto | Self::Delay | Self::Sojourn => "s",
+            Self::Srtt | Self::Rto | Self::Delay | Self::Sojourn | Self::Rtt => "s",
             Self::Queue => "packets",
             Self::Channel => "state",
             Self::Sir => "dB",
@@ -84,6 +87,7 @@ impl SeriesMetric {
             Self::Sir => "per mobile user of the radio network: its SIR in each TTI it is served",
             Self::Rate => "per mobile user of the radio network: the IP bytes its block carried in a TTI it is served, as a rate (0 when damaged)",
             Self::Sojourn => "per link direction with CoDel, PIE or FQ-CoDel: each sent packet's time in the queue, at its departure",
+            Self::Rtt => "per flow: each RTT sample the sender takes (Karn's rule: none from a retransmitted segment), at the ACK that gives it",
         }
     }
 }

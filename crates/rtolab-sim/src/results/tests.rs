@@ -35,7 +35,7 @@ route = ["radio"]
 [radio]
 cells = 1
 [output]
-series = ["cwnd", "ssthresh", "srtt", "rto", "pacing_rate", "queue", "delay", "channel", "sir", "rate", "sojourn"]
+series = ["cwnd", "ssthresh", "srtt", "rto", "pacing_rate", "queue", "delay", "channel", "sir", "rate", "sojourn", "rtt"]
 events = ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]
 "#;
 
@@ -116,4 +116,27 @@ fn test_series_categories_are_every_entity_and_every_metric() {
     for m in SeriesMetric::ALL {
         assert!(metrics.contains(&m), "the small run records {}", m.name());
     }
+}
+
+/// The `rtt` series holds every sample the flows table counts: per flow, `rtt_samples`
+/// values whose mean is `mean_rtt_s` (both come from the same samples, so they must agree to
+/// rounding).
+#[test]
+fn test_rtt_series_holds_every_sample_the_flows_table_counts() {
+    let r = small_run();
+    let mut sampled = 0;
+    for (i, f) in r.flows.iter().enumerate() {
+        let values: Vec<f64> = (0..r.series.value.len())
+            .filter(|&k| r.series.metric[k] == SeriesMetric::Rtt && r.series.entity[k] as usize == i)
+            .map(|k| r.series.value[k])
+            .collect();
+        assert_eq!(r.series.entities[i], f.name, "flows come first among the entities");
+        assert_eq!(Some(values.len() as u64), f.rtt_samples, "{}: one series value per sample", f.name);
+        if let Some(mean) = f.mean_rtt_s {
+            let series_mean = values.iter().sum::<f64>() / values.len() as f64;
+            assert!((series_mean - mean).abs() <= 1e-12 * mean.max(1.0), "{}: {series_mean} against {mean}", f.name);
+            sampled += 1;
+        }
+    }
+    assert!(sampled >= 3, "the small run's flows take RTT samples");
 }

@@ -86,6 +86,7 @@ impl Simulation {
             max_time: SimTime::ZERO + scenario.limits.max_time.sim(),
             flow_series: SeriesMetric::SENDER.map(|m| series.contains(&m)),
             record_delay: series.contains(&SeriesMetric::Delay),
+            record_rtt: series.contains(&SeriesMetric::Rtt),
             series: Default::default(),
             events: EventLog::new(&scenario.output.events),
             completed: 0,

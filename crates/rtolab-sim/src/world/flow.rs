@@ -318,6 +318,8 @@ pub struct FlowRuntime {
     pub start: SimTime,
     /// Last recorded series values (cwnd, ssthresh, srtt, rto).
     pub last_series: [f64; 5],
+    /// The sender's RTT sample count when the `rtt` series last recorded.
+    pub recorded_rtt_samples: u64,
 }
 
 impl FlowRuntime {
@@ -364,6 +366,7 @@ impl FlowRuntime {
             check: DeliveryCheck::new(size),
             started: false,
             last_series: [f64::NAN; 5],
+            recorded_rtt_samples: 0,
         }
     }
 }

@@ -80,6 +80,8 @@ pub struct World {
     max_time: SimTime,
     flow_series: [bool; 5],
     record_delay: bool,
+    /// `output.series` asks for `rtt`: every RTT sample of every sender.
+    record_rtt: bool,
     series: SeriesTable,
     /// The `events` table's log; `None` unless `output.events` asks for some.
     events: Option<Box<EventLog>>,
@@ -452,11 +454,17 @@ impl World {
     }
 
     fn record_flow_series(&mut self, now: SimTime, f: FlowId) {
-        if !self.flow_series.iter().any(|&b| b) {
+        if !self.record_rtt && !self.flow_series.iter().any(|&b| b) {
             return;
         }
         let flow = &mut self.flows[f.index()];
         let s = &flow.sender;
+        // One sender event takes at most one RTT sample (an ACK, a SYN-ACK), so a grown count
+        // means exactly one new sample.
+        if self.record_rtt && s.stats.rtt_samples != flow.recorded_rtt_samples {
+            self.series.push(now.as_secs_f64(), f.0, SeriesMetric::Rtt, s.stats.last_rtt_s);
+            flow.recorded_rtt_samples = s.stats.rtt_samples;
+        }
         let values = [
             s.cwnd() as f64,
             if s.ssthresh() >= u64::MAX / 8 { f64::INFINITY } else { s.ssthresh() as f64 },

@@ -53,6 +53,7 @@ impl Simulation {
                     icmp_extensions: s.icmp_extensions,
                     mean_rto_s: mean(s.rto_sum_s, s.rto_samples),
                     mean_rtt_s: mean(s.rtt_sum_s, s.rtt_samples),
+                    rtt_samples: Some(s.rtt_samples),
                     timeout_idle_s: Some(s.timeout_idle_s),
                 }
             })

@@ -193,6 +193,8 @@ pub struct SenderStats {
     pub rto_samples: u64,
     pub rtt_sum_s: f64,
     pub rtt_samples: u64,
+    /// The latest RTT sample (0 before the first), for the `rtt` series.
+    pub last_rtt_s: f64,
     /// ICMP DROP and DEFER messages that reached the sender.
     pub icmp_drop_received: u64,
     pub icmp_defer_received: u64,
@@ -634,7 +636,8 @@ impl TcpSender {
     fn take_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, congestion_rtt: SimDuration, maybe_delayed: bool, snd_una: u64) {
         self.rto.on_sample(now, rtt, Round { snd_una, snd_max: self.snd_max });
         self.rack.on_rtt_sample(now, congestion_rtt, maybe_delayed);
-        self.stats.rtt_sum_s += rtt.as_secs_f64();
+        self.stats.last_rtt_s = rtt.as_secs_f64();
+        self.stats.rtt_sum_s += self.stats.last_rtt_s;
         self.stats.rtt_samples += 1;
         self.stats.rto_sum_s += self.rto.current().as_secs_f64();
         self.stats.rto_samples += 1;
