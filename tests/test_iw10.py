@@ -27,15 +27,18 @@ def test_every_case_is_a_valid_scenario() -> None:
     assert ("EDGE", "50p") in seen and ("LTE", "REDok") in seen and ("HSPA", "50p") not in seen
 
 
-def test_timings_scale_the_offset_and_the_jitter_and_keep_the_chosen_strings() -> None:
-    """The chosen timing writes the bottleneck's own strings (so the main study's run keys do
-    not move); a scaled one writes milliseconds: EDGE's 2 s offset × 0.5 = 1000 ms, its
-    100 ms jitter × 2 = 200 ms."""
+def test_readings_scale_the_offset_and_the_jitter_and_keep_the_chosen_strings() -> None:
+    """The chosen reading writes the bottleneck's own strings and no window (so the main
+    study's run keys do not move); a scaled one writes milliseconds: EDGE's 2 s offset × 0.5 =
+    1000 ms, its 100 ms jitter × 2 = 200 ms; the ablation's window is 1000 packets, the study's
+    ns-2's default 20."""
     edge = iw10_irto.BOTTLENECKS["EDGE"]
-    assert iw10_irto.Timing().settings(edge) == {"generators.later.start": "2s", "generators.*.jitter": "uniform(0s, 100ms)"}
-    assert iw10_irto.Timing(offset_scale=0.5).settings(edge)["generators.later.start"] == "1000ms"
-    assert iw10_irto.Timing(jitter_scale=2.0).settings(edge)["generators.*.jitter"] == "uniform(0s, 200ms)"
-    assert [t.slug for t in iw10_irto.TIMINGS.values()] == ["offset-0.5x", "offset-2x", "jitter-0.5x", "jitter-2x"]
+    assert iw10_irto.Reading().settings(edge) == {"generators.later.start": "2s", "generators.*.jitter": "uniform(0s, 100ms)"}
+    assert iw10_irto.Reading(offset_scale=0.5).settings(edge)["generators.later.start"] == "1000ms"
+    assert iw10_irto.Reading(jitter_scale=2.0).settings(edge)["generators.*.jitter"] == "uniform(0s, 200ms)"
+    assert iw10_irto.Reading(window=1000).settings(edge)["generators.*.tcp.max_window"] == 1000
+    assert iw10_irto.base_scenario()["generators"][0]["tcp"]["max_window"] == 20
+    assert [t.slug for t in iw10_irto.READINGS.values()] == ["offset-0.5x", "offset-2x", "jitter-0.5x", "jitter-2x", "window-1000"]
 
 
 def test_red_settings_follow_the_backup_slide() -> None:
@@ -71,8 +74,8 @@ def test_per_burst_elapsed_rtos_and_fairness_by_hand() -> None:
 def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path: Path) -> None:
     r = reproduce("iw10-irto", tmp_path / "iw", quick=True, executor=rtolab.LocalExecutor(2), replications=3)
     # (EDGE 2BDP, 50p, REDok; HSPA 2BDP, REDok) × N × IW × IRTO × reps, at the chosen offset
-    # and start jitter and at each of the ablations' timings
-    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(iw10_irto.TIMINGS))
+    # and start jitter and at each of the ablations' readings
+    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(iw10_irto.READINGS))
     names = {p.name for p in r.figures}
     assert {"elapsed-EDGE-1+1.png", "elapsed-HSPA-6+6.png", "rtos.png", "fairness.png", "delay-EDGE-1+1.png"} <= names
     assert (tmp_path / "iw" / "summary.csv").exists()
@@ -83,4 +86,6 @@ def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path
         & (pl.col("generator") == "first") & (pl.col(analysis.IRTO) == "3s")
     )
     median = dict(zip(s[analysis.IW].to_list(), s["median"].to_list()))
-    assert median[10] < 0.8 * median[3]
+    # With ns-2's window of 20 neither flow overflows the 14-packet FIFO: IW10 saves part of
+    # slow start's rounds of 0.5 s and no more (11.3 s against 11.6 s with seed 2010, 3 runs).
+    assert median[10] < median[3]

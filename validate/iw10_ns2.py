@@ -19,7 +19,7 @@ Three simulations per run:
 Per group it computes the statistics the findings use (``iw10_analysis.per_burst``,
 ``between_bursts``, ``summary``) and the findings' test values (``iw10_findings.measure``),
 for each simulator. Only the findings listed in ``FINDINGS`` are reported: those no timing
-ablation moves to agree (``iw10_findings.NS2_CROSS_CHECKED``).
+ablation moved to agree (``iw10_findings.NS2_COMPARED``).
 
     .venv/bin/python validate/iw10_ns2.py --reps 20 --out /tmp/iw10-ns2
     .venv/bin/python validate/iw10_ns2.py --only EDGE --reps 5            # a quick look
@@ -45,14 +45,14 @@ from rtolab.doc_section import replace_section
 from rtolab.studies import iw10_findings, iw10_analysis
 from rtolab.studies.iw10_analysis import FLOWS, IRTO, IW
 from rtolab.findings import verdict
-from rtolab.studies.iw10_irto import BOTTLENECKS, study
+from rtolab.studies.iw10_irto import BOTTLENECKS, WINDOW, study
 
 HERE = Path(__file__).resolve().parent
 TCL = HERE / "ns2" / "iw10.tcl"
 MSS = 1460
 TOTAL = 180_000
 
-FINDINGS = list(iw10_findings.NS2_CROSS_CHECKED)
+FINDINGS = list(iw10_findings.NS2_COMPARED)
 
 #: The subset: (link, buffers, flow counts); every IW (3, 10) and IRTO (3 s, 1 s).
 SUBSET = [
@@ -99,7 +99,7 @@ def ns2_args(params: dict[str, Any], flows: pl.DataFrame, seed: int, delays: boo
     delay = {"250ms": 0.25, "70ms": 0.07, "15ms": 0.015}[b.delay]
     limit = int(q["limit"].rstrip("p"))
     args = [f"rate_bps={rate}", f"delay_s={delay}", f"iw={params[IW]}", f"irto={params[IRTO].rstrip('s')}",
-            f"mss={MSS}", "window=1000", f"seed={seed % 2_000_000_000 + 1}", "max_s=2000", f"delays={int(delays)}"]
+            f"mss={MSS}", f"window={WINDOW}", f"seed={seed % 2_000_000_000 + 1}", "max_s=2000", f"delays={int(delays)}"]
     if q["kind"] == "droptail":
         # The study's "Np" FIFO is N waiting packets plus the one being sent: ns-2's queue-limit N + 1.
         args += ["queue=droptail", f"qlimit={limit + 1}"]

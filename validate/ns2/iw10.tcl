@@ -44,7 +44,7 @@
 # Flows: for every entry of starts1 / starts2 one Agent/TCP/Sack1 at n0 and one
 #   Agent/TCPSink/Sack1 at n2 (immediate ACKs, 3 SACK blocks), fid_ = flow index (first burst
 #   0..n-1, later burst n..2n-1).  packetSize_ mss (1460 payload, 1500 B on the link with
-#   ns-2's 40 B tcpip_base_hdr_size_), window_ window (1000), windowInit_ iw
+#   ns-2's 40 B tcpip_base_hdr_size_), window_ window (the study's WINDOW), windowInit_ iw
 #   (windowInitOption_ 1), rtxcur_init_ irto, syn_ true (ns-2.35 default: seqno 0 is a 40 B SYN,
 #   cwnd 1 until it is acked, then windowInit_; after a SYN timeout TcpAgent::timeout sets
 #   wnd_init_ = 1 (bugfix_ss_) and slowdown gives ssthresh_ 2), timestamps_ false, every other

@@ -15,7 +15,7 @@ from rtolab import stats
 from rtolab.executors import run_all
 from rtolab.model.parse import seconds
 from rtolab.studies.figures import save
-from rtolab.studies.iw10_irto import BOTTLENECKS, Timing, base_scenario, buffers
+from rtolab.studies.iw10_irto import BOTTLENECKS, Reading, base_scenario, buffers
 from rtolab.study import derive_seed, set_path
 
 FLOWS = "generators.*.flows"
@@ -160,10 +160,10 @@ DELAY_SETS = [("EDGE", 1), ("HSPA", 6)]
 DELAY_BUFFERS = ("BDP", "2BDP", "50p", "RED", "REDok")
 
 
-def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS, timing: Timing = Timing()) -> pl.DataFrame:
+def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS, reading: Reading = Reading()) -> pl.DataFrame:
     """One-way delays of data packets (IRTO 3 s) for FIFO BDP, 2·BDP and 50 p (EDGE only),
     RED and REDok with IW 3 and 10 (the slides' delay figures), pooled over replications:
-    columns link, flows, buffer, iw, delay_s. The flows start as ``timing`` says."""
+    columns link, flows, buffer, iw, delay_s. The flows start and the window is as ``reading`` says."""
     tasks, keys = [], []
     for link, n in sets:
         b = BOTTLENECKS[link]
@@ -175,7 +175,7 @@ def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[
                     "links.bottleneck.rate": b.rate,
                     "links.bottleneck.delay": b.delay,
                     "links.bottleneck.queue": queue,
-                    **timing.settings(b),
+                    **reading.settings(b),
                     "generators.*.flows": n,
                     "generators.*.tcp.iw": iw,
                     "generators.*.tcp.initial_rto": "3s",

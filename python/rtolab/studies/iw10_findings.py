@@ -38,10 +38,13 @@ LARGE = ("2BDP", "50p")
 _f = partial(Finding, PAPER)
 
 
-#: Findings that no timing ablation moves to agree and that ns-2.35's own Sack1 agent, fed
-#: each run's per-flow start times, grades exactly as rtolab does on the cross-check's subset
-#: (validate/iw10_ns2.py, 104 grid points × 20 replications; docs/iw10-ns2.md).
-NS2_CROSS_CHECKED = ("too-many", "fair-later", "lte-rtos-iw10", "hspa-overload-first", "edge-irto1-fair", "edge-large-rtos", "delay-1-bdp", "edge-delayed")
+#: The findings the ns-2.35 cross-check grades in both simulators (validate/iw10_ns2.py, 104
+#: grid points × 20 replications, each run's per-flow start times fed to ns-2's Sack1 agent;
+#: docs/iw10-ns2.md): those no timing ablation moved to agree when it was written.
+NS2_COMPARED = ("too-many", "fair-later", "lte-rtos-iw10", "hspa-overload-first", "edge-irto1-fair", "edge-large-rtos", "delay-1-bdp", "edge-delayed")
+#: Of those, the ones ns-2 grades exactly as rtolab does in the latest cross-check (fair-later:
+#: partly in rtolab, disagree in ns-2, with the window of 20).
+NS2_CROSS_CHECKED = tuple(k for k in NS2_COMPARED if k != "fair-later")
 NS2_SAME = (
     "ns-2.35's Sack1 agent fed the same flow starts earns the same verdict on the cross-check's 104 grid points "
     "(validate/iw10_ns2.py, docs/iw10-ns2.md): what the slides leave unstated (when each flow starts) decides it, not rtolab's TCP or queues"
