@@ -5,7 +5,9 @@ kernel as on the `linux` profile, so the kernel back end cannot pass what it sho
 
 The kernel's defaults differ from the profile's (default congestion control `bbr`, the host's
 `tcp_rmem[2]`), so each script first sets CUBIC and the 6 MB `tcp_rmem[2]` the expected
-packets assume. Needs root and /dev/net/tun; skips with the reason otherwise.
+packets assume. Needs root and /dev/net/tun, and CUBIC among the host's
+`net.ipv4.tcp_allowed_congestion_control` (a network namespace may select only those;
+`make validate` adds it); skips with the reason otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +21,22 @@ from rtolab.drill.kernel import play_all
 from rtolab.drill.play import Outcome
 from test_drill_play import GOOD_TAIL, MISMATCHES, script
 
-pytestmark = pytest.mark.skipif(unavailable() is not None, reason=f"the kernel back end is unavailable: {unavailable()}")
+ALLOWED = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
+
+
+def _cubic_not_allowed() -> str | None:
+    """Why a namespace cannot select CUBIC here, or None when it can."""
+    try:
+        allowed = ALLOWED.read_text().split()
+    except OSError as e:
+        return f"{ALLOWED} cannot be read: {e.strerror}"
+    return None if "cubic" in allowed else f"cubic is not in {ALLOWED} ({' '.join(allowed)}); make validate adds it"
+
+
+pytestmark = [
+    pytest.mark.skipif(unavailable() is not None, reason=f"the kernel back end is unavailable: {unavailable()}"),
+    pytest.mark.skipif(_cubic_not_allowed() is not None, reason=f"the scripts select CUBIC: {_cubic_not_allowed()}"),
+]
 #: GOOD_TAIL with the RTO as a range: the kernel's RTT sample is the wall-clock time of the
 #: handshake (100 ms and a fraction), and its RTO is counted in jiffies (4 ms at HZ 250).
 KERNEL_GOOD_TAIL = GOOD_TAIL.replace("tcpi_rto == 300000", "300000 <= tcpi_rto <= 312000")

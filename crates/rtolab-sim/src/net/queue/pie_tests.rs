@@ -40,7 +40,7 @@ fn spec() -> PieSpec {
 /// 1253442890625 (1.74·10^-5).
 #[test]
 fn test_pie_probability_steps_by_hand() {
-    let (mut q, mut rng) = ten_queued_one_sent();
+    let (mut q, _) = ten_queued_one_sent();
     assert_eq!(q.vars().qdelay, 312500);
     q.update_probability();
     assert_eq!(q.vars().prob, 901_599_218_750);
