@@ -36,10 +36,12 @@ def flows(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
 
 
 class _Counter:
-    """Stands in for the reproduction's context: counts the runs made outside a sweep."""
+    """Stands in for the reproduction's context: counts the runs made outside a sweep and
+    runs them on a two-worker executor."""
 
     def __init__(self) -> None:
         self.runs = 0
+        self.executor = LocalExecutor(2)
 
     def count(self, runs: int) -> None:
         self.runs += runs

@@ -169,7 +169,7 @@ READINGS: dict[str, Reading] = {
     "the later burst's offset × 2": Reading(offset_scale=2.0),
     "each flow's start jitter × 0.5": Reading(jitter_scale=0.5),
     "each flow's start jitter × 2": Reading(jitter_scale=2.0),
-    f"a window no flow reaches ({OPEN_WINDOW} packets, not ns-2's default 20)": Reading(window=OPEN_WINDOW),
+    f"a window no flow reaches ({OPEN_WINDOW} packets, not ns-2's default {WINDOW})": Reading(window=OPEN_WINDOW),
 }
 
 

@@ -6,9 +6,13 @@ series), then writes ``runs.csv`` (the measures of every run), ``summary.csv`` (
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import polars as pl
 
 from rtolab.api import run
+from rtolab.executors import run_all
 from rtolab.findings import Measured, with_ablations
 from rtolab.reproduce import Context, Outcome
 from rtolab.study import Study
@@ -41,18 +45,24 @@ def reproduce(ctx: Context) -> Outcome:
 def sampled_rtts(ctx: Context, study: Study, users: int, min_rto: str = "0.2s") -> pl.DataFrame:
     """Every RTT sample of the measured transfers (SACK, ``users``, ``min_rto``) per scheduler,
     over the study's own replications and seeds (columns SCHEDULER, run, rtt_s): the sweep's
-    runs made again with the ``rtt`` series on, which records and changes nothing else."""
+    runs made again with the ``rtt`` series on, which records and changes nothing else, on the
+    reproduction's executor; in the points' order whatever order they finish in."""
     points = [
         point for point in study.points()
         if point.params[minrto_hsdpa.USERS] == users and point.params[minrto_hsdpa.MIN_RTO] == min_rto and point.params[minrto_hsdpa.STACK] == "ns2-sack1"
     ]
     ctx.count(len(points))
+    tasks = [(i, {**p.spec, "output": {**p.spec.get("output", {}), "series": ["rtt"]}}, p.seed) for i, p in enumerate(points)]
     parts = []
-    for point in points:
-        p = point.params
-        spec = {**point.spec, "output": {**point.spec.get("output", {}), "series": ["rtt"]}}
-        result = run(spec, seed=point.seed)
-        rtts = minrto_hsdpa_analysis.rtt_samples(result.series, result.flows)
-        parts.append(pl.DataFrame({minrto_hsdpa.SCHEDULER: p[minrto_hsdpa.SCHEDULER], "run": point.key, "rtt_s": rtts}))
+    for i, rtts in sorted(run_all(ctx.executor, _rtt_task, tasks), key=lambda r: r[0]):
+        point = points[i]
+        parts.append(pl.DataFrame({minrto_hsdpa.SCHEDULER: point.params[minrto_hsdpa.SCHEDULER], "run": point.key, "rtt_s": rtts}))
     return pl.concat(parts) if parts else pl.DataFrame(schema={minrto_hsdpa.SCHEDULER: pl.String, "run": pl.String, "rtt_s": pl.Float64})
 
+
+def _rtt_task(task: tuple[int, dict[str, Any], int]) -> tuple[int, np.ndarray]:
+    """Worker: one run (index, spec, seed) with the ``rtt`` series on; the RTT samples of its
+    measured transfers."""
+    index, spec, seed = task
+    result = run(spec, seed=seed)
+    return index, minrto_hsdpa_analysis.rtt_samples(result.series, result.flows).to_numpy()
