@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, Optional, cast
@@ -93,23 +94,36 @@ def _lost(e: Exception, dask: Optional[str], out_dir: Path) -> str:
     return f"{where}{e}; the runs written to {out_dir} are kept, and the same command resumes from them once it is back"
 
 
-def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float = 10.0) -> Executor:
-    """A Dask client when given a scheduler address, else local worker processes. Exits 2
-    when the scheduler does not answer within ``dask_timeout_s``."""
+@contextlib.contextmanager
+def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float = 10.0) -> Iterator[Executor]:
+    """A Dask client when given a scheduler address, else local worker processes, for the
+    ``with`` block. Exits 2 when the scheduler does not answer within ``dask_timeout_s``.
+
+    The executor is shut down when the block ends, a local pool's processes and manager thread
+    joined, so that none is left for the interpreter's exit: Python 3.11's exit hook wakes
+    each pool still running, which races the clean-up of a pool whose executor was just
+    collected and can print "Bad file descriptor" (CPython gh-125451). A Dask client's calls
+    are cancelled instead of awaited when the block fails (its scheduler may be gone)."""
     from rtolab.executors import DaskExecutor, ExecutorUnavailable, LocalExecutor
 
     if not dask:
-        return LocalExecutor(workers)
+        executor: Executor = LocalExecutor(workers)
+    else:
+        try:
+            executor = DaskExecutor(dask, timeout_s=dask_timeout_s)
+        except ExecutorUnavailable as e:
+            raise _fail(f"--dask {e}") from None
+        # The client and its network library log reconnection attempts and reset connections
+        # (with tracebacks) when a scheduler goes away; the command says what happened itself.
+        # Dask sets its loggers' levels as it starts, so this comes after.
+        for name in ["distributed", "tornado", *(n for n in logging.root.manager.loggerDict if n.startswith(("distributed.", "tornado.")))]:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        executor = DaskExecutor(dask, timeout_s=dask_timeout_s)
-    except ExecutorUnavailable as e:
-        raise _fail(f"--dask {e}") from None
-    # The client and its network library log reconnection attempts and reset connections
-    # (with tracebacks) when a scheduler goes away; the command says what happened itself.
-    # Dask sets its loggers' levels as it starts, so this comes after.
-    for name in ["distributed", "tornado", *(n for n in logging.root.manager.loggerDict if n.startswith(("distributed.", "tornado.")))]:
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-    return executor
+        yield executor
+    except BaseException:
+        executor.shutdown(wait=not dask)
+        raise
+    executor.shutdown(wait=True)
 
 
 @app.command()
@@ -294,10 +308,10 @@ def sweep(
     from rtolab.store_lock import OutputError, StoreBusy, WriteFailed
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
-    executor = _executor(workers, dask, dask_timeout)
     before = _run_files(out_dir)
     try:
-        flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
+        with _executor(workers, dask, dask_timeout) as executor:
+            flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
     except ExecutorLost as e:
         raise _fail(_lost(e, dask, out_dir)) from None
     except WriteFailed as e:
@@ -350,7 +364,8 @@ def check(
         for p in problems:
             store.discard(p.run)
         try:
-            run_sweep(study, directory, executor=_executor(workers, None), progress=True)
+            with _executor(workers, None) as executor:
+                run_sweep(study, directory, executor=executor, progress=True)
         except _core.SpecError as e:
             raise _fail(str(e)) from None
         finished = store.finished() & keys
@@ -412,16 +427,16 @@ def reproduce(
     if docs is not None and not docs.is_dir():
         raise _fail(f"--docs: {docs} is not a directory")
     name = str(study.value)
-    executor = _executor(workers, dask, dask_timeout)
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     command = " ".join(["rtolab reproduce", name, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
     check_out(target)
     try:
-        if name == ALL_PAPERS:
-            done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
-        else:
-            done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True)}
+        with _executor(workers, dask, dask_timeout) as executor:
+            if name == ALL_PAPERS:
+                done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
+            else:
+                done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True)}
     except (_core.SpecError, StoreBusy) as e:
         raise _fail(str(e)) from None
     except ExecutorLost as e:

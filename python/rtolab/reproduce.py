@@ -9,6 +9,7 @@ findings into the papers' pages.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from concurrent.futures import Executor
@@ -84,8 +85,9 @@ def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | No
     module = PAPERS[name].reproduction()
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    ctx = Context(out, quick, executor or LocalExecutor(), replications, progress)
-    outcome: Outcome = module.reproduce(ctx)
+    with _owned(executor) as pool:
+        ctx = Context(out, quick, pool, replications, progress)
+        outcome: Outcome = module.reproduce(ctx)
     findings = grade(module.REGISTRY, outcome.measured)
     findings.write_csv(out / "findings.csv")
     return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.failed, outcome.figures, outcome.summary, findings)
@@ -94,12 +96,20 @@ def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | No
 def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, command: str = "rtolab reproduce all") -> dict[str, Reproduction]:
     """Runs the five reproductions into ``out/NAME`` and writes ``out/findings.csv`` (every
     finding of every paper) and ``out/scorecard.md`` (``command`` names the run in it)."""
-    executor = executor or LocalExecutor()
-    done = {name: reproduce(name, out / name, quick, executor, replications, progress) for name in PAPERS}
+    with _owned(executor) as pool:
+        done = {name: reproduce(name, out / name, quick, pool, replications, progress) for name in PAPERS}
     table = all_findings(done)
     table.write_csv(out / "findings.csv")
     (out / "scorecard.md").write_text(_scorecard_text(table, done, command))
     return done
+
+
+def _owned(executor: Executor | None) -> contextlib.AbstractContextManager[Executor]:
+    """``executor`` left open for its owner, or local workers of our own, shut down (their
+    processes and threads joined) when the block ends: a pool still running when the
+    interpreter exits can print a traceback from its clean-up (``rtolab.cli``'s commands
+    shut theirs down for the same reason)."""
+    return LocalExecutor() if executor is None else contextlib.nullcontext(executor)
 
 
 def all_findings(done: dict[str, Reproduction]) -> pl.DataFrame:
