@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from rtolab import scorecard
-from rtolab.findings import ALL, UNEXPLAINED, Ablation, Band, Finding, Measured, above, at_least, at_most, below, between, grade, read, regrade, verdict, within
+from rtolab.findings import ABLATION_SCHEMA, ALL, UNEXPLAINED, Ablation, Band, Finding, Measured, ablation_table, above, at_least, at_most, below, between, grade, read, regrade, verdict, within
 from rtolab.papers import PAPERS
 from rtolab.studies import cc_hsdpa_findings, icmp_rto_findings, iw10_findings, minrto_hsdpa_findings, spikes_findings
 
@@ -131,6 +131,10 @@ def test_scorecard_on_disk_is_generated_from_its_rows() -> None:
             assert (row["agree_low"], row["agree_high"], row["tolerance"]) == (f.agree.low, f.agree.high, f.tolerance), f.key
         assert scorecard.findings_table(part) in text
         assert scorecard.findings_table(part) in pages[paper], f"{paper}: its page carries the same findings"
+    ablations = DOCS / "scorecard-ablations.csv"
+    if ablations.exists():
+        section = "\n".join(scorecard.readings_section(table, pl.read_csv(ablations, schema=ABLATION_SCHEMA)))
+        assert section in text, "the alternatives' section is the rendering of scorecard-ablations.csv"
 
 
 def test_tally_counts_every_verdict() -> None:
@@ -139,3 +143,28 @@ def test_tally_counts_every_verdict() -> None:
     assert scorecard.counts(table) == {"agree": 1, "partly": 0, "disagree": 1, "not measured": 1}
     assert scorecard.tally(table) == "1 agree, 1 disagree, 1 not measured of 3 (33 % agree); 1 without a measured reason"
     assert table["reason"].to_list() == ["", UNEXPLAINED, "the points it needs are not in this run"]
+
+
+def test_alternatives_applied_paper_by_paper() -> None:
+    """Worked by hand: paper 998 has a (agrees), b (disagrees), c (partly); S1 moves a out of
+    its band and b into it, S2 moves c in; paper 999's d only reaches partly under S3. S1
+    leaves 998 at one agreeing finding (one gained, one lost), S2 takes it to two; 999 stays
+    at none. Best single setting per paper: 2 + 0. Best verdict per finding, mixing settings:
+    a, b and c, 3."""
+    band = Band(0, 1)
+    registry = [Finding("998", k, "w", "s", "v", "m", band, Band(0, 2)) for k in "abc"] + [Finding("999", "d", "w", "s", "v", "m", band, Band(0, 2))]
+    measured = {
+        "a": Measured(0.5, "", (Ablation("S1", 5.0),)),
+        "b": Measured(5.0, "", (Ablation("S1", 0.5),)),
+        "c": Measured(1.5, "", (Ablation("S2", 0.2),)),
+        "d": Measured(5.0, "", (Ablation("S3", 1.5),)),
+    }
+    table = pl.concat([grade(registry[:3], {k: measured[k] for k in "abc"}), grade(registry[3:], {"d": measured["d"]})])
+    ablations = ablation_table(registry, measured)
+    assert ablations.select("key", "setting", "verdict").rows() == [("a", "S1", "disagree"), ("b", "S1", "agree"), ("c", "S2", "agree"), ("d", "S3", "partly")]
+    assert scorecard.readings(table, ablations) == [
+        scorecard.Reading("998", "S1", covered=2, agree=1, gained=1, lost=1),
+        scorecard.Reading("998", "S2", covered=1, agree=2, gained=1, lost=0),
+        scorecard.Reading("999", "S3", covered=1, agree=0, gained=0, lost=0),
+    ]
+    assert scorecard.ceilings(table, ablations) == (2, 3)

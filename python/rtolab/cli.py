@@ -443,7 +443,7 @@ def reproduce(
         raise _fail(_lost(e, dask, target)) from None
     failed = 0
     for paper, r in done.items():
-        out.print(f"{PAPERS[paper].paper} {paper}: {r.runs} runs ({r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
+        out.print(f"{PAPERS[paper].paper} {paper}: {r.runs} runs ({r.made} made now, {r.failed} failed) in {r.wall_s:.1f} s wall; findings {tally(r.findings)}; {len(r.figures)} figures in {r.out}/")
         failed += r.failed
     if name == ALL_PAPERS:
         out.print(f"all: findings {tally(all_findings(done))}; {target}/scorecard.md")

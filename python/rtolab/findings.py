@@ -258,6 +258,21 @@ def grade(registry: Iterable[Finding], measured: Mapping[str, Measured]) -> pl.D
     return pl.DataFrame(rows, schema=SCHEMA)
 
 
+ABLATION_SCHEMA = {"paper": pl.String, "key": pl.String, "setting": pl.String, "value": pl.Float64, "verdict": pl.String}
+
+
+def ablation_table(registry: Iterable[Finding], measured: Mapping[str, Measured]) -> pl.DataFrame:
+    """One row per (finding, ablation) measured, agreeing findings included: the setting, the
+    finding's test value under it and the verdict that value earns against the finding's own
+    bands. What ``scorecard.readings`` weighs each setting by, paper by paper."""
+    rows = []
+    for f in registry:
+        m = measured.get(f.key)
+        for a in m.ablations if m is not None else ():
+            rows.append({"paper": f.paper, "key": f.key, "setting": a.setting, "value": a.value, "verdict": verdict(a.value, f.agree, f.partly)})
+    return pl.DataFrame(rows, schema=ABLATION_SCHEMA)
+
+
 def regrade(table: pl.DataFrame) -> pl.Series:
     """The verdicts a graded table's own numbers earn (to check a written table)."""
     out = []

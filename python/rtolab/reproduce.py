@@ -21,17 +21,21 @@ import polars as pl
 from rtolab import scorecard
 from rtolab.doc_section import replace_section
 from rtolab.executors import LocalExecutor
-from rtolab.findings import Measured, grade
+from rtolab.findings import Measured, ablation_table, grade
 from rtolab.papers import PAPERS
+from rtolab.store import Store
 from rtolab.study import Study
 from rtolab.sweep import errors, sweep
+from rtolab.sweep_memory import sweep_in_memory
 
 
 @dataclass
 class Context:
     """What a paper's reproduction runs with: its output directory, the quick or full study,
-    the executor, an override of the replications, whether to show progress; and the runs it
-    made so far (``runs``, ``failed``), counted by ``sweep`` and ``count``."""
+    the executor, an override of the replications, whether to show progress; and the runs its
+    results rest on so far (``runs``), of which ``made`` were run by this call (the others were
+    read back from stores an earlier call wrote) and ``failed`` failed, counted by ``sweep`` and
+    ``count``."""
 
     out: Path
     quick: bool
@@ -39,20 +43,33 @@ class Context:
     replications: int | None
     progress: bool
     runs: int = 0
+    made: int = 0
     failed: int = 0
 
     def sweep(self, study: Study, directory: str = "sweep") -> pl.DataFrame:
-        """Sweeps ``study`` into ``out/directory`` (resuming a partial sweep), counts its runs
-        and failures, and returns its flows table."""
+        """Sweeps ``study`` into ``out/directory`` (resuming a partial sweep), counts its runs,
+        those it made and its failures, and returns its flows table."""
         path = self.out / directory
+        keys = {p.key for p in study.points()}
+        stored = Store(path).finished() & keys if (path / "flows").is_dir() else set()
         flows = sweep(study, path, executor=self.executor, progress=self.progress)
-        self.runs += study.replications * len(list(study.combinations()))
+        self.runs += len(keys)
+        self.made += len(keys - stored)
         self.failed += errors(path).height
         return flows
 
+    def sweep_in_memory(self, study: Study) -> pl.DataFrame:
+        """Runs every run of ``study`` and returns its flows table as ``sweep`` would, with no
+        store (``rtolab.sweep_memory``: for an ablation read once); counts them all as made."""
+        swept = sweep_in_memory(study, self.executor)
+        self.count(len(study.points()))
+        self.failed += len(swept.failed)
+        return swept.flows
+
     def count(self, runs: int) -> None:
-        """Counts ``runs`` made outside a sweep (a traced run, say)."""
+        """Counts ``runs`` made outside a sweep (a traced run, say): always made now."""
         self.runs += runs
+        self.made += runs
 
 
 @dataclass(frozen=True)
@@ -67,16 +84,20 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Reproduction:
-    """What one paper's reproduction wrote: its directory, cost, figures, its main table
-    (``summary``) and its graded findings (``findings``, also in ``out/findings.csv``)."""
+    """What one paper's reproduction wrote: its directory, cost (wall time; the sweeps' runs,
+    those made by this call and those that failed), figures, its main table (``summary``),
+    its graded findings (``findings``, also in ``out/findings.csv``) and every ablation's
+    value and verdict for every finding (``ablations``, also in ``out/ablations.csv``)."""
 
     out: Path
     wall_s: float
     runs: int
+    made: int
     failed: int
     figures: list[Path]
     summary: pl.DataFrame
     findings: pl.DataFrame
+    ablations: pl.DataFrame
 
 
 def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
@@ -90,17 +111,21 @@ def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | No
         outcome: Outcome = module.reproduce(ctx)
     findings = grade(module.REGISTRY, outcome.measured)
     findings.write_csv(out / "findings.csv")
-    return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.failed, outcome.figures, outcome.summary, findings)
+    ablations = ablation_table(module.REGISTRY, outcome.measured)
+    ablations.write_csv(out / "ablations.csv")
+    return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.made, ctx.failed, outcome.figures, outcome.summary, findings, ablations)
 
 
 def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, command: str = "rtolab reproduce all") -> dict[str, Reproduction]:
     """Runs the five reproductions into ``out/NAME`` and writes ``out/findings.csv`` (every
-    finding of every paper) and ``out/scorecard.md`` (``command`` names the run in it)."""
+    finding of every paper), ``out/ablations.csv`` (every ablation of every finding) and
+    ``out/scorecard.md`` (``command`` names the run in it)."""
     with _owned(executor) as pool:
         done = {name: reproduce(name, out / name, quick, pool, replications, progress) for name in PAPERS}
     table = all_findings(done)
     table.write_csv(out / "findings.csv")
     (out / "scorecard.md").write_text(_scorecard_text(table, done, command))
+    pl.concat([r.ablations for r in done.values()]).write_csv(out / "ablations.csv")
     return done
 
 
@@ -119,17 +144,20 @@ def all_findings(done: dict[str, Reproduction]) -> pl.DataFrame:
 
 def _scorecard_text(table: pl.DataFrame, done: dict[str, Reproduction], command: str) -> str:
     titles = {p.paper: p.title for p in PAPERS.values()}
-    timings = {PAPERS[n].paper: r.wall_s for n, r in done.items()}
-    return scorecard.render(table, titles, command, timings)
+    costs = {PAPERS[n].paper: scorecard.Cost(r.wall_s, r.runs, r.made) for n, r in done.items()}
+    ablations = pl.concat([r.ablations for r in done.values()])
+    return scorecard.render(table, titles, command, costs, ablations)
 
 
 def write_docs(docs: Path, done: dict[str, Reproduction], command: str) -> None:
     """Puts each reproduction's graded findings into its paper's page under ``docs`` and, when
     all five ran, writes ``docs/scorecard.md`` and ``docs/scorecard.csv``. Call it only for
-    runs that all succeeded: the pages then never mix a partial run with a whole one."""
+    runs that all succeeded: the pages then never mix a partial run with a whole one. With all
+    five, ``docs/scorecard-ablations.csv`` holds every ablation the scorecard weighs."""
     for name, r in done.items():
         replace_section(docs / PAPERS[name].doc, scorecard.BEGIN, scorecard.END, scorecard.paper_section(r.findings, command))
     if set(done) == set(PAPERS):
         table = all_findings(done)
         (docs / "scorecard.md").write_text(_scorecard_text(table, done, command))
         table.write_csv(docs / "scorecard.csv")
+        pl.concat([r.ablations for r in done.values()]).write_csv(docs / "scorecard-ablations.csv")

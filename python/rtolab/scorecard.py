@@ -4,6 +4,8 @@ hand."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
 from rtolab.findings import UNEXPLAINED, VERDICTS, number
@@ -60,9 +62,86 @@ def paper_section(table: pl.DataFrame, run: str) -> str:
     return f"{BEGIN}\n\nGraded by code from `{run}` ({tally(table)}):\n\n{findings_table(table)}\n\n{END}\n"
 
 
-def render(table: pl.DataFrame, titles: dict[str, str], run: str, timings: dict[str, float]) -> str:
-    """``docs/scorecard.md``: the tally per paper and overall, then every paper's findings."""
-    share = agree_share(table)
+@dataclass(frozen=True)
+class Cost:
+    """What one paper's reproduction cost in this command: wall time, the runs of its sweeps
+    and of its extra passes (``runs``) and how many of them it made rather than read back
+    from a store an earlier command wrote (``made``)."""
+
+    wall_s: float
+    runs: int
+    made: int
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One measured alternative applied to a whole paper: every finding it measured takes the
+    verdict its value earns under it, the others keep their own."""
+
+    paper: str
+    setting: str
+    covered: int
+    agree: int
+    gained: int
+    lost: int
+
+
+def readings(table: pl.DataFrame, ablations: pl.DataFrame) -> list[Reading]:
+    """Each (paper, setting) of ``ablations`` (``findings.ablation_table``), in the order
+    measured, applied to that paper's graded findings in ``table``."""
+    out = []
+    own = {(r["paper"], r["key"]): r["verdict"] for r in table.iter_rows(named=True)}
+    for (paper, setting), part in ablations.group_by(["paper", "setting"], maintain_order=True):
+        changed = {(paper, k): v for k, v in part.select("key", "verdict").iter_rows()}
+        keys = [k for k in own if k[0] == paper]
+        after = [changed.get(k, own[k]) for k in keys]
+        gained = sum(own[k] != "agree" and changed.get(k) == "agree" for k in keys)
+        lost = sum(own[k] == "agree" and changed.get(k, "agree") != "agree" for k in keys)
+        out.append(Reading(str(paper), str(setting), len(changed), after.count("agree"), gained, lost))
+    return out
+
+
+def ceilings(table: pl.DataFrame, ablations: pl.DataFrame) -> tuple[int, int]:
+    """How many findings would agree (a) with, for each paper, whichever single setting (or
+    none) gives it most, and (b) with each finding taking the best verdict any setting earns
+    it, which mixes settings no one run could hold together: an upper bound."""
+    best = 0
+    for paper in table["paper"].unique(maintain_order=True):
+        own = counts(table.filter(pl.col("paper") == paper))["agree"]
+        best += max([own, *(r.agree for r in readings(table, ablations) if r.paper == paper)])
+    agreeing = {(p, k) for p, k, v in table.select("paper", "key", "verdict").iter_rows() if v == "agree"}
+    agreeing |= {(p, k) for p, k, v in ablations.select("paper", "key", "verdict").iter_rows() if v == "agree"}
+    return best, len(agreeing & set(table.select("paper", "key").iter_rows()))
+
+
+def readings_section(table: pl.DataFrame, ablations: pl.DataFrame) -> list[str]:
+    """The scorecard's section on what the alternatives measured beside the reproductions
+    would change, paper by paper, and the two ceilings they set."""
+    best, any_row = ceilings(table, ablations)
+    n = table.height
+    lines = [
+        "## What the measured alternatives would change",
+        "",
+        "Each reproduction also runs the alternatives its findings' reasons list (a reading of what",
+        "the paper leaves open, or a diagnostic outside it, as each label says). Here each is",
+        "applied to its whole paper: every finding it measured takes the verdict its value earns,",
+        "the others keep theirs.",
+        "",
+        f"- With, for each paper, the single alternative (or none) that makes most of its findings agree: **{best} of {n} ({100 * best / n:.0f} %)**.",
+        f"- With every finding taking the best verdict any alternative earns it, settings no one run could hold together: **{any_row} of {n} ({100 * any_row / n:.0f} %)**, an upper bound.",
+        "",
+        "| paper | alternative | findings it measures | agree with it | gained | lost |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for r in readings(table, ablations):
+        lines.append(f"| {r.paper} | {_cell(r.setting)} | {r.covered} | {r.agree} | {r.gained} | {r.lost} |")
+    lines.append("")
+    return lines
+
+
+def render(table: pl.DataFrame, titles: dict[str, str], run: str, costs: dict[str, Cost], ablations: pl.DataFrame | None = None) -> str:
+    """``docs/scorecard.md``: the tally per paper and overall, what the measured alternatives
+    would change (with ``ablations``), then every paper's findings."""
     lines = [
         "# Scorecard: the five papers, finding by finding",
         "",
@@ -76,14 +155,22 @@ def render(table: pl.DataFrame, titles: dict[str, str], run: str, timings: dict[
         "",
         f"**{tally(table)}**; the target is {100 * TARGET_AGREE:.0f} % agreeing and a measured reason for every other row.",
         "",
-        "| paper | study | findings | agree | partly | disagree | not measured | wall time |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "Wall time is this command's, on its machine; the runs are those of the paper's sweeps and",
+        "extra passes, of which \"made\" were run by this command and the rest read back from stores",
+        "an earlier command wrote (a wall time is a fresh run's cost only when all were made).",
+        "",
+        "| paper | study | findings | agree | partly | disagree | not measured | runs (made) | wall time |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for paper, title in titles.items():
         part = table.filter(pl.col("paper") == paper)
         c = counts(part)
-        lines.append(f"| {paper} | {title} | {part.height} | {c['agree']} | {c['partly']} | {c['disagree']} | {c['not measured']} | {timings.get(paper, float('nan')):.0f} s |")
+        cost = costs.get(paper)
+        spent = f"{cost.runs} ({cost.made}) | {cost.wall_s:.0f} s" if cost else "– | –"
+        lines.append(f"| {paper} | {title} | {part.height} | {c['agree']} | {c['partly']} | {c['disagree']} | {c['not measured']} | {spent} |")
     lines.append("")
+    if ablations is not None:
+        lines += readings_section(table, ablations)
     for paper, title in titles.items():
         part = table.filter(pl.col("paper") == paper)
         lines += [f"## {paper}: {title}", "", findings_table(part), ""]

@@ -104,6 +104,54 @@ def _remove(path: Path) -> None:
             continue
 
 
+@dataclass(frozen=True)
+class RunColumns:
+    """The columns a run file puts in front of the simulator's: the run's identity
+    (``RUN_COLUMNS``), its parameters as the study writes them, and those written with units
+    in SI units, each a (name, value, dtype). Made once per run by the sweep, so that its
+    worker process can encode the files (``encode_run``) and the sweep only writes bytes."""
+
+    values: tuple[tuple[str, Any, pl.DataType], ...]
+
+    def attach(self, df: pl.DataFrame) -> pl.DataFrame:
+        """``df`` with these columns first, each repeated on every row."""
+        n = df.height
+        front = pl.DataFrame([pl.Series(name, [value] * n, dtype=dtype) for name, value, dtype in self.values])
+        return front.hstack(df)
+
+
+def run_columns(point: RunPoint, dtypes: Mapping[str, pl.DataType], quantities: Mapping[str, tuple[str, str]]) -> RunColumns:
+    """``point``'s run columns, with its parameters as ``dtypes`` says and the SI columns of
+    ``quantities`` (column → (parameter, kind))."""
+    from rtolab.sweep_quantities import si_value
+
+    identity: list[tuple[str, Any, pl.DataType]] = [
+        ("run", point.key, pl.String()),
+        ("point", point.point, pl.Int64()),
+        ("replication", point.replication, pl.Int64()),
+        ("seed", point.seed, pl.UInt64()),
+        ("spec_hash", point.spec_hash, pl.String()),
+    ]
+    params = [(n, _param_value(point.params.get(n), t), t) for n, t in dtypes.items()]
+    si: list[tuple[str, Any, pl.DataType]] = [(name, si_value(point.params, source, kind), pl.Float64()) for name, (source, kind) in quantities.items()]
+    return RunColumns(tuple([*identity, *params, *si]))
+
+
+@dataclass(frozen=True)
+class EncodedRun:
+    """One run's flows and links files as Parquet bytes, with their row counts."""
+
+    flows: bytes
+    flows_rows: int
+    links: bytes
+    links_rows: int
+
+
+def encode_run(columns: RunColumns, flows: pl.DataFrame, links: pl.DataFrame) -> EncodedRun:
+    """The run files' bytes: each table with ``columns`` in front."""
+    return EncodedRun(_parquet(columns.attach(flows)), flows.height, _parquet(columns.attach(links)), links.height)
+
+
 def _parquet(df: pl.DataFrame) -> bytes:
     buffer = io.BytesIO()
     df.write_parquet(buffer)
@@ -196,7 +244,7 @@ class Store:
                     continue
                 df = pl.read_parquet(path).with_columns(pl.lit(points[path.stem], dtype=pl.Int64).alias("point"))
                 df = df.cast({n: t for n, t in dtypes.items() if n in df.columns}).select([c for c in order if c in df.columns])
-                self._write_run_file(table, path.stem, df)
+                self._write_run_file(table, path.stem, _parquet(df), df.height)
 
     def finished(self) -> set[str]:
         return {p.stem for p in (self.root / "flows").glob("*.parquet")}
@@ -206,32 +254,20 @@ class Store:
         for table in ("flows", "links"):
             (self.root / table / f"{key}.parquet").unlink(missing_ok=True)
 
-    def _with_run_columns(self, df: pl.DataFrame, point: RunPoint, dtypes: dict[str, pl.DataType], quantities: Mapping[str, tuple[str, str]]) -> pl.DataFrame:
-        run_cols = [
-            pl.lit(point.key).alias("run"),
-            pl.lit(point.point, dtype=pl.Int64).alias("point"),
-            pl.lit(point.replication, dtype=pl.Int64).alias("replication"),
-            pl.lit(point.seed, dtype=pl.UInt64).alias("seed"),
-            pl.lit(point.spec_hash).alias("spec_hash"),
-        ]
-        from rtolab.sweep_quantities import si_value
-
-        params = [pl.lit(_param_value(point.params.get(n), t), dtype=t).alias(n) for n, t in dtypes.items()]
-        si = [pl.lit(si_value(point.params, source, kind), dtype=pl.Float64).alias(name) for name, (source, kind) in quantities.items()]
-        return df.select([*run_cols, *params, *si, pl.all()])
-
     def write(self, point: RunPoint, flows: pl.DataFrame, links: pl.DataFrame, dtypes: dict[str, pl.DataType], quantities: Mapping[str, tuple[str, str]] | None = None) -> None:
         """One run's flows and links with the run's columns, its parameters as written
         (``dtypes``) and those written with units in SI units (``quantities``)."""
-        key = point.key
-        self._write_run_file("links", key, self._with_run_columns(links, point, dtypes, quantities or {}))
-        self._write_run_file("flows", key, self._with_run_columns(flows, point, dtypes, quantities or {}))
+        self.write_encoded(point.key, encode_run(run_columns(point, dtypes, quantities or {}), flows, links))
+
+    def write_encoded(self, key: str, run: EncodedRun) -> None:
+        """One run's files as ``encode_run`` made them (in a sweep's worker process)."""
+        self._write_run_file("links", key, run.links, run.links_rows)
+        self._write_run_file("flows", key, run.flows, run.flows_rows)
         (self.root / "errors" / f"{key}.json").unlink(missing_ok=True)
 
-    def _write_run_file(self, table: str, key: str, df: pl.DataFrame) -> None:
+    def _write_run_file(self, table: str, key: str, data: bytes, rows: int) -> None:
         """One run file, its checksum line first (see the module doc)."""
-        data = _parquet(df)
-        line = json.dumps({"file": f"{table}/{key}.parquet", "sha256": hashlib.sha256(data).hexdigest(), "rows": df.height}, sort_keys=True)
+        line = json.dumps({"file": f"{table}/{key}.parquet", "sha256": hashlib.sha256(data).hexdigest(), "rows": rows}, sort_keys=True)
         fd = os.open(self.root / CHECKSUMS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, (line + "\n").encode())

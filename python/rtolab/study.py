@@ -15,6 +15,7 @@ working directory.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import itertools
 import json
@@ -113,7 +114,9 @@ def _read_toml(path: Path, where: str, what: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class RunPoint:
     """One run of a study: its grid point (the index of its parameter combination, shared by
-    its replications), parameter values, replication, seed and materialised spec."""
+    its replications), parameter values, replication, seed and materialised spec. The spec is
+    not changed after the point is made (a caller that needs another copies it): its hash and
+    the key are computed once."""
 
     point: int
     params: dict[str, Any]
@@ -121,11 +124,11 @@ class RunPoint:
     seed: int
     spec: dict[str, Any]
 
-    @property
+    @functools.cached_property
     def spec_hash(self) -> str:
         return spec_hash(self.spec)
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         """The run's identity: (spec hash, seed), and its ``tag.*`` labels when it has any, so
         that cases differing only in labels are separate runs."""

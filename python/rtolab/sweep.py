@@ -22,28 +22,34 @@ if TYPE_CHECKING:
 
     import polars as pl
 
-    from rtolab.store import Store
+    from rtolab.store import EncodedRun, RunColumns, Store
     from rtolab.study import RunPoint, Study
 
-Task = tuple[int, str, int]
+#: A run for a worker: its index among the study's points, spec (JSON), seed, and the columns
+#: its files put in front of the simulator's.
+Task = tuple[int, str, int, "RunColumns"]
 #: How many times a run is started when its worker process dies under it, before the sweep
 #: records it as failed (``errors/``) and goes on.
 RUN_ATTEMPTS = 3
-Outcome = tuple[int, "pl.DataFrame | None", "pl.DataFrame | None", "str | None"]
+#: A worker's answer: the run's index, its encoded files or, when it failed, why.
+Outcome = tuple[int, "EncodedRun | None", "str | None"]
 
 
 def execute(task: Task) -> Outcome:
-    """The worker: runs one (index, spec JSON, seed); never raises, errors come back as text."""
+    """The worker: runs one (index, spec JSON, seed) and encodes its run files, so that the
+    sweep's own process, which every result passes through, only writes bytes; never raises,
+    errors come back as text."""
     from rtolab.api import run
+    from rtolab.store import encode_run
 
-    index, spec_json, seed = task
+    index, spec_json, seed, columns = task
     try:
         result = run(json.loads(spec_json), seed=seed)
+        return index, encode_run(columns, result.flows, result.links), None
     except (_core.SpecError, _core.SimulationError) as e:
-        return index, None, None, f"{type(e).__name__}: {e}"
+        return index, None, f"{type(e).__name__}: {e}"
     except Exception:  # noqa: BLE001 - a worker must report, not die
-        return index, None, None, traceback.format_exc(limit=3)
-    return index, result.flows, result.links, None
+        return index, None, traceback.format_exc(limit=3)
 
 
 def _as_study(study: Study | Mapping[str, Any] | str | os.PathLike[str]) -> Study:
@@ -139,7 +145,7 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
 
     from rtolab._console import err
     from rtolab.executors import LocalExecutor, run_all
-    from rtolab.store import param_dtypes, param_quantities
+    from rtolab.store import param_dtypes, param_quantities, run_columns
     from rtolab.store_lock import OutputError, WriteFailed
 
     try:
@@ -161,22 +167,22 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
     for i in todo:
         if points[i].point in invalid:
             store.write_error(points[i], f"SpecError: {invalid[points[i].point]}")
-    tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed) for i in todo if points[i].point not in invalid]
+    tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed, run_columns(points[i], dtypes, quantities)) for i in todo if points[i].point not in invalid]
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
     def lost(task: Task, attempts: int) -> Outcome:
-        return task[0], None, None, f"WorkerLost: the worker process running this run died {attempts} times (killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD})"
+        return task[0], None, f"WorkerLost: the worker process running this run died {attempts} times (killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD})"
 
     def retrying(n: int) -> None:
         err.print(f"a worker process died; running its {n} run{'s' if n != 1 else ''} again on fresh workers", markup=False, highlight=False)
 
     with owned as pool, Progress(*columns, console=err, disable=not progress, transient=True) as bar, contextlib.closing(run_all(pool, execute, tasks, lost, RUN_ATTEMPTS, retrying)) as results:
         task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
-        for done, (index, flows, links, error) in enumerate(results, start=1):
+        for done, (index, encoded, error) in enumerate(results, start=1):
             point = points[index]
             try:
-                if error is None and flows is not None and links is not None:
-                    store.write(point, flows, links, dtypes, quantities)
+                if encoded is not None:
+                    store.write_encoded(point.key, encoded)
                 else:
                     store.write_error(point, error or "unknown error")
             except OSError as e:

@@ -1,0 +1,79 @@
+"""Sweeps kept in memory: every run of a study on an executor, its flows table returned as
+``sweep`` would load it from a store, with nothing written.
+
+For a study that is cheap to run and only read once, such as a reproduction's ablation of a
+grid it also stores: a stored run costs its worker about three times the simulation in
+encoding two Parquet files, and an ablation is worth its runs only while its analysis reads
+them. Nothing is resumed: an interrupted call runs everything again.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import polars as pl
+
+from rtolab import _core
+from rtolab.executors import run_all
+from rtolab.store import RunColumns, param_dtypes, param_quantities, run_columns
+from rtolab.study import Study
+from rtolab.sweep import MAIN_GUARD, RUN_ATTEMPTS, _refuse_in_a_worker_importing_the_script, spec_errors
+
+#: A run for a worker: its index among the study's points, spec (JSON), seed and run columns.
+Task = tuple[int, str, int, RunColumns]
+#: A worker's answer: the run's index and its flows with the run columns, or why it failed.
+Outcome = tuple[int, "pl.DataFrame | None", "str | None"]
+#: ``store.Store._scan``'s order of a flows table.
+FLOWS_ORDER = ["point", "replication", "flow"]
+
+
+@dataclass(frozen=True)
+class Swept:
+    """A study's flows table (every run that finished, in ``FLOWS_ORDER``) and the runs that
+    failed, each as (run key, error)."""
+
+    flows: pl.DataFrame
+    failed: list[tuple[str, str]]
+
+
+def execute(task: Task) -> Outcome:
+    """The worker: runs one (index, spec JSON, seed) and puts its run columns in front of its
+    flows; never raises, errors come back as text."""
+    from rtolab.api import run
+
+    index, spec_json, seed, columns = task
+    try:
+        return index, columns.attach(run(json.loads(spec_json), seed=seed).flows), None
+    except (_core.SpecError, _core.SimulationError) as e:
+        return index, None, f"{type(e).__name__}: {e}"
+    except Exception:  # noqa: BLE001 - a worker must report, not die
+        return index, None, traceback.format_exc(limit=3)
+
+
+def sweep_in_memory(study: Study, executor: Executor) -> Swept:
+    """Every run of ``study`` on ``executor``: the flows table ``sweep`` would return for a
+    store holding the same runs (the same columns, types, rows and order), with no store.
+    The table is the same on any executor (runs are put in order, not in the order they
+    finish)."""
+    _refuse_in_a_worker_importing_the_script()
+    points = study.points()
+    invalid = spec_errors(points)
+    dtypes, quantities = param_dtypes(study), param_quantities(study)
+    tasks: list[Task] = [(i, json.dumps(p.spec), p.seed, run_columns(p, dtypes, quantities)) for i, p in enumerate(points) if p.point not in invalid]
+    failed = [(p.key, f"SpecError: {invalid[p.point]}") for p in points if p.point in invalid]
+
+    def lost(task: Task, attempts: int) -> Outcome:
+        return task[0], None, f"WorkerLost: the worker process running this run died {attempts} times (killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD})"
+
+    frames: list[tuple[int, pl.DataFrame]] = []
+    for index, flows, error in run_all(executor, execute, tasks, lost, RUN_ATTEMPTS):
+        if flows is None:
+            failed.append((points[index].key, error or "unknown error"))
+        else:
+            frames.append((index, flows))
+    frames.sort(key=lambda f: f[0])
+    table = pl.concat([f for _, f in frames]).sort(FLOWS_ORDER, maintain_order=True) if frames else pl.DataFrame()
+    return Swept(table, failed)

@@ -1,0 +1,34 @@
+"""A sweep kept in memory returns the flows table a stored sweep of the same study loads:
+the same columns, types, rows and order, on one worker or two; failed runs are reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polars.testing import assert_frame_equal
+
+import rtolab
+from rtolab.executors import LocalExecutor
+from rtolab.study import Study
+from rtolab.sweep_memory import sweep_in_memory
+from test_sweep import study_dict
+
+
+def test_in_memory_table_is_the_stored_sweeps(tmp_path: Path) -> None:
+    # Parameters with units (their SI columns) and tags in the run key.
+    study = Study.from_dict(study_dict(cases=[{"tag.kind": "a"}, {"tag.kind": "b", "flows.f.tcp.iw": 10}]))
+    stored = rtolab.sweep(study, tmp_path / "s", executor=LocalExecutor(1))
+    for workers in (1, 2):
+        with LocalExecutor(workers) as executor:
+            swept = sweep_in_memory(study, executor)
+        assert swept.failed == []
+        assert_frame_equal(swept.flows, stored)
+
+
+def test_a_run_that_cannot_start_is_reported_not_raised() -> None:
+    study = Study.from_dict(study_dict(grid={"links.l.rate": ["1Mbps", "-5Mbps"]}))
+    swept = sweep_in_memory(study, LocalExecutor(1))
+    keys = {p.key for p in study.points() if p.params["links.l.rate"] == "-5Mbps"}
+    assert {k for k, _ in swept.failed} == keys
+    assert all(message.startswith("SpecError: ") for _, message in swept.failed)
+    assert swept.flows["links.l.rate"].unique().to_list() == ["1Mbps"]
