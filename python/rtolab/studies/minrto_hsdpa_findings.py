@@ -19,10 +19,9 @@ import polars as pl
 
 from rtolab import stats
 from rtolab.findings import ALL, Ablation, Band, Finding, Measured, above, at_least, at_most, share
-from rtolab.studies.minrto_hsdpa import SCHEDULER, STACK, USERS
+from rtolab.studies.minrto_hsdpa import PAPER_MAX_USERS, SCHEDULER, STACK, USERS
 
 PAPER = "000"
-PAPER_MAX_USERS = 150
 SACK, NEWRENO = "ns2-sack1", "ns2-newreno"
 SCHEDULERS = {"rr": "RR", "max-sir": "SIR"}
 

@@ -1,5 +1,5 @@
 """Paper 000's reproduction: sweeps the HSDPA minRTO study into ``out/sweep`` (and its
-ablation with uncut Pareto file sizes into ``out/sweep-uncut``), runs the paper's high load at
+ablation with uncut Pareto file sizes, up to 200 users, into ``out/sweep-uncut-to-200``), runs the paper's high load at
 minRTO 0.2 s again recording every RTT sample (Sec. 5's CDFs; a sweep's store keeps no
 series), then writes ``runs.csv`` (the measures of every run), ``summary.csv`` (each with its
 90 % interval), ``rtt_cdf.csv`` and Figures 2–4, goodput and the RTT CDF under ``out``."""
@@ -33,7 +33,7 @@ def reproduce(ctx: Context) -> Outcome:
     samples = sampled_rtts(ctx, study, high)
     measured = minrto_hsdpa_findings.measure(table, minrto_hsdpa_analysis.rtt_tail(samples))
     uncut_study = minrto_hsdpa.study(quick=ctx.quick, replications=ctx.replications, uncut=True)
-    uncut = ctx.sweep(uncut_study, "sweep-uncut")
+    uncut = ctx.sweep(uncut_study, "sweep-uncut-to-200")
     uncut_table = minrto_hsdpa_analysis.summary(minrto_hsdpa_analysis.per_run(uncut))
     uncut_tail = minrto_hsdpa_analysis.rtt_tail(sampled_rtts(ctx, uncut_study, high))
     measured = with_ablations(measured, {minrto_hsdpa_findings.UNCUT: minrto_hsdpa_findings.measure(uncut_table, uncut_tail)})
