@@ -4,7 +4,10 @@
 For a study that is cheap to run and only read once, such as a reproduction's ablation of a
 grid it also stores: a stored run costs its worker about three times the simulation in
 encoding two Parquet files, and an ablation is worth its runs only while its analysis reads
-them. Nothing is resumed: an interrupted call runs everything again.
+them. Nothing is resumed: an interrupted call runs everything again. Runs go to the workers
+in batches (``BATCH``), which a short run's share of a pool call's inter-process cost
+makes worth it (365 to 444 runs/s on paper 002's grid, 2 workers); a batch whose worker dies
+three times reports each of its runs lost, where a stored sweep finds the one run to blame.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from rtolab.sweep import MAIN_GUARD, RUN_ATTEMPTS, _refuse_in_a_worker_importing
 Task = tuple[int, str, int, RunColumns]
 #: A worker's answer: the run's index and its flows with the run columns, or why it failed.
 Outcome = tuple[int, "pl.DataFrame | None", "str | None"]
+#: Runs per call to a worker.
+BATCH = 16
 #: ``store.Store._scan``'s order of a flows table.
 FLOWS_ORDER = ["point", "replication", "flow"]
 
@@ -53,6 +58,12 @@ def execute(task: Task) -> Outcome:
         return index, None, traceback.format_exc(limit=3)
 
 
+def execute_batch(tasks: list[Task]) -> list[Outcome]:
+    """The worker: ``execute`` for each of a batch of runs. A pool's call costs a few
+    milliseconds of inter-process traffic, more than a short run: batches amortise it."""
+    return [execute(task) for task in tasks]
+
+
 def sweep_in_memory(study: Study, executor: Executor) -> Swept:
     """Every run of ``study`` on ``executor``: the flows table ``sweep`` would return for a
     store holding the same runs (the same columns, types, rows and order), with no store.
@@ -65,15 +76,19 @@ def sweep_in_memory(study: Study, executor: Executor) -> Swept:
     tasks: list[Task] = [(i, json.dumps(p.spec), p.seed, run_columns(p, dtypes, quantities)) for i, p in enumerate(points) if p.point not in invalid]
     failed = [(p.key, f"SpecError: {invalid[p.point]}") for p in points if p.point in invalid]
 
-    def lost(task: Task, attempts: int) -> Outcome:
-        return task[0], None, f"WorkerLost: the worker process running this run died {attempts} times (killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD})"
+    def lost(batch: list[Task], attempts: int) -> list[Outcome]:
+        why = (f"WorkerLost: the worker process running this run's batch of {len(batch)} died {attempts} times "
+               f"(killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD}); every run of the batch is reported lost")
+        return [(task[0], None, why) for task in batch]
 
+    batches = [tasks[i : i + BATCH] for i in range(0, len(tasks), BATCH)]
     frames: list[tuple[int, pl.DataFrame]] = []
-    for index, flows, error in run_all(executor, execute, tasks, lost, RUN_ATTEMPTS):
-        if flows is None:
-            failed.append((points[index].key, error or "unknown error"))
-        else:
-            frames.append((index, flows))
+    for outcomes in run_all(executor, execute_batch, batches, lost, RUN_ATTEMPTS):
+        for index, flows, error in outcomes:
+            if flows is None:
+                failed.append((points[index].key, error or "unknown error"))
+            else:
+                frames.append((index, flows))
     frames.sort(key=lambda f: f[0])
     table = pl.concat([f for _, f in frames]).sort(FLOWS_ORDER, maintain_order=True) if frames else pl.DataFrame()
     return Swept(table, failed)
