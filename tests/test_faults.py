@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import rtolab
@@ -334,6 +335,22 @@ def test_a_grid_value_whose_runs_all_failed_can_be_corrected_in_place(tmp_path: 
     study.write_text(STUDY.replace('"links.l.rate" = ["1Mbps", "2Mbps"]', '"links.l.delay" = ["1s", "2s"]'))
     third = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
     assert_clean_failure(third, 2, 'no longer has "50ms"')
+
+
+def test_extend_counts_the_runs_it_reused_even_when_it_rewrote_their_files(tmp_path: Path) -> None:
+    """A value added in front of the grid moves the finished runs' grid points, so --extend
+    rewrites their files (their point column); they are still reused, not run again, and the
+    summary says so (it once told them by their files' modification times)."""
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    out = tmp_path / "out"
+    first = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1")
+    assert first.returncode == 0 and "(4 run now, 0 reused)" in first.stdout, first.stderr
+    study.write_text(STUDY.replace('"links.l.rate" = ["1Mbps", "2Mbps"]', '"links.l.rate" = ["0.5Mbps", "1Mbps", "2Mbps"]'))
+    second = rtolab_cli("sweep", str(study), "--out", str(out), "--workers", "1", "--extend")
+    assert second.returncode == 0, second.stderr
+    assert "6 runs finished" in second.stdout and "(2 run now, 4 reused); 0 failed" in second.stdout, second.stdout
+    assert load(out).filter(pl.col("links.l.rate") == "1Mbps")["point"].unique().to_list() == [1], "the reused runs' files were rewritten with their new point"
 
 
 def _free_port() -> int:

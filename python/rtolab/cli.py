@@ -308,10 +308,10 @@ def sweep(
     from rtolab.store_lock import OutputError, StoreBusy, WriteFailed
     from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
 
-    before = _run_files(out_dir)
+    todo: set[str] = set()
     try:
         with _executor(workers, dask, dask_timeout) as executor:
-            flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait)
+            flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait, on_todo=todo.update)
     except ExecutorLost as e:
         raise _fail(_lost(e, dask, out_dir)) from None
     except WriteFailed as e:
@@ -320,19 +320,12 @@ def sweep(
         raise _fail(str(e)) from None
     failed = sweep_errors(out_dir)
     finished = set(flows["run"].unique().to_list()) if flows.height else set()
-    after = _run_files(out_dir)
-    reused = sum(1 for key in finished if key in before and before[key] == after.get(key))
+    reused = len(finished - todo)
     out.print(f"{len(finished)} run{'' if len(finished) == 1 else 's'} finished in {out_dir}/ ({len(finished) - reused} run now, {reused} reused); {failed.height} failed")
     if failed.height:
         for row in failed.head(5).iter_rows(named=True):
             err.print(f"  run {row['run']} (point {row['point']}, replication {row['replication']}): {row['error']}", highlight=False, markup=False)
         raise _fail(f"{failed.height} run{'s' if failed.height != 1 else ''} failed (rtolab.errors({str(out_dir)!r}) lists them); rerunning the sweep retries only those", code=1)
-
-
-def _run_files(directory: Path) -> dict[str, int]:
-    """Each finished run's key → its flows file's modification time (ns), to tell a run
-    reused by a sweep from one it ran (or ran again)."""
-    return {p.stem: p.stat().st_mtime_ns for p in (directory / "flows").glob("*.parquet")} if (directory / "flows").is_dir() else {}
 
 
 @app.command()

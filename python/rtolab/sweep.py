@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -111,6 +111,7 @@ def sweep(
     progress: bool = False,
     extend: bool = False,
     wait: bool = True,
+    on_todo: Callable[[set[str]], object] | None = None,
 ) -> pl.DataFrame:
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
     all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
@@ -125,7 +126,9 @@ def sweep(
     written, before any run, and ``WriteFailed`` when writing fails mid-sweep (a full disk:
     the runs written before are kept). One sweep writes to a directory at a time: while another process
     sweeps into ``out`` this one waits for it, saying so, or with ``wait=False`` raises
-    ``StoreBusy``; either way no run is done twice."""
+    ``StoreBusy``; either way no run is done twice. ``on_todo`` hears, once and before any
+    run starts, the keys of the runs this sweep is about to run (not yet finished, failed
+    before, or found damaged), so that a caller can tell them from the runs it reused."""
     from rtolab._console import err
     from rtolab.store import Store
     from rtolab.store_lock import exclusive, writable_directory
@@ -136,10 +139,12 @@ def sweep(
     invalid = spec_errors(points)
     writable_directory(Path(out))
     with exclusive(Path(out), wait, on_wait=lambda message: err.print(message, markup=False, highlight=False)):
-        return _sweep_locked(study, points, invalid, Store(out), executor, progress, extend)
+        return _sweep_locked(study, points, invalid, Store(out), executor, progress, extend, on_todo)
 
 
-def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, str], store: Store, executor: Executor | None, progress: bool, extend: bool) -> pl.DataFrame:
+def _sweep_locked(
+    study: Study, points: Sequence[RunPoint], invalid: dict[int, str], store: Store, executor: Executor | None, progress: bool, extend: bool, on_todo: Callable[[set[str]], object] | None
+) -> pl.DataFrame:
     """``sweep``'s work once it holds the store's lock."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -168,6 +173,8 @@ def _sweep_locked(study: Study, points: Sequence[RunPoint], invalid: dict[int, s
         if points[i].point in invalid:
             store.write_error(points[i], f"SpecError: {invalid[points[i].point]}")
     tasks: list[Task] = [(i, json.dumps(points[i].spec), points[i].seed, run_columns(points[i], dtypes, quantities)) for i in todo if points[i].point not in invalid]
+    if on_todo is not None:
+        on_todo({points[task[0]].key for task in tasks})
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
     def lost(task: Task, attempts: int) -> Outcome:
