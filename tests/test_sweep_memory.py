@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 from polars.testing import assert_frame_equal
 
 import rtolab
 from rtolab.executors import LocalExecutor
+from rtolab.reproduce import IN_MEMORY_ERRORS, Context
 from rtolab.study import Study
 from rtolab.sweep_memory import sweep_in_memory
 from test_sweep import study_dict
@@ -32,3 +34,15 @@ def test_a_run_that_cannot_start_is_reported_not_raised() -> None:
     assert {k for k, _ in swept.failed} == keys
     assert all(message.startswith("SpecError: ") for _, message in swept.failed)
     assert swept.flows["links.l.rate"].unique().to_list() == ["1Mbps"]
+
+
+def test_a_reproduction_counts_and_lists_the_runs_that_failed_in_memory(tmp_path: Path) -> None:
+    study = Study.from_dict(study_dict(grid={"links.l.rate": ["1Mbps", "-5Mbps"]}))
+    ctx = Context(tmp_path, quick=False, executor=LocalExecutor(1), replications=None, progress=False)
+    flows = ctx.sweep_in_memory(study)
+    bad = {p.key for p in study.points() if p.params["links.l.rate"] == "-5Mbps"}
+    assert (ctx.runs, ctx.made, ctx.failed) == (4, 4, 2) and flows.height == 2
+    listed = pl.read_csv(tmp_path / IN_MEMORY_ERRORS)
+    assert set(listed["run"]) == bad and set(listed["study"]) == {"t"}
+    ctx.sweep_in_memory(study)
+    assert pl.read_csv(tmp_path / IN_MEMORY_ERRORS).height == 4, "a second call adds its failures to the list"

@@ -413,7 +413,7 @@ def reproduce(
     """Reproduce a paper's study end to end: sweep, analysis, figures, findings graded against
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
     from rtolab.executors import ExecutorLost
-    from rtolab.reproduce import all_findings, reproduce as run_one, reproduce_all, write_docs
+    from rtolab.reproduce import IN_MEMORY_ERRORS, all_findings, reproduce as run_one, reproduce_all, write_docs
     from rtolab.store_lock import StoreBusy
     from rtolab.scorecard import tally
 
@@ -441,7 +441,7 @@ def reproduce(
     if name == ALL_PAPERS:
         out.print(f"all: findings {tally(all_findings(done))}; {target}/scorecard.md")
     if failed:
-        raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed, nothing written to --docs (rtolab.errors(DIR) lists them for each sweep directory under {target})", code=1)
+        raise _fail(f"{failed} run{'s' if failed != 1 else ''} failed, nothing written to --docs (rtolab.errors(DIR) lists them for each sweep directory under {target}, and {IN_MEMORY_ERRORS} those of the runs kept in memory)", code=1)
     if docs is not None:
         write_docs(docs, done, command)
         out.print(f"findings written into the papers' pages in {docs}/" + (" and its scorecard.md" if name == ALL_PAPERS else ""))

@@ -29,6 +29,10 @@ from rtolab.sweep import errors, sweep
 from rtolab.sweep_memory import sweep_in_memory
 
 
+#: Where a reproduction lists the runs of its in-memory sweeps that failed.
+IN_MEMORY_ERRORS = "errors-in-memory.csv"
+
+
 @dataclass
 class Context:
     """What a paper's reproduction runs with: its output directory, the quick or full study,
@@ -60,10 +64,16 @@ class Context:
 
     def sweep_in_memory(self, study: Study) -> pl.DataFrame:
         """Runs every run of ``study`` and returns its flows table as ``sweep`` would, with no
-        store (``rtolab.sweep_memory``: for an ablation read once); counts them all as made."""
+        store (``rtolab.sweep_memory``: for an ablation read once); counts them all as made.
+        Runs that failed are counted and added to ``out/IN_MEMORY_ERRORS`` (study, run, error),
+        as a stored sweep keeps them in its ``errors/``."""
         swept = sweep_in_memory(study, self.executor)
         self.count(len(study.points()))
         self.failed += len(swept.failed)
+        if swept.failed:
+            path = self.out / IN_MEMORY_ERRORS
+            rows = pl.DataFrame([(study.name, key, error) for key, error in swept.failed], schema=["study", "run", "error"], orient="row")
+            (pl.concat([pl.read_csv(path), rows]) if path.exists() else rows).write_csv(path)
         return swept.flows
 
     def count(self, runs: int) -> None:
