@@ -23,7 +23,6 @@ from rtolab.doc_section import replace_section
 from rtolab.executors import LocalExecutor
 from rtolab.findings import Measured, ablation_table, grade
 from rtolab.papers import PAPERS
-from rtolab.store import Store
 from rtolab.study import Study
 from rtolab.sweep import errors, sweep
 from rtolab.sweep_memory import sweep_in_memory
@@ -54,11 +53,10 @@ class Context:
         """Sweeps ``study`` into ``out/directory`` (resuming a partial sweep), counts its runs,
         those it made and its failures, and returns its flows table."""
         path = self.out / directory
-        keys = {p.key for p in study.points()}
-        stored = Store(path).finished() & keys if (path / "flows").is_dir() else set()
-        flows = sweep(study, path, executor=self.executor, progress=self.progress)
-        self.runs += len(keys)
-        self.made += len(keys - stored)
+        todo: set[str] = set()
+        flows = sweep(study, path, executor=self.executor, progress=self.progress, on_todo=todo.update)
+        self.runs += _run_count(study)
+        self.made += len(todo)
         self.failed += errors(path).height
         return flows
 
@@ -68,7 +66,7 @@ class Context:
         Runs that failed are counted and added to ``out/IN_MEMORY_ERRORS`` (study, run, error),
         as a stored sweep keeps them in its ``errors/``."""
         swept = sweep_in_memory(study, self.executor)
-        self.count(len(study.points()))
+        self.count(_run_count(study))
         self.failed += len(swept.failed)
         if swept.failed:
             path = self.out / IN_MEMORY_ERRORS
@@ -80,6 +78,10 @@ class Context:
         """Counts ``runs`` made outside a sweep (a traced run, say): always made now."""
         self.runs += runs
         self.made += runs
+
+
+def _run_count(study: Study) -> int:
+    return study.replications * len(list(study.combinations()))
 
 
 @dataclass(frozen=True)
@@ -132,10 +134,10 @@ def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = No
     ``out/scorecard.md`` (``command`` names the run in it)."""
     with _owned(executor) as pool:
         done = {name: reproduce(name, out / name, quick, pool, replications, progress) for name in PAPERS}
-    table = all_findings(done)
+    table, ablations = all_findings(done), all_ablations(done)
     table.write_csv(out / "findings.csv")
-    (out / "scorecard.md").write_text(_scorecard_text(table, done, command))
-    pl.concat([r.ablations for r in done.values()]).write_csv(out / "ablations.csv")
+    ablations.write_csv(out / "ablations.csv")
+    (out / "scorecard.md").write_text(_scorecard_text(table, ablations, done, command))
     return done
 
 
@@ -152,10 +154,14 @@ def all_findings(done: dict[str, Reproduction]) -> pl.DataFrame:
     return pl.concat([r.findings for r in done.values()])
 
 
-def _scorecard_text(table: pl.DataFrame, done: dict[str, Reproduction], command: str) -> str:
+def all_ablations(done: dict[str, Reproduction]) -> pl.DataFrame:
+    """Every ablation of every finding of the reproductions in ``done``, paper after paper."""
+    return pl.concat([r.ablations for r in done.values()])
+
+
+def _scorecard_text(table: pl.DataFrame, ablations: pl.DataFrame, done: dict[str, Reproduction], command: str) -> str:
     titles = {p.paper: p.title for p in PAPERS.values()}
     costs = {PAPERS[n].paper: scorecard.Cost(r.wall_s, r.runs, r.made) for n, r in done.items()}
-    ablations = pl.concat([r.ablations for r in done.values()])
     return scorecard.render(table, titles, command, costs, ablations)
 
 
@@ -167,7 +173,7 @@ def write_docs(docs: Path, done: dict[str, Reproduction], command: str) -> None:
     for name, r in done.items():
         replace_section(docs / PAPERS[name].doc, scorecard.BEGIN, scorecard.END, scorecard.paper_section(r.findings, command))
     if set(done) == set(PAPERS):
-        table = all_findings(done)
-        (docs / "scorecard.md").write_text(_scorecard_text(table, done, command))
+        table, ablations = all_findings(done), all_ablations(done)
+        (docs / "scorecard.md").write_text(_scorecard_text(table, ablations, done, command))
         table.write_csv(docs / "scorecard.csv")
-        pl.concat([r.ablations for r in done.values()]).write_csv(docs / "scorecard-ablations.csv")
+        ablations.write_csv(docs / "scorecard-ablations.csv")

@@ -105,10 +105,11 @@ def ceilings(table: pl.DataFrame, ablations: pl.DataFrame) -> tuple[int, int]:
     """How many findings would agree (a) with, for each paper, whichever single setting (or
     none) gives it most, and (b) with each finding taking the best verdict any setting earns
     it, which mixes settings no one run could hold together: an upper bound."""
+    measured = readings(table, ablations)
     best = 0
     for paper in table["paper"].unique(maintain_order=True):
         own = counts(table.filter(pl.col("paper") == paper))["agree"]
-        best += max([own, *(r.agree for r in readings(table, ablations) if r.paper == paper)])
+        best += max([own, *(r.agree for r in measured if r.paper == paper)])
     agreeing = {(p, k) for p, k, v in table.select("paper", "key", "verdict").iter_rows() if v == "agree"}
     agreeing |= {(p, k) for p, k, v in ablations.select("paper", "key", "verdict").iter_rows() if v == "agree"}
     return best, len(agreeing & set(table.select("paper", "key").iter_rows()))

@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from rtolab import _core
 
@@ -22,9 +22,11 @@ if TYPE_CHECKING:
 
     import polars as pl
 
+    from rtolab.result import Result
     from rtolab.store import EncodedRun, RunColumns, Store
     from rtolab.study import RunPoint, Study
 
+R = TypeVar("R")
 #: A run for a worker: its index among the study's points, spec (JSON), seed, and the columns
 #: its files put in front of the simulator's.
 Task = tuple[int, str, int, "RunColumns"]
@@ -35,21 +37,26 @@ RUN_ATTEMPTS = 3
 Outcome = tuple[int, "EncodedRun | None", "str | None"]
 
 
-def execute(task: Task) -> Outcome:
-    """The worker: runs one (index, spec JSON, seed) and encodes its run files, so that the
-    sweep's own process, which every result passes through, only writes bytes; never raises,
-    errors come back as text."""
+def run_reporting(index: int, spec_json: str, seed: int, keep: Callable[[Result], R]) -> tuple[int, R | None, str | None]:
+    """A worker's run: (index, what ``keep`` takes from the result, None), or, when the run or
+    ``keep`` fails, (index, None, why) as text; never raises."""
     from rtolab.api import run
-    from rtolab.store import encode_run
 
-    index, spec_json, seed, columns = task
     try:
-        result = run(json.loads(spec_json), seed=seed)
-        return index, encode_run(columns, result.flows, result.links), None
+        return index, keep(run(json.loads(spec_json), seed=seed)), None
     except (_core.SpecError, _core.SimulationError) as e:
         return index, None, f"{type(e).__name__}: {e}"
     except Exception:  # noqa: BLE001 - a worker must report, not die
         return index, None, traceback.format_exc(limit=3)
+
+
+def execute(task: Task) -> Outcome:
+    """The worker: runs one (index, spec JSON, seed) and encodes its run files, so that the
+    sweep's own process, which every result passes through, only writes bytes."""
+    from rtolab.store import encode_run
+
+    index, spec_json, seed, columns = task
+    return run_reporting(index, spec_json, seed, lambda result: encode_run(columns, result.flows, result.links))
 
 
 def _as_study(study: Study | Mapping[str, Any] | str | os.PathLike[str]) -> Study:

@@ -13,17 +13,15 @@ three times reports each of its runs lost, where a stored sweep finds the one ru
 from __future__ import annotations
 
 import json
-import traceback
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import polars as pl
 
-from rtolab import _core
 from rtolab.executors import run_all
 from rtolab.store import RunColumns, param_dtypes, param_quantities, run_columns
 from rtolab.study import Study
-from rtolab.sweep import MAIN_GUARD, RUN_ATTEMPTS, _refuse_in_a_worker_importing_the_script, spec_errors
+from rtolab.sweep import MAIN_GUARD, RUN_ATTEMPTS, _refuse_in_a_worker_importing_the_script, run_reporting, spec_errors
 
 #: A run for a worker: its index among the study's points, spec (JSON), seed and run columns.
 Task = tuple[int, str, int, RunColumns]
@@ -46,16 +44,9 @@ class Swept:
 
 def execute(task: Task) -> Outcome:
     """The worker: runs one (index, spec JSON, seed) and puts its run columns in front of its
-    flows; never raises, errors come back as text."""
-    from rtolab.api import run
-
+    flows (``sweep.run_reporting``: errors come back as text)."""
     index, spec_json, seed, columns = task
-    try:
-        return index, columns.attach(run(json.loads(spec_json), seed=seed).flows), None
-    except (_core.SpecError, _core.SimulationError) as e:
-        return index, None, f"{type(e).__name__}: {e}"
-    except Exception:  # noqa: BLE001 - a worker must report, not die
-        return index, None, traceback.format_exc(limit=3)
+    return run_reporting(index, spec_json, seed, lambda result: columns.attach(result.flows))
 
 
 def execute_batch(tasks: list[Task]) -> list[Outcome]:

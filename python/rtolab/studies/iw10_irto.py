@@ -154,7 +154,7 @@ class Reading:
 
     @property
     def slug(self) -> str:
-        """A name for the variation's study and directory (empty for the chosen reading)."""
+        """A name for the variation's study (empty for the chosen reading)."""
         parts = [f"offset-{self.offset_scale:g}x"] if self.offset_scale != 1.0 else []
         parts += [f"jitter-{self.jitter_scale:g}x"] if self.jitter_scale != 1.0 else []
         parts += [f"window-{self.window}"] if self.window is not None else []
