@@ -45,6 +45,13 @@ CASES = {
     "fq_codel flows 0": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "fq_codel", flows = 0 }'), ["links[1].queue.flows", "got 0", "1 to 65536"]),
     "pie alpha": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "pie", alpha = 99 }'), ["links[1].queue.alpha", "got 99"]),
     "codel control law": (BASE.replace('{ kind = "droptail", limit = "48p" }', '{ kind = "codel", control_law = "newton" }'), ["links[1].queue.control_law", "`newton`", "`linux` or `exact`"]),
+    "quoted number without a unit": (BASE.replace('delay = "70ms"', 'delay = "40"'), ["links[1].delay", '"40", a number without a unit', 'write "40ms" or "40s"']),
+    "quoted rate without a unit": (BASE.replace('"2Mbps"', '"2"'), ["links[1].rate", 'write "2Mbps" or "2kbps"']),
+    "quoted limit without a unit": (BASE.replace('limit = "48p"', 'limit = "48"'), ["links[1].queue.limit", '"48p" (packets)']),
+    "tc rate": (BASE.replace('"2Mbps"', '"2mbit"'), ["links[1].rate", 'did you mean "2Mbps"?']),
+    "tc time": (BASE.replace('delay = "70ms"', 'delay = "40msec"'), ["links[1].delay", 'did you mean "40ms"?']),
+    "unitless inside a distribution": (BASE.replace('"exp(1.5s)"', '"exp(1.5)"'), ["generators[1].think", '"1.5s"']),
+    "unknown field near a valid one": (BASE.replace('rto = "linux" }', 'rto = "linux", min_rtoo = "1s" }'), ["flows[0].tcp.min_rtoo", "did you mean `min_rto`?"]),
     "icmp_rto with rack": (BASE.replace('rto = "linux" }', 'rto = "linux", rack = true, icmp_rto = true }'), ["flows[0].tcp.icmp_rto", "rack"]),
 }
 
@@ -109,3 +116,18 @@ def test_bench_command_reports_rates() -> None:
     proc = rtolab_cli("bench", "spiky-hspa")
     assert proc.returncode == 0, proc.stderr
     assert "packets/s" in proc.stdout and "spiky-hspa" in proc.stdout
+
+
+def test_a_quoted_number_in_a_grid_or_set_is_refused_too(tmp_path: Path) -> None:
+    """The same rule in a study's grid (a "200" meant as 200 ms became a 200 s min_rto) and in
+    --set; an unquoted number stays seconds, with a note."""
+    study = tmp_path / "study.toml"
+    study.write_text(f'name = "g"\nbase = "{QUICKSTART}"\n[grid]\n"flows.bulk.tcp.min_rto" = ["200"]\n')
+    proc = rtolab_cli("sweep", str(study), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert proc.returncode == 2 and "flows[0].tcp.min_rto" in proc.stderr and '"200ms" or "200s"' in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    quoted = rtolab_cli("run", str(QUICKSTART), "--set", 'links.radio.delay="40"')
+    assert quoted.returncode == 2 and "links[1].delay" in quoted.stderr and '"40ms" or "40s"' in quoted.stderr, quoted.stderr
+    bare = rtolab_cli("run", str(QUICKSTART), "--set", "links.radio.delay=0.04", "--set", "duration=1", "--format", "csv")
+    assert bare.returncode == 0, bare.stderr
+    assert "links[1].delay = 0.04 is read as 0.04 s" in bare.stderr

@@ -109,21 +109,59 @@ def test_a_broken_pool_is_raised_without_lost() -> None:
             list(run_all(pool, _die_on_three, range(6)))
 
 
-def test_a_script_without_a_main_guard_is_told_and_does_not_hang(tmp_path: Path) -> None:
-    """Local workers import the user's script; one that sweeps at its top level reaches the
-    sweep again in every worker. Each such worker stops at once naming the fix, the runs are
-    recorded as lost with the same hint, and the script ends (it used to wait for the store's
-    lock forever)."""
+#: A script that sweeps at its top level with two local workers.
+SCRIPT = """import rtolab
+scenario = {{'duration': '1s', 'links': [{{'name': 'l', 'rate': '1Mbps', 'delay': '10ms'}}], 'flows': [{{'name': 'f', 'route': ['l'], 'size': '10kB'}}]}}
+study = {{'name': 'x', 'scenario': scenario, 'grid': {{'flows.f.tcp.iw': [3, 10]}}, 'replications': 1}}
+flows = rtolab.sweep(study, {out!r}, executor=rtolab.LocalExecutor(2))
+print('rows', flows.height)
+"""
+
+
+def test_a_script_without_a_main_guard_exits_non_zero_with_one_message(tmp_path: Path) -> None:
+    """Local workers import the user's script; one that sweeps at its top level would reach
+    the sweep again in every worker. The sweep sees it first (the calling line lies outside
+    an ``if __name__ == "__main__":`` block) and raises ``SweepFailed`` naming the script,
+    the line and the fix, before any worker starts or anything is written."""
+    out = tmp_path / "out"
     script = tmp_path / "sweep_script.py"
-    script.write_text(
-        "import rtolab\n"
-        "scenario = {'duration': '1s', 'links': [{'name': 'l', 'rate': '1Mbps', 'delay': '10ms'}], 'flows': [{'name': 'f', 'route': ['l'], 'size': '10kB'}]}\n"
-        f"flows = rtolab.sweep({{'name': 'x', 'scenario': scenario, 'grid': {{'flows.f.tcp.iw': [3, 10]}}, 'replications': 1}}, {str(tmp_path / 'out')!r}, executor=rtolab.LocalExecutor(2))\n"
-        "print('rows', flows.height)\n"
-    )
+    script.write_text(SCRIPT.format(out=str(out)))
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "rows 0" in proc.stdout
-    assert 'if __name__ == "__main__":' in proc.stderr and "Traceback" not in proc.stderr
-    errors = Store(tmp_path / "out").errors()
-    assert errors.height == 2 and errors["error"].str.contains("__main__").all()
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count('if __name__ == "__main__":') == 1, proc.stderr
+    assert f"rtolab.sweep.SweepFailed: {script}, line 4: rtolab.sweep is reached from the script's top level" in proc.stderr
+    assert "rows" not in proc.stdout and not out.exists()
+
+
+def test_the_same_script_guarded_or_on_standard_input_sweeps(tmp_path: Path) -> None:
+    """With the guard the workers import the script without sweeping. Read from standard
+    input the script has no file the workers could import (each used to die with a
+    FileNotFoundError traceback); they run rtolab's own functions without it, so the sweep
+    simply works."""
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(SCRIPT.format(out=str(tmp_path / "a")).replace("flows = rtolab", 'if __name__ == "__main__":\n    flows = rtolab').replace("print('rows'", "    print('rows'"))
+    proc = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and "rows 2" in proc.stdout, proc.stderr
+    text = SCRIPT.format(out=str(tmp_path / "b"))
+    proc = subprocess.run([sys.executable, "-"], input=text, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and "rows 2" in proc.stdout, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+
+
+class _BrokenPool(cf.Executor):
+    """Every call fails as if its worker process had died."""
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        future: cf.Future[object] = cf.Future()
+        future.set_exception(cf.process.BrokenProcessPool("a worker died"))
+        return future
+
+
+def test_a_sweep_whose_every_run_is_lost_raises_with_the_cause_and_the_fix(tmp_path: Path) -> None:
+    from rtolab.sweep import MAIN_GUARD
+
+    study = {"name": "x", "scenario": {"duration": "1s", "links": [{"name": "l", "rate": "1Mbps", "delay": "10ms"}], "flows": [{"name": "f", "route": ["l"], "size": "10kB"}]}, "replications": 2}
+    with pytest.raises(rtolab.SweepFailed, match="all 2 runs were lost: their worker processes died") as failed:
+        rtolab.sweep(study, tmp_path / "out", executor=_BrokenPool())
+    assert MAIN_GUARD in str(failed.value) and "rtolab.errors(" in str(failed.value)
+    assert Store(tmp_path / "out").errors().height == 2

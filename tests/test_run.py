@@ -90,7 +90,7 @@ def test_same_seed_identical_tables_different_seed_different_draws() -> None:
 def test_save_and_load_round_trip(tmp_path: Path, quickstart: Path) -> None:
     r = rtolab.run(quickstart)
     out = r.save(tmp_path / "run")
-    assert sorted(p.name for p in out.iterdir()) == ["flows.parquet", "links.parquet", "meta.json", "pcap", "series.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [".rtolab-owned.json", "flows.parquet", "links.parquet", "meta.json", "pcap", "series.parquet"]
     back = rtolab.Result.load(out)
     assert_frame_equal(back.flows, r.flows)
     assert_frame_equal(back.series, r.series, check_dtypes=False)

@@ -151,7 +151,10 @@ def test_sweep_writes_one_row_per_flow_per_run_and_resumes(tmp_path: Path) -> No
 
 def test_a_failing_grid_point_is_recorded_and_the_rest_complete(tmp_path: Path) -> None:
     d = study_dict(grid={"links.l.rate": ["1Mbps", "2Mbsp", "3Mbps"]}, replications=1)
-    flows = rtolab.sweep(d, tmp_path / "sw", executor=rtolab.LocalExecutor(1))
+    with pytest.warns(rtolab.RunsFailed, match=r"1 of 3 runs failed and are left out; rtolab.errors\(.*\) lists them") as told:
+        flows = rtolab.sweep(d, tmp_path / "sw", executor=rtolab.LocalExecutor(1))
+    assert (told[0].message.failed, told[0].message.runs) == (1, 3)  # type: ignore[union-attr]
+    assert told[0].filename == __file__, "the warning points at the caller's line"
     assert sorted(flows["links.l.rate"].to_list()) == ["1Mbps", "3Mbps"]
     errs = rtolab.errors(tmp_path / "sw")
     assert errs.height == 1

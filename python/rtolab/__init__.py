@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rtolab._core import SimulationError, SpecError
 from rtolab._lazy import lazy_attributes
-from rtolab.sweep import errors, load, sweep
+from rtolab.sweep import RunsFailed, SweepFailed, errors, load, sweep
 
 if TYPE_CHECKING:
     from rtolab import model, stats
@@ -42,9 +42,11 @@ __all__ = [
     "DaskExecutor",
     "LocalExecutor",
     "Result",
+    "RunsFailed",
     "SimulationError",
     "SpecError",
     "Study",
+    "SweepFailed",
     "builtin",
     "errors",
     "load",

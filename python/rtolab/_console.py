@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,13 +35,49 @@ def new_table(title: str, **options: Any) -> Table:
     return Table(title=title, **options)
 
 
-def check_out(directory: Path, keep: bool = True) -> None:
-    """Exits 2, before any work, when ``directory`` cannot be created or written (``keep``:
-    leave it created; see ``writable_directory``)."""
+#: The output-directory rule, as each writing command's help states it (``rtolab.output_dir``).
+OUT_RULE = (
+    "It must be new, empty, or a result rtolab wrote: rtolab replaces only its own files there, all at once, and refuses "
+    "(exit 2) a directory holding anything else, the working or home directory, a root, or a directory with .git inside."
+)
+#: The same rule for the directories that keep many runs (a sweep's store, a reproduction).
+STORE_RULE = (
+    "It must be new, empty, or one rtolab wrote for the same command; rtolab never removes what it did not write and "
+    "refuses (exit 2) a directory holding anything else, the working or home directory, a root, or a directory with .git inside."
+)
+FORCE_HELP = "Write into an --out that holds files rtolab did not write: they are kept, and only rtolab's own files are replaced."
+
+
+@contextlib.contextmanager
+def output_errors() -> Iterator[None]:
+    """Writing a result: a refused or unwritable directory exits 2 (``OutputError``), a write
+    that fails midway (a full disk) exits 1 naming the path; either way nothing is left
+    half-written (``rtolab.output_dir``)."""
+    from rtolab.store_lock import OutputError
+
+    try:
+        yield
+    except OutputError as e:
+        raise fail(f"--out {e}") from None
+    except OSError as e:
+        raise fail(f"--out {e.filename or ''}: writing the results failed: {e.strerror or e}; nothing was replaced", code=1) from None
+
+
+def check_out(directory: Path, kind: str, force: bool = False) -> None:
+    """Exits 2, before any work, when ``directory`` may not receive a result of ``kind``
+    (``rtolab.output_dir``: never the working or home directory, a root or a repository; not a
+    directory holding what rtolab did not write, unless ``force``) or cannot be written. A
+    store's directory is created with its owner file; a whole result's is left as it was,
+    its parent checked writable (it is written in a sibling and swapped in)."""
+    from rtolab.output_dir import STORES, check, open_store
     from rtolab.store_lock import OutputError, writable_directory
 
     try:
-        writable_directory(directory, keep)
+        if kind in STORES:
+            open_store(directory, kind, force)
+        else:
+            check(directory, kind, force)
+            writable_directory(directory.parent, keep=False, named=directory)
     except OutputError as e:
         raise fail(f"--out {e}") from None
 

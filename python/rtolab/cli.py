@@ -15,9 +15,11 @@ import contextlib
 import json
 import logging
 import os
+import shlex
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -27,7 +29,7 @@ import typer
 from rich.markup import escape
 
 from rtolab import _core
-from rtolab._console import check_out, err, fail as _fail, new_table, out, scenario_with
+from rtolab._console import FORCE_HELP, OUT_RULE, STORE_RULE, check_out, err, fail as _fail, new_table, out, output_errors as _output_errors, scenario_with
 from rtolab.cli_drill import register as register_drill
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
@@ -64,6 +66,12 @@ def _options(
     version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     """rtolab: TCP over wireless and cellular links."""
+
+
+def _save(result: Result, out_dir: Path, force: bool) -> None:
+    """``Result.save`` for a command: its failures as one message and an exit code."""
+    with _output_errors():
+        result.save(out_dir, force)
 
 
 def _execute(spec: str | dict[str, object], seed: Optional[int]) -> Result:
@@ -130,7 +138,8 @@ def _executor(workers: Optional[int], dask: Optional[str], dask_timeout_s: float
 def run(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help=f"Write Parquet tables, meta.json and pcaps here. {OUT_RULE}")] = None,
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
     all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
     form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv (one table, see --table), json (meta and every table), markdown.")] = Format.table,
     table: Annotated[TableName, typer.Option("--table", help="With --format csv: which table.")] = TableName.flows,
@@ -138,14 +147,14 @@ def run(
 ) -> None:
     """Run one scenario: print its flows (generated ones summarised per generator) and links."""
     if out_dir is not None:
-        check_out(out_dir, keep=False)
+        check_out(out_dir, "run", force)
     result = _execute(scenario_with(file, overrides), seed)
     try:
         print_run(result, form, all_flows, table)
     except ValueError as e:
         raise _fail(str(e)) from None
     if out_dir is not None:
-        result.save(out_dir)
+        _save(result, out_dir, force)
         out.print(f"results written to {out_dir}/")
 
 
@@ -268,7 +277,8 @@ def _bench_peers(repeats: int) -> None:
 
 @app.command()
 def demo(
-    out_dir: Annotated[Path, typer.Option("--out", help="Where to write tables and plots.")] = Path("demo-out"),
+    out_dir: Annotated[Path, typer.Option("--out", help=f"Where to write tables and plots. {OUT_RULE}")] = Path("demo-out"),
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
     all_flows: Annotated[bool, typer.Option("--all", help="List every flow, not one summary row per generator.")] = False,
 ) -> None:
     """Run the built-in quickstart scenario, print its tables and write plots."""
@@ -277,23 +287,27 @@ def demo(
     from rtolab import plots
     from rtolab.spec import builtin
 
-    check_out(out_dir, keep=False)
+    from rtolab.output_dir import replacing
+
+    check_out(out_dir, "run", force)
     result = _execute(builtin("quickstart"), None)
     print_result(result, all_flows)
-    result.save(out_dir)
     bulk = result.flows.filter(pl.col("kind") == "flow")["name"][0]
-    written = [
-        plots.flow_timeline(result, bulk, out_dir / f"timeline-{bulk}.png"),
-        plots.queues(result, out_dir / "queues.png"),
-        plots.goodput(result, out_dir / "goodput.png"),
-    ]
-    out.print(f"tables and pcaps in {out_dir}/; plots: " + ", ".join(str(p) for p in written))
+    with _output_errors(), replacing(out_dir, "run", force) as staging:
+        result.write_into(staging)
+        written = [
+            plots.flow_timeline(result, bulk, staging / f"timeline-{bulk}.png"),
+            plots.queues(result, staging / "queues.png"),
+            plots.goodput(result, staging / "goodput.png"),
+        ]
+    out.print(f"tables and pcaps in {out_dir}/; plots: " + ", ".join(str(out_dir / p.name) for p in written))
 
 
 @app.command()
 def sweep(
     study: Annotated[Path, typer.Argument(help="Study TOML file: base scenario, \\[grid], \\[\\[cases]], replications.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Result directory (a Parquet dataset); reused to resume.")],
+    out_dir: Annotated[Path, typer.Option("--out", help=f"Result directory (a Parquet dataset); reused to resume. {STORE_RULE}")],
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")] = None,
     dask_timeout: Annotated[float, typer.Option("--dask-timeout", min=0.1, help="Seconds to wait for the Dask scheduler to answer before exiting 2.")] = 10.0,
@@ -306,18 +320,27 @@ def sweep(
     written, or (with --no-wait) an --out another sweep is writing to."""
     from rtolab.executors import ExecutorLost
     from rtolab.store_lock import OutputError, StoreBusy, WriteFailed
-    from rtolab.sweep import errors as sweep_errors, sweep as run_sweep
+    from rtolab.sweep import RunsFailed, SweepFailed, SweepInterrupted, errors as sweep_errors, sweep as run_sweep
 
     todo: set[str] = set()
     try:
-        with _executor(workers, dask, dask_timeout) as executor:
-            flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait, on_todo=todo.update)
+        with _executor(workers, dask, dask_timeout) as executor, warnings.catch_warnings():
+            warnings.simplefilter("ignore", RunsFailed)  # the summary below says it
+            flows = run_sweep(study, out_dir, executor=executor, progress=True, extend=extend, wait=not no_wait, on_todo=todo.update, force=force)
     except ExecutorLost as e:
         raise _fail(_lost(e, dask, out_dir)) from None
-    except WriteFailed as e:
+    except (WriteFailed, SweepFailed) as e:
         raise _fail(str(e), code=1) from None
     except (_core.SpecError, OutputError, StoreBusy) as e:
         raise _fail(str(e)) from None
+    except SweepInterrupted as e:
+        resume = " ".join(["rtolab sweep", shlex.quote(str(study)), "--out", shlex.quote(str(out_dir)), *(["--extend"] if extend else [])])
+        err.print(
+            f"stopped: {e.kept} of {e.runs} runs kept in {out_dir}/ ({e.made} made now); {e.lost} in flight lost, {e.left} not started. "
+            f"To resume: {resume}",
+            markup=False, highlight=False, soft_wrap=True,
+        )
+        raise
     failed = sweep_errors(out_dir)
     finished = set(flows["run"].unique().to_list()) if flows.height else set()
     reused = len(finished - todo)
@@ -339,7 +362,7 @@ def check(
     (after --repair), 1 when problems remain, 2 for a directory that is not a store."""
     from rtolab import manifest
     from rtolab.store import Store
-    from rtolab.sweep import sweep as run_sweep
+    from rtolab.sweep import RunsFailed, SweepFailed, sweep as run_sweep
 
     study = manifest.stored_study(directory) if directory.is_dir() else None
     if study is None:
@@ -357,10 +380,13 @@ def check(
         for p in problems:
             store.discard(p.run)
         try:
-            with _executor(workers, None) as executor:
+            with _executor(workers, None) as executor, warnings.catch_warnings():
+                warnings.simplefilter("ignore", RunsFailed)  # the count below says it
                 run_sweep(study, directory, executor=executor, progress=True)
         except _core.SpecError as e:
             raise _fail(str(e)) from None
+        except SweepFailed as e:
+            raise _fail(str(e), code=1) from None
         finished = store.finished() & keys
         problems = store.verify(finished)
         out.print(f"repaired: {len(finished)} of {len(keys)} runs finished; {len(problems)} damaged run files", highlight=False)
@@ -378,8 +404,9 @@ def report(
     html_page: Annotated[bool, typer.Option("--html", help="Also write report/index.html with the figures embedded.")] = False,
     by: Annotated[ReportGrouping, typer.Option("--by", help="Group flows by generator (a standalone flow is its own group), by flow name, by kind, or not at all.")] = ReportGrouping("generator"),
     warm_up: Annotated[float, typer.Option("--warm-up", min=0.0, help="Leave out flows that start before this many seconds.")] = 0.0,
+    force: Annotated[bool, typer.Option("--force", help="Write into a DIR/report that holds files rtolab did not write: they are kept, and only rtolab's own files are replaced.")] = False,
 ) -> None:
-    """Figures and tables of a finished sweep: per grid point and group, means over
+    """Figures and tables of a finished sweep, written into DIR/report (rtolab replaces only its own files there, all at once): per grid point and group, means over
     replications with 90 % intervals, distributions over flows, timeouts and what became
     of them."""
     from rtolab import report as report_mod
@@ -389,7 +416,8 @@ def report(
     from rtolab.store import StoreDamaged
 
     try:
-        written = report_mod.write(directory, html_page=html_page, by=cast("GroupBy", by.value), warm_up_s=warm_up)
+        with _output_errors():
+            written = report_mod.write(directory, html_page=html_page, by=cast("GroupBy", by.value), warm_up_s=warm_up, force=force)
     except StoreDamaged as e:
         raise _fail(str(e)) from None
     out.print(f"wrote {len(written)} files under {directory / 'report'}/")
@@ -402,7 +430,8 @@ StudyName = StrEnum("StudyName", {name: name for name in [*PAPERS, ALL_PAPERS]})
 @app.command()
 def reproduce(
     study: Annotated[StudyName, typer.Argument(metavar="NAME", help="Which study, or all five (then also the scorecard).", show_default=False)],
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Output directory (default: out/NAME, out/NAME-quick with --quick).")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help=f"Output directory (default: out/NAME, out/NAME-quick with --quick). {STORE_RULE}")] = None,
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and replications (minutes, not hours).")] = False,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: all cores).")] = None,
     dask: Annotated[Optional[str], typer.Option(help="Dask scheduler address.")] = None,
@@ -414,8 +443,9 @@ def reproduce(
     the paper (findings.csv). ``all`` runs the five and writes the scorecard."""
     from rtolab.executors import ExecutorLost
     from rtolab.reproduce import IN_MEMORY_ERRORS, all_findings, reproduce as run_one, reproduce_all, write_docs
-    from rtolab.store_lock import StoreBusy
+    from rtolab.store_lock import OutputError, StoreBusy
     from rtolab.scorecard import tally
+    from rtolab.sweep import SweepFailed, SweepInterrupted
 
     if docs is not None and not docs.is_dir():
         raise _fail(f"--docs: {docs} is not a directory")
@@ -423,15 +453,21 @@ def reproduce(
     # A quick and a full run are different studies; one directory holds one study.
     target = out_dir or Path("out") / (f"{name}-quick" if quick else name)
     command = " ".join(["rtolab reproduce", name, *(["--quick"] if quick else []), *([f"--replications {replications}"] if replications else [])])
-    check_out(target)
+    check_out(target, "reproduce", force)
     try:
         with _executor(workers, dask, dask_timeout) as executor:
             if name == ALL_PAPERS:
-                done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command)
+                done = reproduce_all(target, quick=quick, executor=executor, replications=replications, progress=True, command=command, force=force)
             else:
-                done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True)}
-    except (_core.SpecError, StoreBusy) as e:
+                done = {name: run_one(name, target, quick=quick, executor=executor, replications=replications, progress=True, force=force)}
+    except (_core.SpecError, StoreBusy, OutputError) as e:
         raise _fail(str(e)) from None
+    except SweepFailed as e:
+        raise _fail(str(e), code=1) from None
+    except SweepInterrupted as e:
+        resume = " ".join([command, *(["--out", shlex.quote(str(out_dir))] if out_dir else [])])
+        err.print(f"stopped: {e.kept} of {e.runs} runs of the sweep in {e.out}/ kept ({e.made} made now); {e.lost} in flight lost, {e.left} not started. To resume: {resume}", markup=False, highlight=False, soft_wrap=True)
+        raise
     except ExecutorLost as e:
         raise _fail(_lost(e, dask, target)) from None
     failed = 0

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Callable, Optional, TypeVar
 
 import typer
 
 from rtolab import _core
-from rtolab._console import check_out, err, fail, new_table, out, scenario_with
+from rtolab._console import FORCE_HELP, OUT_RULE, check_out, err, fail, new_table, out, output_errors, scenario_with
 from rtolab.cli_output import Format, TableName, print_frame, print_run
+
+if TYPE_CHECKING:
+    from rtolab.emulate import Comparison
 
 T = TypeVar("T")
 
@@ -40,7 +43,8 @@ def _guarded(call: Callable[[], T], failure: str) -> T:
 
 def emulate(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables, meta.json and pcaps here.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help=f"Write Parquet tables, meta.json and pcaps here. {OUT_RULE}")] = None,
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit in seconds (beyond `duration`, if set).")] = 300.0,
     overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid); repeatable.", show_default=False)] = None,
@@ -53,7 +57,7 @@ def emulate(
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
     if out_dir is not None:
-        check_out(out_dir, keep=False)
+        check_out(out_dir, "run", force)
     spec = scenario_with(file, overrides)
     result = _guarded(lambda: run_emulation(spec, seed=seed, wall_limit_s=time_limit), "emulation failed")
     try:
@@ -69,7 +73,8 @@ def emulate(
         f"rate error {acc or '– (no back-to-back packets)'}"
     )
     if out_dir is not None:
-        result.save(out_dir)
+        with output_errors():
+            result.save(out_dir, force)
         out.print(f"results written to {out_dir}/")
 
 
@@ -77,26 +82,24 @@ def compare(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     stack: Annotated[StackName, typer.Option(help="Stack profile of the simulated side.")] = StackName("linux"),
     reps: Annotated[int, typer.Option(min=1, help="Runs of each side (seeds 1..N).")] = 1,
-    out_dir: Annotated[Path, typer.Option("--out", help="Where compare.csv and the figure go.")] = Path("compare-out"),
+    out_dir: Annotated[Path, typer.Option("--out", help=f"Where compare.csv and the figure go. {OUT_RULE}")] = Path("compare-out"),
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
     time_limit: Annotated[float, typer.Option(help="Wall-clock limit per kernel run, in seconds.")] = 300.0,
     overrides: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=VALUE: set a field first (a dotted path as in a study's grid); repeatable.", show_default=False)] = None,
     form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv, json or markdown: the side-by-side summary, every column.")] = Format.table,
 ) -> None:
     """Run a scenario in the simulator and over the kernel; print them side by side."""
-    from rtolab.emulate import COMPARED, compare as run_compare, figure
+    from rtolab.emulate import COMPARED, compare as run_compare
 
     if not file.exists():
         raise fail(f"{file}: no such scenario file")
-    check_out(out_dir, keep=False)
+    check_out(out_dir, "compare", force)
     spec = scenario_with(file, overrides)
     c = _guarded(lambda: run_compare(spec, stack=stack.value, reps=reps, wall_limit_s=time_limit), "run failed")
     summary = c.summary()
     if form != Format.table:
         print_frame(summary, form)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        c.rows.write_csv(out_dir / "compare.csv")
-        written = figure(c, out_dir / "cwnd-rtt.png")
-        err.print(f"compare.csv and {written.name} in {out_dir}/")
+        _write_comparison(c, out_dir, force)
         return
     table = new_table(f"{file.name}: simulated ({stack.value}) vs kernel {c.kernel.meta['emulator']['kernel']}, mean of {reps}")
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):
@@ -105,9 +108,17 @@ def compare(
         for i, col in enumerate(COMPARED):
             table.add_row(row["name"] if i == 0 else "", col, _fmt(row[col]), _fmt(row[col + "_kernel"]), end_section=i == len(COMPARED) - 1)
     out.print(table)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    c.rows.write_csv(out_dir / "compare.csv")
-    written = figure(c, out_dir / "cwnd-rtt.png")
+    _write_comparison(c, out_dir, force)
+
+
+def _write_comparison(c: Comparison, out_dir: Path, force: bool) -> None:
+    """``compare.csv`` and the figure, replacing rtolab's own files in ``out_dir`` at once."""
+    from rtolab.emulate import figure
+    from rtolab.output_dir import replacing
+
+    with output_errors(), replacing(out_dir, "compare", force) as staging:
+        c.rows.write_csv(staging / "compare.csv")
+        written = figure(c, staging / "cwnd-rtt.png")
     err.print(f"compare.csv and {written.name} in {out_dir}/")
 
 

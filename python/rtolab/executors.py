@@ -35,6 +35,7 @@ def run_all(
     lost: Callable[[T, int], R] | None = None,
     attempts: int = 3,
     on_retry: Callable[[int], None] | None = None,
+    on_stop: Callable[[int], None] | None = None,
 ) -> Generator[R, None, None]:
     """``fn(item)`` for every item, yielded as each finishes (in no fixed order); a call that
     is already done when submitted (a one-worker ``LocalExecutor`` runs it then) is yielded
@@ -52,15 +53,22 @@ def run_all(
     (``terminate_workers``: ``LocalExecutor``, and ``ProcessPoolExecutor`` from Python 3.14),
     with Ctrl-C ignored meanwhile; every result already yielded stays the caller's. A caller
     that stops on Ctrl-C should close the iterator itself (``contextlib.closing``) rather
-    than leave that to the garbage collector, which prints what goes wrong in a clean-up."""
+    than leave that to the garbage collector, which prints what goes wrong in a clean-up.
+    ``on_stop(n)`` then hears how many calls had started and not finished: their work is
+    lost (the calls still queued had not started)."""
     finished: queue.SimpleQueue[Future[R]] = queue.SimpleQueue()
     pending: set[Future[R]] = set()
     # Each call's item and how many times it has been started, this start included.
     calls: dict[Future[R], tuple[T, int]] = {}
     suspects: collections.deque[tuple[T, int]] = collections.deque()
+    # Set while a call is submitted: an executor that runs it then (one local worker) is
+    # running it, so an interrupt there stops a started call.
+    submitting = [False]
 
     def submit(item: T, starts: int) -> None:
+        submitting[0] = True
         future = executor.submit(fn, item)
+        submitting[0] = False
         pending.add(future)
         calls[future] = (item, starts)
         future.add_done_callback(finished.put)
@@ -123,6 +131,8 @@ def run_all(
         while pending:
             yield from take()
     except BaseException:
+        if on_stop is not None:
+            on_stop(sum(1 for future in pending if future.running()) + int(submitting[0]))
         with interrupts_ignored():
             # An executor that can stop its workers cancels what they held itself: cancelling
             # here first races Python 3.11's pool, whose manager thread then sets an error on
@@ -165,6 +175,28 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
+def _main_without_a_file_left_out() -> Iterator[None]:
+    """A spawned worker imports the parent's ``__main__`` from its ``__file__``
+    (``multiprocessing.spawn.get_preparation_data``). A script read from standard input has
+    ``__file__ == "<stdin>"``, which no worker can import: each would die at start with a
+    ``FileNotFoundError`` traceback. While workers start, such a ``__main__`` is hidden from
+    them, as multiprocessing itself does for an interactive session or ``python -c``; the
+    workers of a sweep run only rtolab's own functions."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(getattr(main, "__spec__", None), "name", None) or os.path.exists(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 def _call_now(fn: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Future[R]:
     """A future that holds ``fn(*args, **kwargs)``, called here and now. Its exceptions go into
     the future; Ctrl-C and other ``BaseException``s reach the caller at once."""
@@ -198,7 +230,7 @@ class LocalExecutor(Executor):
             # This call may start a worker: it is born ignoring Ctrl-C (an ignored signal stays
             # ignored across exec), so a Ctrl-C while it starts up cannot print a traceback
             # from it before its initializer runs.
-            with interrupts_ignored():
+            with interrupts_ignored(), _main_without_a_file_left_out():
                 return self._pool.submit(fn, *args, **kwargs)
         return self._pool.submit(fn, *args, **kwargs)
 

@@ -103,25 +103,26 @@ def _page(directory: Path, flows: Flows, parts: list[Section], by: GroupBy, leve
     return f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>"
 
 
-def write(directory: str | Path, html_page: bool = False, by: GroupBy = "generator", warm_up_s: float = 0.0, level: float = LEVEL) -> list[Path]:
+def write(directory: str | Path, html_page: bool = False, by: GroupBy = "generator", warm_up_s: float = 0.0, level: float = LEVEL, force: bool = False) -> list[Path]:
     """Writes ``report/<section>.csv`` and its figures ``report/<section>[-N].png`` (and
-    ``report/index.html``) under the sweep directory, in place of an earlier report's; returns
-    the files written."""
+    ``report/index.html``) under the sweep directory, in place of an earlier report's, all at
+    once (``rtolab.output_dir``: a ``report`` directory holding files rtolab did not write is
+    refused unless ``force``, which keeps them); returns the files written."""
+    from rtolab.output_dir import replacing
+
     d = Path(directory)
     flows, parts = sections(d, by, warm_up_s, level)
     target = d / "report"
-    target.mkdir(exist_ok=True)
-    for stale in [*target.glob("*.png"), *target.glob("*.csv"), target / "index.html"]:
-        stale.unlink(missing_ok=True)
-    written = []
-    for s in parts:
-        s.table.write_csv(target / f"{s.name}.csv")
-        written.append(target / f"{s.name}.csv")
-        for i, png in enumerate(s.figures):
-            path = target / (f"{s.name}.png" if i == 0 else f"{s.name}-{i + 1}.png")
-            path.write_bytes(png)
-            written.append(path)
-    if html_page:
-        (target / "index.html").write_text(_page(d, flows, parts, by, level), encoding="utf-8")
-        written.append(target / "index.html")
-    return written
+    names = []
+    with replacing(target, "report", force) as staging:
+        for s in parts:
+            s.table.write_csv(staging / f"{s.name}.csv")
+            names.append(f"{s.name}.csv")
+            for i, png in enumerate(s.figures):
+                name = f"{s.name}.png" if i == 0 else f"{s.name}-{i + 1}.png"
+                (staging / name).write_bytes(png)
+                names.append(name)
+        if html_page:
+            (staging / "index.html").write_text(_page(d, flows, parts, by, level), encoding="utf-8")
+            names.append("index.html")
+    return [target / name for name in names]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -22,9 +23,10 @@ from rtolab import scorecard
 from rtolab.doc_section import replace_section
 from rtolab.executors import LocalExecutor
 from rtolab.findings import Measured, ablation_table, grade
+from rtolab.output_dir import open_store, staged_into_store
 from rtolab.papers import PAPERS
 from rtolab.study import Study
-from rtolab.sweep import errors, sweep
+from rtolab.sweep import RunsFailed, errors, sweep
 from rtolab.sweep_memory import sweep_in_memory
 
 
@@ -34,10 +36,13 @@ IN_MEMORY_ERRORS = "errors-in-memory.csv"
 
 @dataclass
 class Context:
-    """What a paper's reproduction runs with: its output directory, the quick or full study,
-    the executor, an override of the replications, whether to show progress; and the runs its
-    results rest on so far (``runs``), of which ``made`` were run by this call (the others were
-    read back from stores an earlier call wrote) and ``failed`` failed, counted by ``sweep`` and
+    """What a paper's reproduction runs with: where it writes its tables and figures (``out``,
+    a staging directory whose files replace their namesakes in ``root`` when the
+    reproduction ends: ``rtolab.output_dir``), the quick or full study, the executor, an
+    override of the replications, whether to show progress; the directory its sweeps' stores
+    go in (``root``, the reproduction's own; ``out`` when None); and the runs its results rest
+    on so far (``runs``), of which ``made`` were run by this call (the others were read back
+    from stores an earlier call wrote) and ``failed`` failed, counted by ``sweep`` and
     ``count``."""
 
     out: Path
@@ -45,6 +50,7 @@ class Context:
     executor: Executor
     replications: int | None
     progress: bool
+    root: Path | None = None
     runs: int = 0
     made: int = 0
     failed: int = 0
@@ -52,9 +58,12 @@ class Context:
     def sweep(self, study: Study, directory: str = "sweep") -> pl.DataFrame:
         """Sweeps ``study`` into ``out/directory`` (resuming a partial sweep), counts its runs,
         those it made and its failures, and returns its flows table."""
-        path = self.out / directory
+        path = self.stores / directory
         todo: set[str] = set()
-        flows = sweep(study, path, executor=self.executor, progress=self.progress, on_todo=todo.update)
+        with warnings.catch_warnings():
+            # The reproduction counts and reports its failed runs itself.
+            warnings.simplefilter("ignore", RunsFailed)
+            flows = sweep(study, path, executor=self.executor, progress=self.progress, on_todo=todo.update)
         self.runs += _run_count(study)
         self.made += len(todo)
         self.failed += errors(path).height
@@ -69,10 +78,15 @@ class Context:
         self.count(_run_count(study))
         self.failed += len(swept.failed)
         if swept.failed:
-            path = self.out / IN_MEMORY_ERRORS
+            path = self.stores / IN_MEMORY_ERRORS
             rows = pl.DataFrame([(study.name, key, error) for key, error in swept.failed], schema=["study", "run", "error"], orient="row")
             (pl.concat([pl.read_csv(path), rows]) if path.exists() else rows).write_csv(path)
         return swept.flows
+
+    @property
+    def stores(self) -> Path:
+        """The directory the sweeps' stores and the in-memory failures go in."""
+        return self.root or self.out
 
     def count(self, runs: int) -> None:
         """Counts ``runs`` made outside a sweep (a traced run, say): always made now."""
@@ -112,32 +126,38 @@ class Reproduction:
     ablations: pl.DataFrame
 
 
-def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False) -> Reproduction:
+def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, force: bool = False) -> Reproduction:
     """Runs the reproduction of paper ``name`` (a key of ``PAPERS``) into ``out``: what its
-    module writes there, and its graded findings in ``out/findings.csv``."""
+    module writes there, and its graded findings in ``out/findings.csv``. ``out`` is a
+    reproduction's directory (``rtolab.output_dir``: new, empty, or one rtolab wrote for a
+    reproduction; with ``force``, one holding other files, which are kept); its sweeps resume,
+    and its tables and figures are staged and each replaces its namesake at the end."""
     module = PAPERS[name].reproduction()
     started = time.monotonic()
-    out.mkdir(parents=True, exist_ok=True)
-    with _owned(executor) as pool:
-        ctx = Context(out, quick, pool, replications, progress)
+    open_store(out, "reproduce", force)
+    with _owned(executor) as pool, staged_into_store(out, "reproduce") as staging:
+        ctx = Context(staging, quick, pool, replications, progress, root=out)
         outcome: Outcome = module.reproduce(ctx)
-    findings = grade(module.REGISTRY, outcome.measured)
-    findings.write_csv(out / "findings.csv")
-    ablations = ablation_table(module.REGISTRY, outcome.measured)
-    ablations.write_csv(out / "ablations.csv")
-    return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.made, ctx.failed, outcome.figures, outcome.summary, findings, ablations)
+        findings = grade(module.REGISTRY, outcome.measured)
+        findings.write_csv(staging / "findings.csv")
+        ablations = ablation_table(module.REGISTRY, outcome.measured)
+        ablations.write_csv(staging / "ablations.csv")
+    figures = [out / path.relative_to(staging) for path in outcome.figures]
+    return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.made, ctx.failed, figures, outcome.summary, findings, ablations)
 
 
-def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, command: str = "rtolab reproduce all") -> dict[str, Reproduction]:
+def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, command: str = "rtolab reproduce all", force: bool = False) -> dict[str, Reproduction]:
     """Runs the five reproductions into ``out/NAME`` and writes ``out/findings.csv`` (every
     finding of every paper), ``out/ablations.csv`` (every ablation of every finding) and
-    ``out/scorecard.md`` (``command`` names the run in it)."""
+    ``out/scorecard.md`` (``command`` names the run in it); ``out`` as for ``reproduce``."""
+    open_store(out, "reproduce", force)
     with _owned(executor) as pool:
         done = {name: reproduce(name, out / name, quick, pool, replications, progress) for name in PAPERS}
     table, ablations = all_findings(done), all_ablations(done)
-    table.write_csv(out / "findings.csv")
-    ablations.write_csv(out / "ablations.csv")
-    (out / "scorecard.md").write_text(_scorecard_text(table, ablations, done, command))
+    with staged_into_store(out, "reproduce") as staging:
+        table.write_csv(staging / "findings.csv")
+        ablations.write_csv(staging / "ablations.csv")
+        (staging / "scorecard.md").write_text(_scorecard_text(table, ablations, done, command))
     return done
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,33 +54,36 @@ class Result:
             pcaps=dict(raw["pcaps"]),
         )
 
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Writes flows/links/series (and cells, with a radio network; events, when logged) as Parquet, ``meta.json`` and ``pcap/*.pcap`` into
-        ``directory``. Written to a temporary sibling first and moved into place, so an
-        interrupted save leaves nothing half-written."""
-        target = Path(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-        try:
-            self.flows.write_parquet(staging / "flows.parquet")
-            self.links.write_parquet(staging / "links.parquet")
-            if self.cells.height:
-                self.cells.write_parquet(staging / "cells.parquet")
-            self.series.write_parquet(staging / "series.parquet")
-            if self.events.height:
-                self.events.write_parquet(staging / "events.parquet")
-            (staging / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
-            if self.pcaps:
-                (staging / "pcap").mkdir()
-                for name, data in self.pcaps.items():
-                    (staging / "pcap" / f"{name}.pcap").write_bytes(data)
-            if target.exists():
-                shutil.rmtree(target)
-            staging.rename(target)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return target
+    def save(self, directory: str | os.PathLike[str], force: bool = False) -> Path:
+        """Writes flows/links/series (and cells, with a radio network; events, when logged) as
+        Parquet, ``meta.json`` and ``pcap/*.pcap`` into ``directory`` and returns its path.
+
+        ``directory`` is new, empty, or a result rtolab wrote; it replaces rtolab's own files
+        there and nothing else (``rtolab.output_dir``): a directory holding anything else is
+        refused (``OutputRefused``) unless ``force``, which writes beside those entries. The
+        working or home directory, a file system root or a repository are always refused.
+        Written into a staging sibling and swapped in, so an interrupted save leaves the old
+        result or the new one."""
+        from rtolab.output_dir import replacing
+
+        with replacing(directory, "run", force) as staging:
+            self.write_into(staging)
+        return Path(directory)
+
+    def write_into(self, staging: Path) -> None:
+        """Writes the result's files into ``staging``, an empty directory (``save``)."""
+        self.flows.write_parquet(staging / "flows.parquet")
+        self.links.write_parquet(staging / "links.parquet")
+        if self.cells.height:
+            self.cells.write_parquet(staging / "cells.parquet")
+        self.series.write_parquet(staging / "series.parquet")
+        if self.events.height:
+            self.events.write_parquet(staging / "events.parquet")
+        (staging / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
+        if self.pcaps:
+            (staging / "pcap").mkdir()
+            for name, data in self.pcaps.items():
+                (staging / "pcap" / f"{name}.pcap").write_bytes(data)
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Result:

@@ -30,11 +30,12 @@ class WriteFailed(OutputError):
     written before are whole and kept, and the same sweep resumes from them."""
 
 
-def writable_directory(root: Path, keep: bool = True) -> None:
+def writable_directory(root: Path, keep: bool = True, named: Path | None = None) -> None:
     """Creates ``root`` (and its parents) if needed and checks a file can be created in it;
     without ``keep``, removes again the directories it created, so a check before a run that
-    is then interrupted leaves nothing behind. Raises ``OutputError`` naming the path and the
-    cause (missing parent, permission, a file in the way, a full or read-only file system)."""
+    is then interrupted leaves nothing behind. Raises ``OutputError`` naming the path (or
+    ``named``, the output directory ``root`` is checked for) and the cause (missing parent,
+    permission, a file in the way, a full or read-only file system)."""
     created = [p for p in (root, *root.parents) if not p.exists()]
     probe = root / f".write-test-{os.getpid()}"
     try:
@@ -42,7 +43,7 @@ def writable_directory(root: Path, keep: bool = True) -> None:
         probe.write_bytes(b"")
     except OSError as e:
         cause = e.strerror or type(e).__name__
-        raise OutputError(f"{root}: cannot write results there: {cause}") from None
+        raise OutputError(f"{named or root}: cannot write results there: {cause}") from None
     finally:
         with contextlib.suppress(OSError):
             probe.unlink()

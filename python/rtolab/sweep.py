@@ -6,11 +6,13 @@ executors only inside the functions that use them.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -97,6 +99,79 @@ def spec_errors(points: Sequence[RunPoint]) -> dict[int, str]:
 MAIN_GUARD = 'call rtolab.sweep under `if __name__ == "__main__":` in a script that uses local worker processes'
 
 
+class SweepFailed(RuntimeError):
+    """No run of the study finished: every one failed or was lost, or the local workers
+    cannot start (a script that sweeps at its top level). The message names the cause and the
+    fix; the failures stay recorded in ``errors/`` (``rtolab.errors``)."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by Ctrl-C (or SIGTERM, SIGHUP in the command line): what it kept and
+    lost. ``kept`` runs of the study are finished in ``out`` (``made`` of them by this call),
+    ``lost`` were running and their work is gone, ``left`` had not started; sweeping again
+    runs the ``lost + left`` others."""
+
+    def __init__(self, out: Path, runs: int, kept: int, made: int, lost: int, left: int) -> None:
+        super().__init__(
+            f"{out}: stopped; {kept} of {runs} runs kept ({made} made now), {lost} in flight lost, {left} not started; "
+            "the same sweep resumes with the rest"
+        )
+        self.out, self.runs, self.kept, self.made, self.lost, self.left = out, runs, kept, made, lost, left
+
+
+class RunsFailed(UserWarning):
+    """Some runs of a sweep failed; the others are returned. ``failed`` and ``runs`` count
+    them; ``rtolab.errors(out)`` lists them, and sweeping again retries only those."""
+
+    def __init__(self, message: str, failed: int, runs: int) -> None:
+        super().__init__(message)
+        self.failed = failed
+        self.runs = runs
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(isinstance(a, ast.Constant) and a.value == "__main__" for a in sides)
+
+
+def unguarded_call_site() -> tuple[str, int] | None:
+    """The script and line from which this sweep was reached, when spawned workers would run
+    that line again: a ``__main__`` they import (a file, or a module run with ``-m``) whose
+    top-level code makes the call outside an ``if __name__ == "__main__":`` block. None
+    otherwise (a notebook, ``python -c``, standard input, a guarded call, a source that
+    cannot be read)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path or not os.path.isfile(path):
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_globals is vars(main) and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return None
+    line = frame.f_lineno
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_test(node.test) and node.body[0].lineno <= line <= (node.body[-1].end_lineno or line):
+            return None
+    return path, line
+
+
+def _spawns_workers(executor: Executor | None) -> bool:
+    """Whether ``executor`` runs calls in spawned local processes that import ``__main__``."""
+    from rtolab.executors import LocalExecutor
+
+    if executor is None:
+        return (os.cpu_count() or 1) > 1
+    return isinstance(executor, LocalExecutor) and executor.workers > 1
+
+
 def _refuse_in_a_worker_importing_the_script() -> None:
     """A local worker process is started by importing the user's script as ``__mp_main__``; a
     sweep at the script's top level would then start again in every worker and wait for the
@@ -119,6 +194,7 @@ def sweep(
     extend: bool = False,
     wait: bool = True,
     on_todo: Callable[[set[str]], object] | None = None,
+    force: bool = False,
 ) -> pl.DataFrame:
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
     all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
@@ -130,7 +206,9 @@ def sweep(
     start and for an ``out`` that holds a different study; with ``extend``, a study that only
     adds grid values or cases to the one in ``out`` extends it (see ``rtolab.manifest``).
     Raises ``OutputError`` (``rtolab.store_lock``) for an ``out`` that cannot be created or
-    written, before any run, and ``WriteFailed`` when writing fails mid-sweep (a full disk:
+    written, and its ``OutputRefused`` for one rtolab does not write into (``rtolab.output_dir``:
+    the working or home directory, a root, a repository, a directory of another kind, or one
+    holding files rtolab did not write unless ``force``), before any run, and ``WriteFailed`` when writing fails mid-sweep (a full disk:
     the runs written before are kept). One sweep writes to a directory at a time: while another process
     sweeps into ``out`` this one waits for it, saying so, or with ``wait=False`` raises
     ``StoreBusy``; either way no run is done twice. ``on_todo`` hears, once and before any
@@ -138,15 +216,47 @@ def sweep(
     before, or found damaged), so that a caller can tell them from the runs it reused."""
     from rtolab._console import err
     from rtolab.store import Store
-    from rtolab.store_lock import exclusive, writable_directory
+    from rtolab.output_dir import open_store
+    from rtolab.store_lock import exclusive
 
     _refuse_in_a_worker_importing_the_script()
+    site = unguarded_call_site() if _spawns_workers(executor) else None
+    if site is not None:
+        raise SweepFailed(
+            f"{site[0]}, line {site[1]}: rtolab.sweep is reached from the script's top level, which every local worker "
+            f"process imports again; {MAIN_GUARD} (or pass executor=rtolab.LocalExecutor(1) to run in this process)"
+        )
     study = _as_study(study)
     points = study.points()
     invalid = spec_errors(points)
-    writable_directory(Path(out))
+    open_store(Path(out), "sweep", force)
     with exclusive(Path(out), wait, on_wait=lambda message: err.print(message, markup=False, highlight=False)):
-        return _sweep_locked(study, points, invalid, Store(out), executor, progress, extend, on_todo)
+        flows = _sweep_locked(study, points, invalid, Store(out), executor, progress, extend, on_todo)
+    _judge(Store(out), points, flows, Path(out))
+    return flows
+
+
+def _judge(store: Store, points: Sequence[RunPoint], flows: pl.DataFrame, out: Path) -> None:
+    """Raises ``SweepFailed`` when no run of the study finished, naming the cause and the fix;
+    warns ``RunsFailed`` with the count when some failed."""
+    failed = store.errors(points=points)
+    if not failed.height:
+        return
+    finished = len(store.finished() & {p.key for p in points})
+    listed = f"rtolab.errors({str(out)!r}) lists them"
+    if finished == 0:
+        messages = failed["error"].to_list()
+        if all(m.startswith("WorkerLost") for m in messages):
+            raise SweepFailed(
+                f"{out}: all {len(points)} runs were lost: their worker processes died (killed, out of memory, or a script that "
+                f"sweeps at its top level: {MAIN_GUARD}); {listed}"
+            )
+        first = messages[0].strip().splitlines()[-1]
+        raise SweepFailed(f"{out}: all {len(points)} runs failed, the first with {first}; {listed}, and sweeping again retries them")
+    warnings.warn(
+        RunsFailed(f"{out}: {failed.height} of {len(points)} runs failed and are left out; {listed}, and sweeping again retries only those", failed.height, len(points)),
+        stacklevel=3,
+    )
 
 
 def _sweep_locked(
@@ -158,7 +268,7 @@ def _sweep_locked(
     from rtolab._console import err
     from rtolab.executors import LocalExecutor, run_all
     from rtolab.store import param_dtypes, param_quantities, run_columns
-    from rtolab.store_lock import OutputError, WriteFailed
+    from rtolab.store_lock import OutputError
 
     try:
         replaced = store.prepare(study, extend)
@@ -183,30 +293,54 @@ def _sweep_locked(
     if on_todo is not None:
         on_todo({points[task[0]].key for task in tasks})
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
-    owned = LocalExecutor() if executor is None else contextlib.nullcontext(executor)
+    pool_of_sweep = LocalExecutor() if executor is None else executor
+    owned = pool_of_sweep if executor is None else contextlib.nullcontext(executor)
     def lost(task: Task, attempts: int) -> Outcome:
         return task[0], None, f"WorkerLost: the worker process running this run died {attempts} times (killed, out of memory, or a script that sweeps at its top level: {MAIN_GUARD})"
 
-    def retrying(n: int) -> None:
-        err.print(f"a worker process died; running its {n} run{'s' if n != 1 else ''} again on fresh workers", markup=False, highlight=False)
+    told: list[int] = []
 
-    with owned as pool, Progress(*columns, console=err, disable=not progress, transient=True) as bar, contextlib.closing(run_all(pool, execute, tasks, lost, RUN_ATTEMPTS, retrying)) as results:
-        task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
-        for done, (index, encoded, error) in enumerate(results, start=1):
-            point = points[index]
-            try:
-                if encoded is not None:
-                    store.write_encoded(point.key, encoded)
-                else:
-                    store.write_error(point, error or "unknown error")
-            except OSError as e:
-                raise WriteFailed(
-                    f"{store.root}: writing a run's results failed: {e.strerror or e}; the {done - 1} run{'s' if done != 2 else ''} "
-                    "written before are kept, and the same sweep resumes from them once there is room"
-                ) from None
-            elapsed = bar.tasks[0].elapsed or 0.0
-            bar.update(task_id, advance=1, rate=f"{done / elapsed:.1f} runs/s" if elapsed else "")
+    def retrying(n: int) -> None:
+        """Says once per sweep that runs go round again: a study whose every run kills its
+        worker would otherwise say it for each."""
+        if not told:
+            err.print(f"a worker process died; running its {n} run{'s' if n != 1 else ''} again, one at a time, on fresh workers", markup=False, highlight=False)
+        told.append(n)
+
+    in_flight: list[int] = []
+    written = [0]
+    try:
+        with owned as pool, Progress(*columns, console=err, disable=not progress, transient=True) as bar, contextlib.closing(run_all(pool, execute, tasks, lost, RUN_ATTEMPTS, retrying, in_flight.append)) as results:
+            task_id = bar.add_task(study.name, total=len(points), completed=len(points) - len(tasks), rate="")
+            for index, encoded, error in results:
+                _write_result(store, points[index], encoded, error, written[0])
+                written[0] += 1
+                elapsed = bar.tasks[0].elapsed or 0.0
+                bar.update(task_id, advance=1, rate=f"{written[0] / elapsed:.1f} runs/s" if elapsed else "")
+    except KeyboardInterrupt:
+        # A process pool marks a call running once it is queued for a worker (one beyond the
+        # workers); no more than the workers can have been executing.
+        lost_now = min(in_flight[0] if in_flight else 0, getattr(pool_of_sweep, "workers", len(tasks)))
+        kept = len(store.finished() & {p.key for p in points})
+        raise SweepInterrupted(store.root, len(points), kept, written[0], lost_now, len(tasks) - written[0] - lost_now) from None
     return store.load("flows", study, points)
+
+
+def _write_result(store: Store, point: RunPoint, encoded: EncodedRun | None, error: str | None, before: int) -> None:
+    """Writes one run's files, or its error; a write that fails (a full disk) raises
+    ``WriteFailed`` saying that the ``before`` runs written earlier are kept."""
+    from rtolab.store_lock import WriteFailed
+
+    try:
+        if encoded is not None:
+            store.write_encoded(point.key, encoded)
+        else:
+            store.write_error(point, error or "unknown error")
+    except OSError as e:
+        raise WriteFailed(
+            f"{store.root}: writing a run's results failed: {e.strerror or e}; the {before} run{'s' if before != 1 else ''} "
+            "written before are kept, and the same sweep resumes from them once there is room"
+        ) from None
 
 
 @overload

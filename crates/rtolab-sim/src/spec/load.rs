@@ -95,9 +95,11 @@ fn json_any_target(text: &str, base: Option<&Path>) -> Result<Scenario, SpecErro
     Ok(scenario)
 }
 
-/// `e` with a message that speaks of Rust types replaced by the value and the field's form
+/// `e` with an unknown field answered by the nearest valid one first (`nearest`), and a message
+/// that speaks of Rust types replaced by the value and the field's form
 /// from the schema (`shape`), when the schema knows the field.
 fn in_user_words(e: SpecError, tree: Option<&serde_json::Value>) -> SpecError {
+    let e = SpecError { message: super::nearest::nearest_first(&e.message), ..e };
     if !super::shape::speaks_rust(&e.message) {
         return e;
     }

@@ -6,6 +6,7 @@
 
 mod link_models;
 mod load;
+mod nearest;
 mod shape;
 mod validate;
 

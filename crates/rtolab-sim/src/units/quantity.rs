@@ -22,50 +22,98 @@ impl fmt::Display for ScalarRepr {
     }
 }
 
-fn scaled(text: &str, units: &[(&str, f64)], expected: &str) -> Result<f64, String> {
+/// How one kind of quantity is written: its units with their factors to the SI base unit, the
+/// units a quoted number without one should take, what an unquoted number means, and the
+/// spellings of other tools (tc, iperf, Mahimahi, the kernel) that name one of its units.
+pub(crate) struct Units {
+    units: &'static [(&'static str, f64)],
+    unitless: &'static [&'static str],
+    base: &'static str,
+    elsewhere: &'static [(&'static str, &'static str)],
+}
+
+const RATES: Units = Units {
+    units: &[("bps", 1.0), ("kbps", 1e3), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)],
+    unitless: &["Mbps", "kbps"],
+    base: "bit/s",
+    // tc(8) "RATES": bit, kbit, mbit, gbit; "bps" there is bytes/s, which rtolab never reads.
+    elsewhere: &[
+        ("bit", "bps"), ("kbit", "kbps"), ("Kbit", "kbps"), ("mbit", "Mbps"), ("Mbit", "Mbps"), ("gbit", "Gbps"), ("Gbit", "Gbps"),
+        ("b/s", "bps"), ("bit/s", "bps"), ("kb/s", "kbps"), ("kbit/s", "kbps"), ("Mb/s", "Mbps"), ("Mbit/s", "Mbps"), ("Gb/s", "Gbps"), ("Gbit/s", "Gbps"),
+        ("mbps", "Mbps"), ("gbps", "Gbps"), ("k", "kbps"), ("K", "kbps"), ("m", "Mbps"), ("M", "Mbps"), ("g", "Gbps"), ("G", "Gbps"),
+    ],
+};
+const DURATIONS: Units = Units {
+    units: &[("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("ns", 1e-9), ("min", 60.0)],
+    unitless: &["ms", "s"],
+    base: "seconds",
+    // tc(8) "TIMES": s, sec, secs, ms, msec, msecs, us, usec, usecs.
+    elsewhere: &[
+        ("sec", "s"), ("secs", "s"), ("second", "s"), ("seconds", "s"), ("msec", "ms"), ("msecs", "ms"), ("millisecond", "ms"), ("milliseconds", "ms"),
+        ("usec", "us"), ("usecs", "us"), ("microsecond", "us"), ("microseconds", "us"), ("nsec", "ns"), ("nsecs", "ns"), ("m", "min"), ("mins", "min"),
+        ("minute", "min"), ("minutes", "min"),
+    ],
+};
+const BYTE_COUNTS: Units = Units {
+    units: &[("B", 1.0), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)],
+    unitless: &["B", "kB"],
+    base: "bytes",
+    // tc(8) "SIZES": b, k/kb, m/mb, g/gb (kb there is kibibytes; kbit is bits).
+    elsewhere: &[
+        ("b", "B"), ("byte", "B"), ("bytes", "B"), ("k", "kB"), ("K", "kB"), ("kb", "kB"), ("kbyte", "kB"), ("kbytes", "kB"), ("m", "MB"), ("M", "MB"),
+        ("mb", "MB"), ("mbyte", "MB"), ("g", "GB"), ("G", "GB"), ("gb", "GB"), ("kib", "KiB"), ("mib", "MiB"),
+    ],
+};
+const DISTANCES: Units = Units { units: &[("m", 1.0), ("km", 1e3)], unitless: &["m", "km"], base: "metres", elsewhere: &[("meters", "m"), ("metres", "m"), ("KM", "km")] };
+const SPEEDS: Units = Units {
+    units: &[("m/s", 1.0), ("km/h", 1.0 / 3.6)],
+    unitless: &["km/h", "m/s"],
+    base: "m/s",
+    elsewhere: &[("kmh", "km/h"), ("kph", "km/h"), ("kmph", "km/h"), ("mps", "m/s")],
+};
+
+/// Parses quoted `text` as a number with one of `kind`'s units, in the SI base unit. A number
+/// without a unit is refused, unless it is 0 (0 of any unit): `"40"` meant as 40 ms would
+/// otherwise be 40 s. The error says what was expected (`expected`), and for a unit of
+/// another tool or in the wrong case, which of rtolab's it means.
+fn scaled(text: &str, kind: &Units, expected: &str) -> Result<f64, String> {
     let bad = || format!("got {text:?}, expected {expected}");
     let (value, unit) = split_number_unit(text).ok_or_else(bad)?;
-    let factor = units
-        .iter()
-        .find(|(u, _)| *u == unit)
-        .map(|(_, f)| *f)
-        .ok_or_else(bad)?;
     if !value.is_finite() {
         return Err(bad());
     }
-    Ok(value * factor)
+    let number = text.trim().strip_suffix(unit).unwrap_or(text).trim();
+    if unit.is_empty() {
+        if value == 0.0 {
+            return Ok(0.0);
+        }
+        let options: Vec<String> = kind.unitless.iter().map(|u| format!("\"{number}{u}\"")).collect();
+        return Err(format!(
+            "got {text:?}, a number without a unit; write {} (an unquoted number is {})",
+            options.join(" or "),
+            kind.base
+        ));
+    }
+    if let Some((_, factor)) = kind.units.iter().find(|(u, _)| *u == unit) {
+        return Ok(value * factor);
+    }
+    match meant_unit(unit, kind) {
+        Some(ours) => Err(format!("{}; did you mean \"{number}{ours}\"?", bad())),
+        None => Err(bad()),
+    }
 }
 
-const RATE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("bps", 1.0),
-    ("kbps", 1e3),
-    ("Kbps", 1e3),
-    ("Mbps", 1e6),
-    ("Gbps", 1e9),
-];
-const DURATION_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("s", 1.0),
-    ("ms", 1e-3),
-    ("us", 1e-6),
-    ("µs", 1e-6),
-    ("ns", 1e-9),
-    ("min", 60.0),
-];
-const BYTE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("B", 1.0),
-    ("kB", 1e3),
-    ("KB", 1e3),
-    ("MB", 1e6),
-    ("GB", 1e9),
-    ("KiB", 1024.0),
-    ("MiB", 1048576.0),
-];
-
-const DISTANCE_UNITS: &[(&str, f64)] = &[("", 1.0), ("m", 1.0), ("km", 1e3)];
-const SPEED_UNITS: &[(&str, f64)] = &[("", 1.0), ("m/s", 1.0), ("km/h", 1.0 / 3.6)];
+/// rtolab's unit that `unit`, written as another tool or in another case, stands for.
+fn meant_unit(unit: &str, kind: &Units) -> Option<&'static str> {
+    if let Some((_, ours)) = kind.elsewhere.iter().find(|(theirs, _)| *theirs == unit) {
+        return Some(ours);
+    }
+    let folded: Vec<&'static str> = kind.units.iter().map(|(u, _)| *u).filter(|u| u.eq_ignore_ascii_case(unit)).collect();
+    if let [one] = folded[..] {
+        return Some(one);
+    }
+    kind.elsewhere.iter().find(|(theirs, _)| theirs.eq_ignore_ascii_case(unit)).map(|(_, ours)| *ours)
+}
 
 pub(crate) const RATE_FORM: &str = "a positive rate such as \"2Mbps\", \"160kbps\" or a number of bit/s";
 pub(crate) const DURATION_FORM: &str =
@@ -79,7 +127,7 @@ pub(crate) const SPEED_FORM: &str = "a non-negative speed such as \"3km/h\", \"1
 
 /// Parses a duration in seconds from text with a unit (used by random variables too).
 pub(crate) fn parse_duration_secs(text: &str) -> Result<f64, String> {
-    let v = scaled(text, DURATION_UNITS, DURATION_FORM)?;
+    let v = scaled(text, &DURATIONS, DURATION_FORM)?;
     if v < 0.0 {
         return Err(format!("got {text:?}, expected {DURATION_FORM}"));
     }
@@ -88,7 +136,7 @@ pub(crate) fn parse_duration_secs(text: &str) -> Result<f64, String> {
 
 /// Parses a speed in m/s from text with a unit (used by random variables).
 pub(crate) fn parse_speed_mps(text: &str) -> Result<f64, String> {
-    let v = scaled(text, SPEED_UNITS, SPEED_FORM)?;
+    let v = scaled(text, &SPEEDS, SPEED_FORM)?;
     if v < 0.0 {
         return Err(format!("got {text:?}, expected {SPEED_FORM}"));
     }
@@ -97,9 +145,14 @@ pub(crate) fn parse_speed_mps(text: &str) -> Result<f64, String> {
 
 /// Parses a byte count from text with a unit (used by random variables too).
 pub(crate) fn parse_bytes(text: &str) -> Result<f64, String> {
-    let v = scaled(text, BYTE_UNITS, BYTES_FORM)?;
+    bytes_as(text, BYTES_FORM)
+}
+
+/// A byte count from text with a unit, `form` named when it is not one.
+fn bytes_as(text: &str, form: &str) -> Result<f64, String> {
+    let v = scaled(text, &BYTE_COUNTS, form)?;
     if v < 0.0 {
-        return Err(format!("got {text:?}, expected {BYTES_FORM}"));
+        return Err(format!("got {text:?}, expected {form}"));
     }
     Ok(v)
 }
@@ -114,7 +167,7 @@ impl TryFrom<ScalarRepr> for Rate {
     fn try_from(r: ScalarRepr) -> Result<Self, String> {
         let v = match &r {
             ScalarRepr::Num(n) => *n,
-            ScalarRepr::Text(t) => scaled(t, RATE_UNITS, RATE_FORM)?,
+            ScalarRepr::Text(t) => scaled(t, &RATES, RATE_FORM)?,
         };
         if !(v.is_finite() && v > 0.0) {
             return Err(format!("got {r}, expected {RATE_FORM}"));
@@ -177,7 +230,7 @@ impl TryFrom<ScalarRepr> for Distance {
     fn try_from(r: ScalarRepr) -> Result<Self, String> {
         let v = match &r {
             ScalarRepr::Num(n) => *n,
-            ScalarRepr::Text(t) => scaled(t, DISTANCE_UNITS, DISTANCE_FORM)?,
+            ScalarRepr::Text(t) => scaled(t, &DISTANCES, DISTANCE_FORM)?,
         };
         if !(v.is_finite() && v > 0.0) {
             return Err(format!("got {r}, expected {DISTANCE_FORM}"));
@@ -240,7 +293,14 @@ impl TryFrom<ScalarRepr> for Limit {
                     }
                     return Err(bad());
                 }
-                let b = parse_bytes(t).map_err(|_| bad())?;
+                if unit.is_empty() {
+                    let n = t.trim();
+                    return Err(format!("got {r}, a number without a unit; write \"{n}p\" (packets) or \"{n}B\" (an unquoted number is packets)"));
+                }
+                if matches!(unit, "pkt" | "pkts" | "packet" | "packets" | "P") {
+                    return Err(format!("{}; did you mean \"{}p\"?", bad(), t.trim().strip_suffix(unit).unwrap_or(t).trim()));
+                }
+                let b = bytes_as(t, LIMIT_FORM)?;
                 if b < 1.0 {
                     return Err(bad());
                 }
@@ -278,7 +338,7 @@ impl TryFrom<ScalarRepr> for FlowSize {
             ScalarRepr::Num(n) if n.is_infinite() && *n > 0.0 => return Ok(FlowSize::Infinite),
             ScalarRepr::Num(n) if n.is_finite() => *n,
             ScalarRepr::Num(_) => return Err(bad()),
-            ScalarRepr::Text(t) => parse_bytes(t).map_err(|_| bad())?,
+            ScalarRepr::Text(t) => bytes_as(t, SIZE_FORM)?,
         };
         if bytes < 1.0 {
             return Err(bad());
@@ -367,6 +427,38 @@ mod tests {
         assert_eq!(Limit::try_from(text("64kB")).unwrap(), Limit::Bytes(64_000));
         assert!(Limit::try_from(text("0p")).is_err());
         assert!(Limit::try_from(text("4.5p")).is_err());
+    }
+
+    #[test]
+    fn a_quoted_number_without_a_unit_is_refused_with_the_units_it_could_take() {
+        let e = Duration::try_from(text("40")).unwrap_err();
+        assert!(e.contains("\"40\", a number without a unit") && e.contains("\"40ms\" or \"40s\""), "{e}");
+        let e = Rate::try_from(text("2")).unwrap_err();
+        assert!(e.contains("\"2Mbps\" or \"2kbps\""), "{e}");
+        let e = Limit::try_from(text("48")).unwrap_err();
+        assert!(e.contains("\"48p\" (packets) or \"48B\""), "{e}");
+        assert!(parse_bytes("25000").unwrap_err().contains("\"25000B\" or \"25000kB\""));
+        // Zero is zero in every unit; an unquoted number keeps its SI reading.
+        assert_eq!(Duration::try_from(text("0")).unwrap().0, SimDuration::ZERO);
+        assert_eq!(Duration::try_from(ScalarRepr::Num(40.0)).unwrap().0, SimDuration::from_secs(40));
+    }
+
+    #[test]
+    fn units_of_other_tools_get_a_did_you_mean() {
+        // tc(8)'s spellings: RATES mbit/kbit, TIMES msec/usec, SIZES kb.
+        for (written, meant) in [("10mbit", "10Mbps"), ("100kbit", "100kbps"), ("1gbit", "1Gbps"), ("10mbps", "10Mbps")] {
+            let e = Rate::try_from(text(written)).unwrap_err();
+            assert!(e.contains(&format!("did you mean \"{meant}\"?")), "{written}: {e}");
+        }
+        for (written, meant) in [("40msec", "40ms"), ("1sec", "1s"), ("250usec", "250us"), ("40MS", "40ms")] {
+            let e = Duration::try_from(text(written)).unwrap_err();
+            assert!(e.contains(&format!("did you mean \"{meant}\"?")), "{written}: {e}");
+        }
+        let e = Limit::try_from(text("64kb")).unwrap_err();
+        assert!(e.contains("did you mean \"64kB\"?") && e.contains("queue limit"), "{e}");
+        let e = Limit::try_from(text("48pkts")).unwrap_err();
+        assert!(e.contains("did you mean \"48p\"?"), "{e}");
+        assert!(!Rate::try_from(text("2Mbsp")).unwrap_err().contains("did you mean"));
     }
 
     #[test]
