@@ -30,6 +30,7 @@ from rich.markup import escape
 
 from rtolab import _core
 from rtolab._console import FORCE_HELP, OUT_RULE, STORE_RULE, check_out, err, fail as _fail, new_table, out, output_errors as _output_errors, scenario_with
+from rtolab.cli_calibrate import register as register_calibration
 from rtolab.cli_drill import register as register_drill
 from rtolab.cli_emulate import register as register_emulation
 from rtolab.cli_model import model_app
@@ -51,6 +52,7 @@ app.add_typer(model_app, name="model")
 app.add_typer(trace_app, name="trace")
 register_emulation(app)
 register_drill(app)
+register_calibration(app)
 
 
 def _print_version(asked: bool) -> None:

@@ -93,6 +93,45 @@ def within(target: float, relative: float) -> Band:
 #: divided by the cases examined: 1 when it holds in all, as the paper states it.
 ALL = Band(1.0, 1.0)
 
+#: A claimed order or equality tested case by case on the replications' 90 % intervals
+#: (``order_credit``, ``equality_credit``) and valued as the mean credit of its cases: it
+#: agrees when every case bears it out (1), and holds partly from a mean of 0.5 (every case
+#: not distinguished, or as many borne out as contradicted).
+CREDIT_AGREE = ALL
+CREDIT_PARTLY = Band(0.5, math.nextafter(1.0, -math.inf))
+
+
+def order_credit(low: float, high: float, sign: int = 1, reference: float = 0.0) -> float:
+    """One case of a claimed order, read on the 90 % interval [``low``, ``high``] of the
+    quantity (a difference or a ratio paired by replication): with ``sign`` +1 the claim is
+    that it exceeds ``reference``, with −1 that it falls short. 1 when the interval lies
+    wholly on the claimed side, 0.5 when it holds the reference ("not distinguished": the
+    order is neither shown nor contradicted), 0 when it lies wholly on the other side; NaN
+    for an interval the run could not give."""
+    if math.isnan(low) or math.isnan(high):
+        return math.nan
+    lo, hi = (low - reference, high - reference) if sign > 0 else (reference - high, reference - low)
+    if lo > 0:
+        return 1.0
+    if hi < 0:
+        return 0.0
+    return 0.5
+
+
+def equality_credit(low: float, high: float, reference: float = 0.0) -> float:
+    """One case of a claimed equality ("no difference"): 1 when the interval holds
+    ``reference`` (not distinguished, as the claim says), 0 when it does not; NaN for an
+    interval the run could not give."""
+    if math.isnan(low) or math.isnan(high):
+        return math.nan
+    return 1.0 if low <= reference <= high else 0.0
+
+
+def mean_credit(credits: Iterable[float]) -> float:
+    """The mean of the cases' credits (NaN for none, or when a case could not be read)."""
+    c = list(credits)
+    return math.nan if not c or any(math.isnan(x) for x in c) else sum(c) / len(c)
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -233,6 +272,11 @@ def grade(registry: Iterable[Finding], measured: Mapping[str, Measured]) -> pl.D
     a measurement is ``not measured`` (e.g. a point a quick run leaves out)."""
     rows = []
     for f in registry:
+        if not isinstance(f, Finding):
+            raise TypeError(
+                f"{getattr(f, 'key', f)!r} is a {type(f).__name__}, not a Finding: a calibration target fixes the operating point "
+                "before any finding is graded, and is never graded as one (rtolab.calibration)"
+            )
         m = measured.get(f.key, Measured(math.nan, "not in this run"))
         v = verdict(m.value, f.agree, f.partly)
         rows.append({

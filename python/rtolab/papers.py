@@ -18,25 +18,31 @@ from types import ModuleType
 @dataclass(frozen=True)
 class Paper:
     """One reproduced paper: its id (the file name under ``shared/papers``), the name
-    ``rtolab reproduce`` takes, its title, its page under ``docs/`` and its reproduction's
-    module."""
+    ``rtolab reproduce`` takes, its title, its page under ``docs/``, its reproduction's
+    module and, for a paper whose operating point is calibrated, its calibration's module
+    (``TARGETS``, ``AXES``, ``CALIBRATED``, ``evaluate``: ``rtolab.calibration``)."""
 
     paper: str
     name: str
     title: str
     doc: str
     module: str
+    calibration: str | None = None
 
     def reproduction(self) -> ModuleType:
         """The reproduction's module (imported on first use)."""
         return importlib.import_module(self.module)
+
+    def calibrated(self) -> ModuleType | None:
+        """The calibration's module (imported on first use), or None."""
+        return importlib.import_module(self.calibration) if self.calibration else None
 
 
 #: The five reproductions, in the papers' order.
 PAPERS: dict[str, Paper] = {
     p.name: p
     for p in (
-        Paper("000", "minrto-hsdpa", "minimum RTO over HSDPA", "minrto-hsdpa.md", "rtolab.studies.minrto_hsdpa_reproduction"),
+        Paper("000", "minrto-hsdpa", "minimum RTO over HSDPA", "minrto-hsdpa.md", "rtolab.studies.minrto_hsdpa_reproduction", "rtolab.studies.minrto_hsdpa_calibration"),
         Paper("001", "icmp-rto", "ICMP-driven adaptive RTO over a 3G link", "icmp-rto.md", "rtolab.studies.icmp_rto_reproduction"),
         Paper("002", "iw10-irto", "IW10 and a 1 s initial RTO over slow wireless links", "iw10-irto.md", "rtolab.studies.iw10_reproduction"),
         Paper("003", "spikes", "TCP goodput under delay spikes: model against simulation", "spikes.md", "rtolab.studies.spikes_reproduction"),

@@ -36,23 +36,40 @@ def measured(flows: pl.DataFrame) -> pl.DataFrame:
     return _with_min_rto(flows).filter(pl.col("start_s") >= WARM_UP_S).with_columns(finished=pl.col("end_s").is_not_null())
 
 
-def per_run(flows: pl.DataFrame) -> pl.DataFrame:
-    """One row per run. System throughput (paper 000, Sec. 3.2): transport-layer data sent,
-    retransmissions included, per second of the run; system goodput: the bytes delivered
-    once. Both over every transfer of the run, whole; the per-flow measures over
-    ``measured`` transfers.
+def system_throughput(duration_s: float) -> pl.Expr:
+    """Paper 000, Sec. 3.2's system throughput of a run's flows: "the total amount of
+    transport layer data transferred during a given time period. This data includes transport
+    layer retransmissions", per second of the run (a transfer's throughput over its time in the
+    run; one still running at the end counts to the end)."""
+    elapsed = pl.col("end_s").fill_null(duration_s) - pl.col("start_s")
+    return (pl.col("throughput_bps").fill_null(0.0) * elapsed).sum() / duration_s
+
+
+#: The share of measured transfers whose goodput is below ``LOW_GOODPUT_BPS`` (Sec. 3.1).
+LOW_GOODPUT_SHARE = (pl.col("goodput_bps") < LOW_GOODPUT_BPS).mean()
+
+
+def operating_point(flows: pl.DataFrame, duration_s: float) -> tuple[float, float]:
+    """One run's (share of measured transfers below 10 kbit/s, system throughput in bit/s):
+    what paper 000's operating-point statements are about (``per_run``'s measures)."""
+    low = flows.filter(pl.col("start_s") >= WARM_UP_S).select(LOW_GOODPUT_SHARE).item()
+    return float(low), float(flows.select(system_throughput(duration_s)).item())
+
+
+def per_run(flows: pl.DataFrame, duration_s: float = DURATION_S) -> pl.DataFrame:
+    """One row per run. System throughput (paper 000, Sec. 3.2; ``system_throughput``):
+    transport-layer data sent, retransmissions included, per second of the run (of
+    ``duration_s``); system goodput: the bytes delivered once. Both over every transfer of the
+    run, whole; the per-flow measures over ``measured`` transfers.
 
     ``packet_rtt_s`` is Sec. 5's "average round trip time of packets in the system": the mean
     over every RTT sample of the measured transfers (Σ mean_rtt_s · rtt_samples / Σ
     rtt_samples), so a transfer weighs by its samples; the mean of per-transfer means would
     weigh a 5 kB transfer as much as a 2 MB one."""
     flows = flows.sort("run", "flow")
-    all_flows = _with_min_rto(flows).with_columns(
-        elapsed=pl.col("end_s").fill_null(DURATION_S) - pl.col("start_s"),
-    )
-    system = all_flows.group_by(["run", *KEYS], maintain_order=True).agg(
-        throughput_bps=(pl.col("throughput_bps").fill_null(0.0) * pl.col("elapsed")).sum() / DURATION_S,
-        goodput_bps=(pl.col("bytes") * 8).sum() / DURATION_S,
+    system = _with_min_rto(flows).group_by(["run", *KEYS], maintain_order=True).agg(
+        throughput_bps=system_throughput(duration_s),
+        goodput_bps=(pl.col("bytes") * 8).sum() / duration_s,
     )
     per_flow = measured(flows).group_by("run", maintain_order=True).agg(
         flows=pl.len(),
@@ -61,7 +78,7 @@ def per_run(flows: pl.DataFrame) -> pl.DataFrame:
         timeouts_per_flow=pl.col("timeouts").mean(),
         fairness=stats.jain_index(pl.col("goodput_bps")),
         packet_rtt_s=(pl.col("mean_rtt_s").fill_null(0.0) * pl.col("rtt_samples")).sum() / pl.col("rtt_samples").sum(),
-        low_goodput_share=(pl.col("goodput_bps") < LOW_GOODPUT_BPS).mean(),
+        low_goodput_share=LOW_GOODPUT_SHARE,
     )
     # Sorted by run within each point: the summary's reductions then see the runs in one
     # order whatever order the sweep finished them in (bit-identical tables).
