@@ -94,7 +94,7 @@ def test_packet_rtt_weighs_transfers_by_their_samples() -> None:
     """Hand-computed: one transfer with 9 samples of mean 0.1 s and one with a single 1.0 s
     sample. The packets' mean RTT is (9 · 0.1 + 1.0) / 10 = 0.19 s; the mean of per-transfer
     means would be 0.55 s."""
-    row = {"run": "r", m.SCHEDULER: "rr", m.STACK: "ns2-sack1", m.USERS: 2, m.MIN_RTO: "0.2s", "spurious_timeouts": 0, "timeouts": 0, "throughput_bps": 1.0, "bytes": 1000, "goodput_bps": 1e5}
+    row = {"run": "r", "replication": 0, m.SCHEDULER: "rr", m.STACK: "ns2-sack1", m.USERS: 2, m.MIN_RTO: "0.2s", "spurious_timeouts": 0, "timeouts": 0, "throughput_bps": 1.0, "bytes": 1000, "goodput_bps": 1e5}
     flows = pl.DataFrame([
         {**row, "flow": 0, "start_s": 20.0, "end_s": 21.0, "mean_rtt_s": 0.1, "rtt_samples": 9},
         {**row, "flow": 1, "start_s": 30.0, "end_s": 31.0, "mean_rtt_s": 1.0, "rtt_samples": 1},
@@ -118,8 +118,8 @@ def test_rtt_tail_counts_sir_samples_beyond_rrs_longest() -> None:
 
 
 def test_findings_and_figures(flows: pl.DataFrame, samples: pl.DataFrame, tmp_path: Path) -> None:
-    table = a.summary(a.per_run(flows))
-    found = grade(f.REGISTRY, f.measure(table, a.rtt_tail(samples)))
+    table = a.summary(a.per_run(flows, 30.0))
+    found = grade(f.REGISTRY, f.measure(a.per_run(flows, 30.0), samples))
     assert found.height == len(f.REGISTRY)
     assert (found["verdict"] == regrade(found)).all()
     cdf = a.rtt_cdf(samples)
@@ -133,7 +133,7 @@ def test_censored_transfer_counts_at_its_goodput_so_far() -> None:
     transfer at 80 kbit/s and one still running, begun at 40 s, that has delivered 20 000 B:
     20 000 · 8 / (60 − 40) = 8 000 bit/s, below 10 kbit/s. The low-goodput share is 1/2 and the
     censored share 1/2; leaving the running transfer out would give 0."""
-    row = {"run": "r", m.SCHEDULER: "rr", m.STACK: "ns2-sack1", m.USERS: 2, m.MIN_RTO: "0.2s", "spurious_timeouts": 0, "timeouts": 0, "mean_rtt_s": 0.1, "rtt_samples": 3, "throughput_bps": 1.0}
+    row = {"run": "r", "replication": 0, m.SCHEDULER: "rr", m.STACK: "ns2-sack1", m.USERS: 2, m.MIN_RTO: "0.2s", "spurious_timeouts": 0, "timeouts": 0, "mean_rtt_s": 0.1, "rtt_samples": 3, "throughput_bps": 1.0}
     flows = pl.DataFrame([
         {**row, "flow": 0, "start_s": 20.0, "end_s": 25.0, "bytes": 50_000, "goodput_bps": 80_000.0},
         {**row, "flow": 1, "start_s": 40.0, "end_s": None, "bytes": 20_000, "goodput_bps": 20_000 * 8 / (60.0 - 40.0)},
@@ -146,24 +146,29 @@ def test_censored_transfer_counts_at_its_goodput_so_far() -> None:
 
 def test_quick_reproduction_grades_every_finding(tmp_path: Path) -> None:
     """``rtolab reproduce minrto-hsdpa --quick`` with one replication: the findings table has
-    every finding of the registry, graded by its own numbers, and the figures are written;
-    the uncut file-size ablation runs the same grid again."""
+    every finding of the registry, graded by its own numbers, the targets are measured at the
+    frozen reading, and the figures are written."""
     from rtolab.reproduce import reproduce
+    from rtolab.studies import minrto_hsdpa_calibration as cal
 
     r = reproduce("minrto-hsdpa", tmp_path, quick=True, executor=LocalExecutor(2), replications=1)
-    # Each of the two sweeps, and the high load's runs made again for their RTT samples.
-    assert r.failed == 0 and r.runs == 2 * (len(m.USERS_QUICK) * len(m.SCHEDULERS) * len(m.MIN_RTOS_QUICK) + len(m.SCHEDULERS))
+    sweeps = 1 if cal.calibrated() == cal.earlier() else 2
+    # The target runs, each sweep, and the high load's runs made again for their RTT samples.
+    assert r.failed == 0 and r.runs == len(cal.runs(cal.calibrated())) + sweeps * (len(m.USERS_QUICK) * len(m.SCHEDULERS) * len(m.MIN_RTOS_QUICK) + len(m.SCHEDULERS))
     assert_graded(tmp_path / "findings.csv", f.REGISTRY)
+    assert r.targets["key"].to_list() == [t.key for t in cal.TARGETS]
     assert (tmp_path / "fig2_spurious.png").stat().st_size > 10_000
 
 
-def test_file_sizes_are_3gpp_cut_off_pareto_and_the_ablation_is_uncut() -> None:
-    """The main study draws 3GPP's cut-off Pareto (TR 25.848 Annex A: k = 4.5 kB, α = 1.1, m = 2 MB,
-    mean 25 kB); the ablation differs only in the cut-off, and stops at the first load beyond
-    the paper's 150 users (200), where its findings are taken. The cut-off law's
-    mean is checked against its closed form in the simulator's tests (units/rv.rs)."""
-    main, uncut = m.study(), m.study(uncut=True)
-    assert main.base["generators"][0]["size"] == m.FILE_SIZES
-    assert uncut.base["generators"][0]["size"] == m.FILE_SIZES_UNCUT
-    assert uncut.grid == {**main.grid, m.USERS: [20, 50, 75, 100, 125, 150, 200]}
-    assert m.study(quick=True, uncut=True).grid == m.study(quick=True).grid, "the quick grid's first load beyond 150 is its largest, 300"
+def test_the_study_runs_the_frozen_reading_and_the_earlier_one_as_its_ablation() -> None:
+    """The study's scenario is the base scenario under the frozen calibrated reading; the
+    earlier reading (each axis's first) is the 3GPP cut-off Pareto of TR 25.848 Annex A
+    (k = 4.5 kB, α = 1.1, m = 2 MB, mean 25 kB) over 60 s runs, checked against its closed
+    form in the simulator's tests (units/rv.rs)."""
+    from rtolab.studies import minrto_hsdpa_calibration as cal
+
+    earlier = m.study(reading=cal.earlier())
+    assert earlier.base["generators"][0]["size"] == m.FILE_SIZES and earlier.base["duration"] == "60s"
+    main = m.study()
+    assert main.base == cal.scenario(cal.calibrated())
+    assert main.grid == earlier.grid

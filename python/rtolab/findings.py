@@ -98,7 +98,7 @@ ALL = Band(1.0, 1.0)
 #: agrees when every case bears it out (1), and holds partly from a mean of 0.5 (every case
 #: not distinguished, or as many borne out as contradicted).
 CREDIT_AGREE = ALL
-CREDIT_PARTLY = Band(0.5, math.nextafter(1.0, -math.inf))
+CREDIT_PARTLY = Band(0.5, 1.0)
 
 
 def order_credit(low: float, high: float, sign: int = 1, reference: float = 0.0) -> float:

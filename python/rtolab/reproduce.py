@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from rtolab import scorecard
+from rtolab import calibration, scorecard
 from rtolab.doc_section import replace_section
 from rtolab.executors import LocalExecutor
 from rtolab.findings import Measured, ablation_table, grade
@@ -101,11 +101,14 @@ def _run_count(study: Study) -> int:
 @dataclass(frozen=True)
 class Outcome:
     """What a paper's reproduction hands back: its main table, its measurement of every
-    finding of its ``REGISTRY`` (ablations attached) and the figures it wrote."""
+    finding of its ``REGISTRY`` (ablations attached), the figures it wrote and, for a paper
+    whose operating point is calibrated, its calibration targets with the values reached at
+    the frozen reading (``rtolab.calibration.target_table``)."""
 
     summary: pl.DataFrame
     measured: Mapping[str, Measured]
     figures: list[Path]
+    targets: pl.DataFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class Reproduction:
     summary: pl.DataFrame
     findings: pl.DataFrame
     ablations: pl.DataFrame
+    targets: pl.DataFrame
 
 
 def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, force: bool = False) -> Reproduction:
@@ -142,8 +146,11 @@ def reproduce(name: str, out: Path, quick: bool = False, executor: Executor | No
         findings.write_csv(staging / "findings.csv")
         ablations = ablation_table(module.REGISTRY, outcome.measured)
         ablations.write_csv(staging / "ablations.csv")
+        targets = outcome.targets if outcome.targets is not None else pl.DataFrame(schema=calibration.TARGET_SCHEMA)
+        if targets.height:
+            targets.write_csv(staging / "targets.csv")
     figures = [out / path.relative_to(staging) for path in outcome.figures]
-    return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.made, ctx.failed, figures, outcome.summary, findings, ablations)
+    return Reproduction(out, time.monotonic() - started, ctx.runs, ctx.made, ctx.failed, figures, outcome.summary, findings, ablations, targets)
 
 
 def reproduce_all(out: Path, quick: bool = False, executor: Executor | None = None, replications: int | None = None, progress: bool = False, command: str = "rtolab reproduce all", force: bool = False) -> dict[str, Reproduction]:
@@ -182,7 +189,21 @@ def all_ablations(done: dict[str, Reproduction]) -> pl.DataFrame:
 def _scorecard_text(table: pl.DataFrame, ablations: pl.DataFrame, done: dict[str, Reproduction], command: str) -> str:
     titles = {p.paper: p.title for p in PAPERS.values()}
     costs = {PAPERS[n].paper: scorecard.Cost(r.wall_s, r.runs, r.made) for n, r in done.items()}
-    return scorecard.render(table, titles, command, costs, ablations)
+    return scorecard.render(table, titles, command, costs, ablations, _calibration(done))
+
+
+def _calibration(done: dict[str, Reproduction]) -> list[scorecard.Calibrated]:
+    """Each calibrated paper's targets as reached, its frozen reading and the search table it
+    was frozen from (``rtolab.calibration.FROZEN_DIR``)."""
+    out = []
+    for name, r in done.items():
+        module = PAPERS[name].calibrated()
+        if module is None:
+            continue
+        table = calibration.frozen_table(name)
+        search = calibration.markdown(module.AXES, module.TARGETS, table, calibration.choose(table)) if table is not None else ""
+        out.append(scorecard.Calibrated(PAPERS[name].paper, calibration.label(module.AXES, module.calibrated()), r.targets, search))
+    return out
 
 
 def write_docs(docs: Path, done: dict[str, Reproduction], command: str) -> None:

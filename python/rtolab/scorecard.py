@@ -140,9 +140,43 @@ def readings_section(table: pl.DataFrame, ablations: pl.DataFrame) -> list[str]:
     return lines
 
 
-def render(table: pl.DataFrame, titles: dict[str, str], run: str, costs: dict[str, Cost], ablations: pl.DataFrame | None = None) -> str:
-    """``docs/scorecard.md``: the tally per paper and overall, what the measured alternatives
-    would change (with ``ablations``), then every paper's findings."""
+@dataclass(frozen=True)
+class Calibrated:
+    """One paper's calibration as the scorecard shows it: the frozen reading, the targets as
+    reached at it (``rtolab.calibration.target_table``) and the search table (Markdown) it was
+    frozen from."""
+
+    paper: str
+    reading: str
+    targets: pl.DataFrame
+    search: str
+
+
+def calibration_section(calibrated: list[Calibrated]) -> list[str]:
+    """The Calibration section: per paper, its targets with the values reached and whether
+    each lies within its tolerance, the reading chosen, and the search."""
+    lines = [
+        "## Calibration",
+        "",
+        "Each paper's operating point is set before any finding is graded: its own statements of",
+        "absolute levels are targets with tolerances written first, searched over the admissible",
+        "readings of what it leaves open by a rule fixed before the search (`rtolab calibrate`),",
+        "and the pick is frozen as the study's default. Targets are not findings and do not count",
+        "in the tally above.",
+        "",
+    ]
+    for c in calibrated:
+        lines += [f"### {c.paper}: targets at the frozen reading ({c.reading})", "", "| target | statement | paper | tolerance | rtolab | within |", "| --- | --- | --- | --- | ---: | --- |"]
+        for row in c.targets.iter_rows(named=True):
+            lines.append(f"| {row['key']} | {_cell(row['where'] + ': ' + row['statement'])} | {_cell(row['paper_value'])} | {row['tolerance']} | {number(row['value'])} | {'yes' if row['within'] else '**no**'} |")
+        lines += ["", f"<details><summary>{c.paper}: the search</summary>", "", c.search or "(no search table frozen yet)", "</details>", ""]
+    return lines
+
+
+def render(table: pl.DataFrame, titles: dict[str, str], run: str, costs: dict[str, Cost], ablations: pl.DataFrame | None = None, calibrated: list[Calibrated] | None = None) -> str:
+    """``docs/scorecard.md``: the tally per paper and overall, the calibration of each
+    calibrated paper (with ``calibrated``), what the measured alternatives would change (with
+    ``ablations``), then every paper's findings."""
     lines = [
         "# Scorecard: the five papers, finding by finding",
         "",
@@ -170,6 +204,8 @@ def render(table: pl.DataFrame, titles: dict[str, str], run: str, costs: dict[st
         spent = f"{cost.runs} ({cost.made}) | {cost.wall_s:.0f} s" if cost else "– | –"
         lines.append(f"| {paper} | {title} | {part.height} | {c['agree']} | {c['partly']} | {c['disagree']} | {c['not measured']} | {spent} |")
     lines.append("")
+    if calibrated:
+        lines += calibration_section(calibrated)
     if ablations is not None:
         lines += readings_section(table, ablations)
     for paper, title in titles.items():

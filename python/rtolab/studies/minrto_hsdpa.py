@@ -33,9 +33,12 @@ What the paper leaves open, chosen here (docs/minrto-hsdpa.md, "The study"):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rtolab.study import Study
+
+if TYPE_CHECKING:
+    from rtolab.calibration import Candidate
 
 USERS = "generators.web.users"
 SCHEDULER = "radio.scheduler"
@@ -80,25 +83,29 @@ def base_scenario(duration_s: float = DURATION_S) -> dict[str, Any]:
     }
 
 
-def study(quick: bool = False, replications: int | None = None, seed: int = 2005, uncut: bool = False) -> Study:
-    """Full: 8 loads × 2 schedulers × 2 TCPs × 7 minRTOs × 10 replications of 60 s;
-    quick: 4 loads × 2 schedulers × SACK × 4 minRTOs × 3 replications. ``uncut``: the same
-    with ``FILE_SIZES_UNCUT``, the ablation of the file-size reading, up to the first load
-    beyond the paper's (where its findings are taken; 200 users of the full grid's 300)."""
-    scenario = base_scenario()
-    loads = USERS_QUICK if quick else USERS_FULL
-    if uncut:
-        scenario["generators"][0]["size"] = FILE_SIZES_UNCUT
-        loads = [u for u in loads if u <= PAPER_MAX_USERS] + [u for u in loads if u > PAPER_MAX_USERS][:1]
+def study(quick: bool = False, replications: int | None = None, seed: int = 2005, reading: Candidate | None = None) -> Study:
+    """Full: 8 loads × 2 schedulers × 2 TCPs × 7 minRTOs × 10 replications; quick: 4 loads ×
+    2 schedulers × SACK × 4 minRTOs × 3 replications; each run of the base scenario under
+    ``reading`` (``minrto_hsdpa_calibration``: default, the frozen calibrated reading; its
+    axes' first readings are the study before calibration, run as an ablation)."""
+    from rtolab.studies import minrto_hsdpa_calibration as calibration
+
+    chosen = reading if reading is not None else calibration.calibrated()
+    earlier = chosen == calibration.earlier()
     return Study.from_dict({
-        "name": "minrto-hsdpa-uncut" if uncut else "minrto-hsdpa",
-        "scenario": scenario,
+        "name": "minrto-hsdpa-earlier-reading" if earlier and reading is not None else "minrto-hsdpa",
+        "scenario": calibration.scenario(chosen),
         "grid": {
             SCHEDULER: SCHEDULERS,
             STACK: STACKS_QUICK if quick else STACKS_FULL,
-            USERS: loads,
+            USERS: USERS_QUICK if quick else USERS_FULL,
             MIN_RTO: [f"{m:g}s" for m in (MIN_RTOS_QUICK if quick else MIN_RTOS_FULL)],
         },
         "replications": replications or (3 if quick else 10),
         "seed": seed,
     })
+
+
+def duration_s(study: Study) -> float:
+    """The run length of ``study``'s base scenario, in seconds."""
+    return float(str(study.base["duration"]).removesuffix("s"))

@@ -60,14 +60,15 @@ def per_run(flows: pl.DataFrame, duration_s: float = DURATION_S) -> pl.DataFrame
     """One row per run. System throughput (paper 000, Sec. 3.2; ``system_throughput``):
     transport-layer data sent, retransmissions included, per second of the run (of
     ``duration_s``); system goodput: the bytes delivered once. Both over every transfer of the
-    run, whole; the per-flow measures over ``measured`` transfers.
+    run, whole; the per-flow measures over ``measured`` transfers. ``replication`` pairs runs
+    across grid points: runs of one replication share their seed (``rtolab.study``).
 
     ``packet_rtt_s`` is Sec. 5's "average round trip time of packets in the system": the mean
     over every RTT sample of the measured transfers (Σ mean_rtt_s · rtt_samples / Σ
     rtt_samples), so a transfer weighs by its samples; the mean of per-transfer means would
     weigh a 5 kB transfer as much as a 2 MB one."""
     flows = flows.sort("run", "flow")
-    system = _with_min_rto(flows).group_by(["run", *KEYS], maintain_order=True).agg(
+    system = _with_min_rto(flows).group_by(["run", "replication", *KEYS], maintain_order=True).agg(
         throughput_bps=system_throughput(duration_s),
         goodput_bps=(pl.col("bytes") * 8).sum() / duration_s,
     )

@@ -89,7 +89,13 @@ CALIBRATED: dict[str, str] = {a.name: a.readings[0].name for a in AXES}
 
 
 def calibrated() -> Candidate:
+    """The frozen reading, the study's default."""
     return frozen(AXES, CALIBRATED)
+
+
+def earlier() -> Candidate:
+    """The study's reading before calibration (each axis's first reading)."""
+    return tuple(a.readings[0] for a in AXES)
 
 
 def scenario(candidate: Candidate) -> dict[str, Any]:

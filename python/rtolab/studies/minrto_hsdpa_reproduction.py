@@ -1,8 +1,11 @@
-"""Paper 000's reproduction: sweeps the HSDPA minRTO study into ``out/sweep`` (and its
-ablation with uncut Pareto file sizes, up to 200 users, into ``out/sweep-uncut-to-200``), runs the paper's high load at
-minRTO 0.2 s again recording every RTT sample (Sec. 5's CDFs; a sweep's store keeps no
-series), then writes ``runs.csv`` (the measures of every run), ``summary.csv`` (each with its
-90 % interval), ``rtt_cdf.csv`` and Figures 2–4, goodput and the RTT CDF under ``out``."""
+"""Paper 000's reproduction: measures the calibration targets at the frozen reading
+(``minrto_hsdpa_calibration``: the study's own base scenario, seeds 1–2, minRTO 0.2 s),
+sweeps the HSDPA minRTO study into ``out/sweep`` (and, when calibration moved the reading, the
+study before calibration into ``out/sweep-earlier-reading``, an ablation of every finding),
+runs the paper's high load at minRTO 0.2 s again recording every RTT sample (Sec. 5's CDFs; a
+sweep's store keeps no series), then writes ``runs.csv`` (the measures of every run),
+``summary.csv`` (each with its 90 % interval), ``targets.csv``, ``rtt_cdf.csv`` and Figures
+2–4, goodput and the RTT CDF under ``out``."""
 
 from __future__ import annotations
 
@@ -11,35 +14,50 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from rtolab import calibration
 from rtolab.api import run
 from rtolab.executors import run_all
 from rtolab.findings import Measured, with_ablations
 from rtolab.reproduce import Context, Outcome
 from rtolab.study import Study
-from rtolab.studies import minrto_hsdpa, minrto_hsdpa_analysis, minrto_hsdpa_findings
+from rtolab.studies import minrto_hsdpa, minrto_hsdpa_analysis, minrto_hsdpa_calibration, minrto_hsdpa_findings
 from rtolab.studies.minrto_hsdpa_findings import REGISTRY
 
 __all__ = ["REGISTRY", "reproduce"]
 
+#: The ablation every finding carries when calibration moved the reading.
+EARLIER = "the reading before calibration ({})"
+
 
 def reproduce(ctx: Context) -> Outcome:
+    cal = minrto_hsdpa_calibration
+    ctx.count(len(cal.runs(cal.calibrated())))
+    reached = cal.evaluate([cal.calibrated()], ctx.executor)[0]
+    targets = calibration.target_table(cal.TARGETS, reached, calibration.label(cal.AXES, cal.calibrated()))
     study = minrto_hsdpa.study(quick=ctx.quick, replications=ctx.replications)
-    flows = ctx.sweep(study)
-    runs = minrto_hsdpa_analysis.per_run(flows)
-    runs.write_csv(ctx.out / "runs.csv")
+    measured, table, cdf = _measure(ctx, study, "sweep", write=True)
+    if cal.calibrated() != cal.earlier():
+        earlier = minrto_hsdpa.study(quick=ctx.quick, replications=ctx.replications, reading=cal.earlier())
+        alternative, _, _ = _measure(ctx, earlier, "sweep-earlier-reading", write=False)
+        setting = EARLIER.format(", ".join(r.name for r in cal.earlier()))
+        measured = with_ablations(measured, {setting: alternative})
+    return Outcome(table, measured, minrto_hsdpa_analysis.figures(table, cdf, ctx.out), targets)
+
+
+def _measure(ctx: Context, study: Study, directory: str, write: bool) -> tuple[dict[str, Measured], pl.DataFrame, pl.DataFrame]:
+    """Sweeps ``study`` into ``out/directory`` and measures every finding on it; with
+    ``write``, its tables go to ``out``. Returns the measurements, the summary and the RTT CDF."""
+    flows = ctx.sweep(study, directory)
+    runs = minrto_hsdpa_analysis.per_run(flows, minrto_hsdpa.duration_s(study))
     table = minrto_hsdpa_analysis.summary(runs)
-    table.write_csv(ctx.out / "summary.csv")
     high = minrto_hsdpa_findings.high_load(study.grid[minrto_hsdpa.USERS])
     samples = sampled_rtts(ctx, study, high)
-    measured = minrto_hsdpa_findings.measure(table, minrto_hsdpa_analysis.rtt_tail(samples))
-    uncut_study = minrto_hsdpa.study(quick=ctx.quick, replications=ctx.replications, uncut=True)
-    uncut = ctx.sweep(uncut_study, "sweep-uncut-to-200")
-    uncut_table = minrto_hsdpa_analysis.summary(minrto_hsdpa_analysis.per_run(uncut))
-    uncut_tail = minrto_hsdpa_analysis.rtt_tail(sampled_rtts(ctx, uncut_study, high))
-    measured = with_ablations(measured, {minrto_hsdpa_findings.UNCUT: minrto_hsdpa_findings.measure(uncut_table, uncut_tail)})
     cdf = minrto_hsdpa_analysis.rtt_cdf(samples)
-    cdf.write_csv(ctx.out / "rtt_cdf.csv")
-    return Outcome(table, measured, minrto_hsdpa_analysis.figures(table, cdf, ctx.out))
+    if write:
+        runs.write_csv(ctx.out / "runs.csv")
+        table.write_csv(ctx.out / "summary.csv")
+        cdf.write_csv(ctx.out / "rtt_cdf.csv")
+    return minrto_hsdpa_findings.measure(runs, samples), table, cdf
 
 
 def sampled_rtts(ctx: Context, study: Study, users: int, min_rto: str = "0.2s") -> pl.DataFrame:
