@@ -1,5 +1,7 @@
 //! A user's buffer at the base station, with segmentation of IP packets into radio blocks
-//! and reassembly at the user.
+//! and reassembly at the user. A block goes on with the next packet once the head is done
+//! (`take`), or with `radio.concatenation = false` carries the head packet alone
+//! (`take_head`).
 //!
 //! Invariant: `queued_bytes` is the sum of the queued packets' sizes, and `head_sent` bytes
 //! of the head packet have already crossed the air in blocks that arrived intact. A packet
@@ -73,6 +75,31 @@ impl UeBuffer {
             }
         }
         block - room
+    }
+
+    /// Bytes of the head packet still to cross the air (0 when empty).
+    pub fn head_left(&self) -> u32 {
+        self.packets.front().map_or(0, |&(_, bytes)| bytes - self.head_sent)
+    }
+
+    /// What this buffer offers the next block, before the block's size caps it: the whole
+    /// backlog when a block may concatenate packets (`take`), else the rest of the head
+    /// packet (`take_head`).
+    #[inline]
+    pub fn sendable(&self, concatenation: bool) -> u64 {
+        if concatenation {
+            self.backlog()
+        } else {
+            self.head_left() as u64
+        }
+    }
+
+    /// An intact block without concatenation carried up to `block` bytes of the head packet
+    /// alone (`radio.concatenation = false`: one IP packet, or a fragment of one, per block):
+    /// takes them, pushes the packet onto `completed` if its last byte was among them, and
+    /// returns the bytes taken; the rest of the block is padding even when more packets wait.
+    pub fn take_head(&mut self, block: u32, completed: &mut Vec<PacketId>) -> u32 {
+        self.take(block.min(self.head_left()), completed)
     }
 
     /// Empties the buffer (the user left the cell), returning its packets.
@@ -168,6 +195,29 @@ mod tests {
         b.take(80, &mut done);
         assert_eq!(done, vec![PacketId(0), PacketId(1)]);
         assert_eq!(b.backlog(), 40);
+    }
+
+    /// Without concatenation a block carries one packet or a fragment of one: [1040, 40]
+    /// through 1800 B blocks takes 1040 B (760 B of padding), then 40 B; with concatenation
+    /// one block takes both (1080 B). A 2000 B packet takes 1800 B, then its last 200 B
+    /// (the 40 B behind it waits for the third block).
+    #[test]
+    fn without_concatenation_a_block_carries_the_head_packet_only() {
+        let mut b = buffer_of(&[1040, 40]);
+        let mut done = Vec::new();
+        assert_eq!((b.head_left(), b.sendable(false), b.sendable(true)), (1040, 1040, 1080));
+        assert_eq!(b.take_head(1800, &mut done), 1040);
+        assert_eq!(done, vec![PacketId(0)]);
+        assert_eq!(b.take_head(1800, &mut done), 40);
+        assert_eq!(done, vec![PacketId(0), PacketId(1)]);
+        assert!(b.is_empty() && b.head_left() == 0 && b.take_head(1800, &mut done) == 0);
+        assert_eq!(buffer_of(&[1040, 40]).take(1800, &mut Vec::new()), 1080);
+        let mut big = buffer_of(&[2000, 40]);
+        let taken: Vec<u32> = (0..3).map(|_| big.take_head(1800, &mut Vec::new())).collect();
+        assert_eq!(taken, vec![1800, 200, 40]);
+        let mut part = buffer_of(&[2000, 40]);
+        part.take_head(1800, &mut Vec::new());
+        assert_eq!((part.head_left(), part.sendable(false), part.sendable(true)), (200, 200, 240));
     }
 
     #[test]

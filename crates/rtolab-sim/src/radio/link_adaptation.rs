@@ -60,8 +60,9 @@ impl LinkAdaptation {
     /// CQI tables a transport block size comes with its number of codes): each gets 1/k of
     /// both, so the energy per symbol on its own codes is what it would have on all the codes
     /// with all the power, and its block is 1/k of the row that k · `sir` reaches. With k = 1
-    /// this is `block_at_ratio(sir)`. Without the split, three users would each carry a whole
-    /// code set's block, up to three times the channel's top rate.
+    /// this is `block_at_ratio(sir)`. Without the split of the codes (`multiplex_split =
+    /// "power"`, `MultiplexSplit::Power`), three users would each carry a whole code set's
+    /// block, up to three times the channel's top rate.
     pub fn block_sharing_codes(&self, sir: f64, k: u32) -> (Block, f64) {
         let k = k.max(1);
         let whole = sir * k as f64;

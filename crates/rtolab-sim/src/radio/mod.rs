@@ -7,6 +7,7 @@ pub mod cell;
 pub mod geometry;
 pub mod link_adaptation;
 pub mod mobility;
+pub mod multiplex;
 pub mod network;
 pub mod radio_spec;
 pub mod scheduler;
@@ -15,4 +16,4 @@ pub mod sir;
 pub mod ue;
 
 pub use network::{RadioNetwork, RadioRecording};
-pub use radio_spec::{default_mcs, HopSpec, McsSpec, RadioSpec, SchedulerKind};
+pub use radio_spec::{default_mcs, HopSpec, McsSpec, Multiplex, MultiplexSplit, RadioSpec, SchedulerKind};

@@ -7,19 +7,23 @@
 //! users of the cell × cells) (gains from every base station).
 //!
 //! One TTI of cell c starting at t: the packets reassembled in the previous TTI reach their
-//! users; the scheduler orders the backlogged users; the first is served, and further users
-//! are code-multiplexed (up to `users_per_tti`) while those chosen cannot fill their blocks;
-//! each chosen user's SIR follows from the k users sharing the cell's HS-DSCH power, the
-//! cells that transmit at t and the common channels of those that do not; its block from
-//! link adaptation on its 1/k of the codes (`LinkAdaptation::block_sharing_codes`); a damaged
-//! block (uniform draw at the block error rate) leaves the buffer as it was and the user goes
-//! first next TTI.
+//! users; the scheduler orders the backlogged users; the first k of them (at most
+//! `users_per_tti`) share the TTI by code multiplexing, k chosen by `radio.multiplex`
+//! (`Multiplex::users`: by default further users join while those chosen cannot fill their
+//! blocks); each chosen user's SIR follows from the k users sharing the cell's HS-DSCH
+//! power, the cells that transmit at t and the common channels of those that do not; its
+//! block from link adaptation on its 1/k of the codes (`LinkAdaptation::block_sharing_codes`)
+//! or, with `multiplex_split = "power"`, the whole block of its SIR (`MultiplexSplit::block`);
+//! the block carries the user's bytes in order, from several packets or, with
+//! `concatenation = false`, from the head packet alone; a damaged block (uniform draw at the
+//! block error rate) leaves the buffer as it was and the user goes first next TTI.
 
 use super::buffer::{SharedBuffer, UeBuffer};
 use super::cell::Cell;
 use super::geometry::Layout;
 use super::link_adaptation::LinkAdaptation;
 use super::mobility::Mobility;
+use super::multiplex::{Multiplex, MultiplexSplit};
 use super::scheduler::{proportional_fair::update_average, rank, Candidate};
 use super::shadowing::Shadowing;
 use super::sir::{db, Interference};
@@ -42,6 +46,10 @@ pub struct RadioNetwork {
     interference: Interference,
     adaptation: LinkAdaptation,
     users_per_tti: usize,
+    multiplex: Multiplex,
+    multiplex_split: MultiplexSplit,
+    /// A block may carry parts of several packets (else the head packet's alone).
+    concatenation: bool,
     scheduler: SchedulerKind,
     pf_window_ttis: f64,
     cells: Vec<Cell>,
@@ -110,6 +118,9 @@ impl RadioNetwork {
             },
             adaptation: LinkAdaptation::new(&spec.mcs, spec.bler.0, spec.bler_low.0),
             users_per_tti: spec.users_per_tti as usize,
+            multiplex: spec.multiplex,
+            multiplex_split: spec.multiplex_split,
+            concatenation: spec.concatenation,
             scheduler: spec.scheduler,
             pf_window_ttis: spec.pf_window.sim().as_nanos() as f64 / tti.as_nanos() as f64,
             cells,
@@ -206,23 +217,15 @@ impl RadioNetwork {
             candidates.push(Candidate { ue, sir, block_bytes: block.bytes, retransmit: u.retransmit, last_served: u.last_served, average: u.average });
         }
         rank(self.scheduler, &mut candidates, self.users_per_tti);
-        // Multiplex further users while those chosen cannot fill their blocks.
-        let mut k = 1;
-        while k < self.users_per_tti.min(candidates.len()) {
-            let (backlog, room) =
-                candidates[..k].iter().fold((0u64, 0u64), |(b, r), x| (b + self.ues[x.ue as usize].buffer.backlog(), r + x.block_bytes as u64));
-            if backlog >= room {
-                break;
-            }
-            k += 1;
-        }
+        let (ues, concatenation) = (&self.ues, self.concatenation);
+        let k = self.multiplex.users(&candidates, self.users_per_tti, |x| ues[x.ue as usize].buffer.sendable(concatenation));
         self.cells[c].last_tx = Some(now);
         let stats_users = self.cells[c].active.len() as u64;
         for x in &candidates[..k] {
             let u = &mut self.ues[x.ue as usize];
             let cells = &self.cells;
             let shared = self.interference.sir(&u.gains, c, k as u32, |b| cells[b].transmits_at(now));
-            let (block, sir) = self.adaptation.block_sharing_codes(shared, k as u32);
+            let (block, sir) = self.multiplex_split.block(&self.adaptation, shared, k as u32);
             let cell = &mut self.cells[c];
             let damaged = cell.rng.random::<f64>() < block.error_rate;
             cell.stats.blocks_sent += 1;
@@ -234,7 +237,11 @@ impl RadioNetwork {
                 0
             } else {
                 let (packets, bytes) = (u.buffer.len(), u.buffer.queued_bytes());
-                let taken = u.buffer.take(block.bytes, &mut cell.delivering);
+                let taken = if self.concatenation {
+                    u.buffer.take(block.bytes, &mut cell.delivering)
+                } else {
+                    u.buffer.take_head(block.bytes, &mut cell.delivering)
+                };
                 cell.shared.remove((packets - u.buffer.len()) as u64, bytes - u.buffer.queued_bytes());
                 taken
             };
@@ -299,3 +306,7 @@ impl RadioNetwork {
         self.cells.iter().enumerate().map(|(c, cell)| cell.report(c as u32, format!("{}.cell{c}", self.name), self.tti, end)).collect()
     }
 }
+
+#[cfg(test)]
+#[path = "network_tests.rs"]
+mod tests;

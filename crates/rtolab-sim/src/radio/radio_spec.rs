@@ -3,6 +3,7 @@
 //! it is. A flow reaches a mobile user by naming the radio
 //! (`name`, default `"hsdpa"`) as the last entry of its route.
 
+pub use super::multiplex::{Multiplex, MultiplexSplit};
 pub use super::scheduler::SchedulerKind;
 use crate::units::{Distance, Duration, DurationRv, Limit, Probability, Rate, SpeedRv};
 use schemars::JsonSchema;
@@ -74,13 +75,38 @@ pub struct RadioSpec {
     /// block", 50 %).
     #[serde(default = "default_bler_low")]
     pub bler_low: Probability,
-    /// Users served in one TTI of a cell by code multiplexing (paper 000: up to 3).
+    /// Users served in one TTI of a cell by code multiplexing, at most (paper 000: up to 3);
+    /// `multiplex` says when more than one is.
     #[serde(default = "default_users_per_tti")]
     pub users_per_tti: u32,
     /// Channelisation codes of the HS-DSCH (15 in WCDMA release 5/6); each multiplexed user
     /// needs at least one.
     #[serde(default = "default_codes")]
     pub codes: u32,
+    /// Which backlogged users share a TTI: `"fill"` (default) adds the scheduler's next
+    /// user while those chosen cannot fill their blocks, `"backlogged"` serves
+    /// min(`users_per_tti`, backlogged users) in every TTI. Paper 000, Sec. 3.1, says
+    /// "Code multiplexing for up to three users in the same time slot for a given cell is
+    /// supported" and not when a second user is added.
+    #[serde(default)]
+    pub multiplex: Multiplex,
+    /// How the k users of a TTI share HS-DSCH: `"codes-and-power"` (default) gives each 1/k
+    /// of the power and 1/k of the codes (its block is 1/k of the Table 1 row k times its
+    /// SIR reaches; 3GPP TS 25.308, TS 25.214's CQI tables), `"power"` 1/k of the power and
+    /// a whole Table 1 block at its own SIR. Paper 000 says of Table 1 only "Size refers to
+    /// the radio-block sizes", not whether a size is the channel's block or each user's. A
+    /// split of neither is not offered: a base station's power is fixed, so three users
+    /// cannot each receive all of it.
+    #[serde(default)]
+    pub multiplex_split: MultiplexSplit,
+    /// Whether one radio block may carry parts of several IP packets: true (default) fills a
+    /// block from the next packet once the head one is done; false carries at most the rest
+    /// of the head packet, one IP packet or a fragment of one per block, the rest of the
+    /// block being padding (3GPP's RLC offers both: segmentation, concatenation and padding,
+    /// TS 25.322 clause 5). Paper 000 gives the block sizes (Table 1: "Size refers to the
+    /// radio-block sizes") but not how packets fill them.
+    #[serde(default = "default_concatenation")]
+    pub concatenation: bool,
     /// Each user's buffer at the base station, in packets or bytes; arrivals beyond it are
     /// dropped. Not given in paper 000.
     #[serde(default = "default_buffer")]
@@ -202,6 +228,9 @@ fn default_users_per_tti() -> u32 {
 }
 fn default_codes() -> u32 {
     15
+}
+fn default_concatenation() -> bool {
+    true
 }
 fn default_buffer() -> Limit {
     Limit::Packets(100)
