@@ -141,3 +141,45 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
     assert cases.height == 4 * len(icmp_rto.TIMERS) and ((cases["case1"] + cases["case2"] + cases["other"] - 1).abs() < 1e-9).all()
     arq = pl.read_csv(tmp_path / "arq.csv")
     assert arq["mean"].is_between(0.0, 1.0).all()
+
+
+def test_findings_on_paired_intervals_by_hand() -> None:
+    """Three replications of web runs at bad means 0, 0.5, 1 and 8 s (ns-1's timer, the scheme
+    off and its main reading); t(0.95, 2) = 2.920, so values x ± e per replication give the
+    interval x ± 1.686·e.
+
+    - abstract-throughput (8 s, 50 % bad): throughput 10 without, 25, 26, 27 with: ratios 2.5,
+      2.6, 2.7, 2.6 ± 0.17 above 2: 1.
+    - abstract-idle, idle time per call without → with the scheme: at 1 s bad 2 → 0.5, 0.7,
+      0.6 (ratios 0.25, 0.35, 0.30: 0.30 ± 0.084 holds 1/3, ½); at 8 s 4 → 0.4, 0.4, 0.8
+      (0.1, 0.1, 0.2: 0.133 ± 0.097 below 1/3, 1); at 0.5 s the sender without the scheme idles
+      in one replication only (0, 0, 1): the ratio has no interval and the case is left out:
+      (½ + 1) / 2 = 0.75.
+    - web-rto-rises, the scheme's RTO 1 → 1.5, 1.6, 1.7 → 1.6, 1.5, 1.7 → 3: the steps 0.6 ±
+      0.17 (1), 0 ± 0.17 (½), 1.4 ± 0.17 (1): 5/6.
+    - idle-time (8 s): 0.133 ± 0.097 below 0.9: 1."""
+    rows = []
+    with_scheme: dict[str, dict[float, list[float]]] = {
+        "throughput_bps": {0.0: [40, 40, 40], 0.5: [30, 30, 30], 1.0: [20, 20, 20], 8.0: [25, 26, 27]},
+        "idle_s": {0.0: [0, 0, 0], 0.5: [0, 0, 0.1], 1.0: [0.5, 0.7, 0.6], 8.0: [0.4, 0.4, 0.8]},
+        "rto_time_s": {0.0: [1, 1, 1], 0.5: [1.5, 1.6, 1.7], 1.0: [1.6, 1.5, 1.7], 8.0: [3, 3, 3]},
+    }
+    without: dict[str, dict[float, list[float]]] = {
+        "throughput_bps": {0.0: [40, 40, 40], 0.5: [30, 30, 30], 1.0: [20, 20, 20], 8.0: [10, 10, 10]},
+        "idle_s": {0.0: [0, 0, 0], 0.5: [0, 0, 1], 1.0: [2, 2, 2], 8.0: [4, 4, 4]},
+        "rto_time_s": {0.0: [1, 1, 1], 0.5: [2, 2, 2], 1.0: [3, 3, 3], 8.0: [6, 6, 6]},
+    }
+    for scheme, values in ((icmp_rto.OFF, without), (icmp_rto.MAIN_SCHEME, with_scheme)):
+        for bad in (0.0, 0.5, 1.0, 8.0):
+            for r in range(3):
+                rows.append({"run": f"{scheme}{bad}{r}", "replication": r, icmp_rto.TRAFFIC: "web", icmp_rto.BAD_MEAN: bad,
+                             icmp_rto.BAD_FRACTION: icmp_rto.bad_fraction(bad), icmp_rto.TIMER: icmp_rto.MAIN_TIMER, icmp_rto.SCHEME: scheme,
+                             **{m: float(v[bad][r]) for m, v in values.items()}})
+    table = analysis.comparison(pl.DataFrame(rows), ["throughput_bps", "idle_s", "rto_time_s"])
+    m = icmp_rto_findings.measure(table, pl.DataFrame())
+    assert m["abstract-throughput"].value == 1.0
+    assert m["abstract-idle"].value == 0.75
+    assert "left out" in m["abstract-idle"].detail
+    assert m["web-rto-rises"].value == pytest.approx(5 / 6)
+    assert m["idle-time"].value == 1.0
+    assert m["web-throughput"].value == pytest.approx(2.6)

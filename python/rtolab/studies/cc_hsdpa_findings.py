@@ -1,48 +1,76 @@
 """Paper 004's findings (its list of main findings and its conclusions), each with the number
-that tests it, and how rtolab's congestion-control-over-HSDPA summary answers them.
+that tests it, and how rtolab's congestion-control-over-HSDPA runs answer them.
 
-The paper reports CDFs over some 3 000 flows and states its findings in words; the tolerances
-read those words: "similar" as a spread under 10 % of the mean (what a CDF plot shows as
-overlapping curves), "two times" as 2 ± 25 % and "roughly three times" as 3 ± 25 %, with
-"partly" for a ratio on the stated side of 1 but outside that band. "×" is the ratio of BIC's
-and CUBIC's mean to NewReno's and Westwood+'s, at the main uplink buffer.
+The paper reports CDFs over some 3 000 flows and states its findings in words. A claimed
+order ("inflated", "the lowest", "the highest", "larger") or equality ("similar", "the same")
+between algorithms is tested case by case on the 90 % Student-t interval of the difference
+between the two algorithms' runs of each replication (runs of one replication share their
+seed, so the difference is paired): an order is borne out (1) when the interval lies on the
+claimed side of 0, not distinguished (½) when it holds 0, contradicted (0) otherwise; an
+equality counts 1 when the interval holds 0 and 0 otherwise (``findings.order_credit``,
+``equality_credit``). The finding's value is the mean over the cases its statement covers; an
+equality over many cases agrees from 0.8 of them (at 90 % one interval in ten misses an exact
+equality), as paper 000's findings read it.
+
+The stated factors are levels: "two times" as 2 ± 25 % and "roughly three times" as
+3 ± 25 %, with "partly" for a ratio on the stated side of 1 but outside that band. "×" is the
+ratio of BIC's and CUBIC's mean to NewReno's and Westwood+'s. Downlink findings are read with
+60 background users (the other sizes are ablations), uplink findings at the 20-packet uplink
+buffer (the others are ablations).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import combinations
 
 import polars as pl
 
 from rtolab import stats
-from rtolab.findings import ALL, Ablation, Band, Finding, Measured, above, at_most, below
+from rtolab.findings import CREDIT_AGREE, CREDIT_PARTLY, Ablation, Band, Finding, Measured, at_least, equality_credit, mean_credit, order_credit
 from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE
+from rtolab.studies.cc_hsdpa_analysis import BIC_LOW_WINDOW, summary
 
 PAPER = "004"
-SIMILAR = "'similar': spread under 10 % of the mean"
+LEVEL = 0.9
 TWICE = Band(1.5, 2.5)
 THRICE = Band(2.25, 3.75)
+#: A claimed equality over many cases (as ``minrto_hsdpa_findings``): at 90 % one interval in
+#: ten misses an exact equality.
+EQUAL_AGREE = Band(0.8, 1.0)
+EQUAL_PARTLY = Band(0.6, 1.0)
+ORDER = "case by case on the paired 90 % interval: borne out 1, not distinguished ½, contradicted 0; the mean"
+EQUAL = "case by case on the paired 90 % interval: holding 0 counts 1, else 0; the mean (0.8 agrees: one interval in ten misses at 90 %)"
+FAST, SLOW = ("BIC", "CUBIC"), ("NewReno", "Westwood+")
 
 REGISTRY = [
     Finding(PAPER, "goodput-similar", "finding 1", "Downlink: the TCP variants provide similar goodputs", "similar",
-            "(largest − smallest) / mean goodput of the four, downlink bulk", at_most(0.10), at_most(0.2), SIMILAR),
+            "goodput difference of each pair of the four, paired by replication, downlink bulk", EQUAL_AGREE, EQUAL_PARTLY, EQUAL),
     Finding(PAPER, "goodput-similar-web", "finding 1", "… also for short downlink transfers", "similar",
-            "(largest − smallest) / mean goodput of the four, downlink web transfers", at_most(0.10), at_most(0.2), SIMILAR),
+            "difference of each pair of the four in the mean goodput of a run's web transfers, paired by replication, downlink web", EQUAL_AGREE, EQUAL_PARTLY, EQUAL),
     Finding(PAPER, "rtt-inflated", "finding 2", "BIC/CUBIC exhibit inflated average RTT; NewReno and Westwood+ lower", "BIC, CUBIC > NewReno, Westwood+",
-            "share of the (BIC or CUBIC, NewReno or Westwood+) pairs in which the first has the higher mean RTT, downlink bulk", ALL, Band(0.5, 1.0)),
+            "mean RTT of BIC or CUBIC minus that of NewReno or Westwood+ (4 pairs), paired by replication, downlink bulk", CREDIT_AGREE, CREDIT_PARTLY, ORDER),
     Finding(PAPER, "rtt-westwood", "finding 2", "Westwood+ exhibits the lowest RTT", "Westwood+ lowest",
-            "Westwood+'s mean RTT over the lowest of the other three, downlink bulk", below(1.0), None),
+            "Westwood+'s mean RTT minus each other algorithm's (3 cases), paired by replication, downlink bulk", CREDIT_AGREE, CREDIT_PARTLY, ORDER),
     Finding(PAPER, "retx-twice", "finding 3", "BIC/CUBIC provoke two times the packet retransmissions of Westwood+ and NewReno", "× 2",
             "× of the retransmitted share of segments, downlink bulk", TWICE, Band(1.0, 4.0), "'two times': 2 ± 25 %"),
     Finding(PAPER, "timeouts-thrice", "finding 4", "BIC/CUBIC provoke roughly three times the timeouts of Westwood+ and NewReno", "× 3",
             "× of timeouts per flow (every timeout, as the kernel counts them), downlink bulk", THRICE, Band(1.0, 6.0), "'roughly three times': 3 ± 25 %"),
     Finding(PAPER, "timeouts-cubic", "finding 4", "CUBIC exhibits the highest number of timeouts", "CUBIC highest",
-            "CUBIC's timeouts per flow over the highest of the other three, downlink bulk", above(1.0), None),
+            "CUBIC's timeouts per flow minus each other algorithm's (3 cases), paired by replication, downlink bulk", CREDIT_AGREE, CREDIT_PARTLY, ORDER),
     Finding(PAPER, "uplink-similar", "uplink", "On the uplink the algorithms exhibit similar performance", "similar",
-            "largest spread (over goodput and mean RTT) of the four, uplink bulk", at_most(0.10), at_most(0.2), SIMILAR),
-    Finding(PAPER, "throughput-larger", "conclusions 3", "BIC/CUBIC have larger throughput but the same goodput: their probing adds retransmissions, not goodput", "throughput × above goodput ×",
-            "× of throughput (retransmissions included) over × of goodput, downlink bulk", above(1.0), None),
+            "goodput and mean-RTT difference of each pair of the four (12 cases), paired by replication, uplink bulk", EQUAL_AGREE, EQUAL_PARTLY, EQUAL),
+    Finding(PAPER, "uplink-linear", "uplink", "… because the moderate size of cwnd forced CUBIC and BIC to use the linear probing in order to be TCP friendly", "linear probing",
+            f"the smaller of BIC's and CUBIC's share of congestion-avoidance time in their Reno-friendly linear regime (BIC: cwnd ≤ low_window, {BIC_LOW_WINDOW} segments; "
+            "CUBIC: the TCP-friendly estimate binding cnt), mean over replications, uplink bulk, 20-packet uplink buffer",
+            at_least(0.5), at_least(0.25), "'forced … to use': most of the time (half); a quarter for partly"),
+    Finding(PAPER, "throughput-larger", "conclusions 3", "BIC/CUBIC have larger throughput but the same goodput: their probing increases throughput and retransmissions, leaving the goodput unchanged",
+            "throughput × > 1, goodput × = 1",
+            "× of throughput (retransmissions included) and × of goodput, each per replication, downlink bulk: the smaller of two credits, ×throughput above 1 (order: 1, ½, 0) and ×goodput not distinguished from 1 (equality: 1, 0)",
+            CREDIT_AGREE, CREDIT_PARTLY,
+            "both halves of the statement on the paired 90 % intervals: agree when ×throughput is shown above 1 and ×goodput is not distinguished from 1, partly when ×throughput is not distinguished from 1 either; "
+            "tested as two halves because ×throughput > 1 alone follows from retx-twice"),
 ]
 
 
@@ -58,12 +86,73 @@ def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: st
     return stats.mean_or_nan(rows["mean"])
 
 
-def measure(s: pl.DataFrame) -> dict[str, Measured]:
-    """rtolab's answer to every finding, from ``cc_hsdpa_analysis.summary``: at the main
-    background and uplink buffer, with the other background sizes (downlink findings) and
-    uplink buffers (uplink findings) reported as measured ablations."""
+Interval = tuple[float, float, float]
+
+
+class _Runs:
+    """The per-run table (``cc_hsdpa_analysis.per_run``) by algorithm, traffic, uplink buffer,
+    background size and replication."""
+
+    def __init__(self, runs: pl.DataFrame) -> None:
+        self.by: dict[tuple[str, str, str, int], dict[int, dict[str, float]]] = {}
+        for row in runs.iter_rows(named=True):
+            key = (str(row[ALGORITHM]), str(row["traffic"]), str(row[UPLINK_QUEUE]), int(row[BACKGROUND]))
+            self.by.setdefault(key, {})[int(row["replication"])] = row
+
+    def values(self, measure: str, algorithm: str, traffic: str, queue: str, background: int) -> dict[int, float]:
+        return {r: float(row[measure]) for r, row in self.by.get((algorithm, traffic, queue, background), {}).items() if row[measure] is not None and not math.isnan(row[measure])}
+
+    def diff(self, measure: str, a: str, b: str, traffic: str, queue: str, background: int) -> Interval:
+        """measure(a) − measure(b) paired by replication: (mean, low, high) at 90 %."""
+        x, y = self.values(measure, a, traffic, queue, background), self.values(measure, b, traffic, queue, background)
+        common = sorted(set(x) & set(y))
+        return stats.t_interval([x[r] - y[r] for r in common], LEVEL) if common else (math.nan,) * 3
+
+    def ratio(self, measure: str, traffic: str, queue: str, background: int) -> Interval:
+        """× per replication, (BIC + CUBIC) / (NewReno + Westwood+), paired: (mean, low, high)."""
+        v = {a: self.values(measure, a, traffic, queue, background) for a in ALGORITHMS}
+        common = sorted(set.intersection(*(set(x) for x in v.values())))
+        ratios = [_over(v["BIC"][r] + v["CUBIC"][r], v["NewReno"][r] + v["Westwood+"][r]) for r in common]
+        ratios = [x for x in ratios if not math.isnan(x)]
+        return stats.t_interval(ratios, LEVEL) if ratios else (math.nan,) * 3
+
+
+def _cases(intervals: Iterable[tuple[str, Interval]], credit: Callable[[float, float], float], fmt: Callable[[float], str]) -> tuple[float, str]:
+    listed = list(intervals)
+    value = mean_credit(credit(lo, hi) for _, (_, lo, hi) in listed)
+    return value, "; ".join(f"{name} {fmt(m)} [{fmt(lo)}, {fmt(hi)}]" for name, (m, lo, hi) in listed) or "no case in this run"
+
+
+def _kbit(x: float) -> str:
+    return f"{x / 1e3:+.1f} kbit/s" if not math.isnan(x) else "–"
+
+
+def _ms(x: float) -> str:
+    return f"{1e3 * x:+.1f} ms" if not math.isnan(x) else "–"
+
+
+def _count(x: float) -> str:
+    return f"{x:+.2f}" if not math.isnan(x) else "–"
+
+
+def throughput_larger(throughput: Interval, goodput: Interval) -> float:
+    """throughput-larger: the smaller of ×throughput's order credit (above 1) and ×goodput's
+    equality credit (holding 1)."""
+    t, g = order_credit(throughput[1], throughput[2], 1, 1.0), equality_credit(goodput[1], goodput[2], 1.0)
+    return math.nan if math.isnan(t) or math.isnan(g) else min(t, g)
+
+
+def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str, Measured]:
+    """rtolab's answer to every finding, from the per-run table (``cc_hsdpa_analysis.per_run``,
+    with its replications) and BIC's uplink regime per replication
+    (``cc_hsdpa_analysis.uplink_regime_pass``; None when not run): at the main background and
+    uplink buffer, with the other background sizes (downlink findings) and uplink buffers
+    (uplink findings) reported as measured ablations."""
+    s = summary(runs)
+    rn = _Runs(runs)
     queues = [q for q in s[UPLINK_QUEUE].unique().sort().to_list() if q != MAIN_UPLINK_QUEUE]
     backgrounds = [int(b) for b in s[BACKGROUND].unique().sort().to_list() if b != BACKGROUND_USERS]
+    pairs = list(combinations(ALGORITHMS, 2))
 
     def of(measure: str, traffic: str, queue: str = MAIN_UPLINK_QUEUE, background: int = BACKGROUND_USERS) -> dict[str, float]:
         return {a: _mean(s, measure, traffic, a, queue, background) for a in ALGORITHMS}
@@ -71,60 +160,77 @@ def measure(s: pl.DataFrame) -> dict[str, Measured]:
     def ratio(v: dict[str, float]) -> float:
         return _over(v["BIC"] + v["CUBIC"], v["NewReno"] + v["Westwood+"])
 
-    def spread(v: dict[str, float]) -> float:
-        return _over(max(v.values()) - min(v.values()), sum(v.values()) / len(v))
-
     def listing(v: dict[str, float], fmt: str, scale: float = 1.0) -> str:
         return ", ".join(f"{a} {format(x * scale, fmt)}" for a, x in v.items())
 
-    def with_queues(value_at: Callable[[str], float], detail: str) -> Measured:
-        return Measured(value_at(MAIN_UPLINK_QUEUE), detail, tuple(Ablation(f"uplink buffer {q}", value_at(q)) for q in queues))
+    def with_backgrounds(value_at: Callable[[int], tuple[float, str]], missing: str = "") -> Measured:
+        value, detail = value_at(BACKGROUND_USERS)
+        return Measured(value, detail, tuple(Ablation(f"{n} background users", value_at(n)[0]) for n in backgrounds), missing)
 
-    def with_backgrounds(value_at: Callable[[int], float], detail: str, missing: str = "") -> Measured:
-        return Measured(value_at(BACKGROUND_USERS), detail, tuple(Ablation(f"{n} background users", value_at(n)) for n in backgrounds), missing)
+    def with_queues(value_at: Callable[[str], tuple[float, str]]) -> Measured:
+        value, detail = value_at(MAIN_UPLINK_QUEUE)
+        return Measured(value, detail, tuple(Ablation(f"uplink buffer {q}", value_at(q)[0]) for q in queues))
+
+    def equal_pairs(measure: str, traffic: str, queue: str = MAIN_UPLINK_QUEUE, background: int = BACKGROUND_USERS) -> list[tuple[str, Interval]]:
+        return [(f"{a} − {b}", rn.diff(measure, a, b, traffic, queue, background)) for a, b in pairs]
 
     out: dict[str, Measured] = {}
-    g = of("goodput_bps", DOWNLINK_BULK)
-    out["goodput-similar"] = with_backgrounds(lambda n: spread(of("goodput_bps", DOWNLINK_BULK, background=n)), listing(g, ".2f", 1e-6) + " Mbit/s")
-    w = of("goodput_bps", DOWNLINK_WEB)
-    out["goodput-similar-web"] = Measured(spread(w), listing(w, ".0f", 1e-3) + " kbit/s")
-    rtt = of("mean_rtt_s", DOWNLINK_BULK)
+    out["goodput-similar"] = with_backgrounds(lambda n: _cases(equal_pairs("goodput_bps", DOWNLINK_BULK, background=n), equality_credit, _kbit))
+    out["goodput-similar-web"] = Measured(*_cases(equal_pairs("goodput_bps", DOWNLINK_WEB), equality_credit, _kbit))
+    out["rtt-inflated"] = with_backgrounds(lambda n: _cases(((f"{a} − {b}", rn.diff("mean_rtt_s", a, b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for a in FAST for b in SLOW),
+                                                            lambda lo, hi: order_credit(lo, hi, 1), _ms))
+    out["rtt-westwood"] = with_backgrounds(lambda n: _cases(((f"Westwood+ − {b}", rn.diff("mean_rtt_s", "Westwood+", b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for b in ALGORITHMS if b != "Westwood+"),
+                                                            lambda lo, hi: order_credit(lo, hi, -1), _ms))
 
-    def inflated(n: int) -> float:
-        v = of("mean_rtt_s", DOWNLINK_BULK, background=n)
-        pairs = [v[a] > v[b] for a in ("BIC", "CUBIC") for b in ("NewReno", "Westwood+")]
-        return sum(pairs) / len(pairs)
+    def level(measure: str, n: int, fmt: str, unit: str = "") -> tuple[float, str]:
+        v = of(measure, DOWNLINK_BULK, background=n)
+        return ratio(v), listing(v, fmt) + unit + f"; × {ratio(v):.2f}"
 
-    def westwood(n: int) -> float:
-        v = of("mean_rtt_s", DOWNLINK_BULK, background=n)
-        return _over(v["Westwood+"], min(x for a, x in v.items() if a != "Westwood+"))
-
-    out["rtt-inflated"] = with_backgrounds(inflated, listing(rtt, ".3f") + " s")
-    out["rtt-westwood"] = with_backgrounds(westwood, listing(rtt, ".3f") + " s")
-    retx = of("retransmit_ratio", DOWNLINK_BULK)
-    out["retx-twice"] = with_backgrounds(lambda n: ratio(of("retransmit_ratio", DOWNLINK_BULK, background=n)), listing(retx, ".4f") + f"; × {ratio(retx):.2f}")
-    rto = of("timeouts", DOWNLINK_BULK)
+    out["retx-twice"] = with_backgrounds(lambda n: level("retransmit_ratio", n, ".4f"))
     genuine = of("genuine_timeouts", DOWNLINK_BULK)
-    m = with_backgrounds(lambda n: ratio(of("timeouts", DOWNLINK_BULK, background=n)), listing(rto, ".2f") + f" per flow; × {ratio(rto):.2f}")
+    m = with_backgrounds(lambda n: level("timeouts", n, ".2f", " per flow"))
     out["timeouts-thrice"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", ratio(genuine))),
                                       "the paper's live network: its load, scheduler and radio conditions are not given; most of rtolab's timeouts are spurious, set off by the radio's delay spikes (docs/cc-hsdpa.md)")
 
-    def cubic_highest(n: int) -> float:
-        v = of("timeouts", DOWNLINK_BULK, background=n)
-        return _over(v["CUBIC"], max(x for a, x in v.items() if a != "CUBIC"))
+    def cubic_highest(n: int, measure: str = "timeouts") -> tuple[float, str]:
+        return _cases(((f"CUBIC − {b}", rn.diff(measure, "CUBIC", b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for b in ALGORITHMS if b != "CUBIC"),
+                      lambda lo, hi: order_credit(lo, hi, 1), _count)
 
-    m = with_backgrounds(cubic_highest, listing(rto, ".2f") + " per flow")
-    out["timeouts-cubic"] = Measured(m.value, m.detail, (*m.ablations, Ablation("only the timeouts the oracle finds genuine", _over(genuine["CUBIC"], max(v for a, v in genuine.items() if a != "CUBIC")))),
+    m = with_backgrounds(cubic_highest)
+    out["timeouts-cubic"] = Measured(m.value, m.detail + " timeouts per flow", (*m.ablations, Ablation("only the timeouts the oracle finds genuine", cubic_highest(BACKGROUND_USERS, "genuine_timeouts")[0])),
                                      "the paper's live network: its load, scheduler and radio conditions are not given (docs/cc-hsdpa.md)")
 
-    def uplink(q: str) -> float:
-        return max(spread(of("goodput_bps", UPLINK_BULK, q)), spread(of("mean_rtt_s", UPLINK_BULK, q)))
+    def uplink(q: str) -> tuple[float, str]:
+        return _cases([*((f"goodput {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("goodput_bps", a, b, UPLINK_BULK, q, BACKGROUND_USERS)]),
+                       *((f"RTT {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("mean_rtt_s", a, b, UPLINK_BULK, q, BACKGROUND_USERS)])],
+                      equality_credit, lambda x: f"{x:+.4g}")
 
-    up = of("goodput_bps", UPLINK_BULK)
-    out["uplink-similar"] = with_queues(uplink, listing(up, ".0f", 1e-3) + " kbit/s; RTT " + listing(of("mean_rtt_s", UPLINK_BULK), ".3f") + " s")
-    tp = of("throughput_bps", DOWNLINK_BULK)
-    def extra_throughput(n: int) -> float:
-        return _over(ratio(of("throughput_bps", DOWNLINK_BULK, background=n)), ratio(of("goodput_bps", DOWNLINK_BULK, background=n)))
+    out["uplink-similar"] = with_queues(uplink)
+    out["uplink-linear"] = _linear(regime)
 
-    out["throughput-larger"] = with_backgrounds(extra_throughput, listing(tp, ".2f", 1e-6) + f" Mbit/s; throughput × {ratio(tp):.3f}, goodput × {ratio(g):.3f}")
+    def larger(n: int) -> tuple[float, str]:
+        tp, gp = rn.ratio("throughput_bps", DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n), rn.ratio("goodput_bps", DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)
+        return throughput_larger(tp, gp), f"throughput × {tp[0]:.3f} [{tp[1]:.3f}, {tp[2]:.3f}], goodput × {gp[0]:.3f} [{gp[1]:.3f}, {gp[2]:.3f}]"
+
+    out["throughput-larger"] = with_backgrounds(larger)
     return out
+
+
+#: What the simulator does not record for CUBIC's half of uplink-linear.
+CUBIC_REGIME_MISSING = (
+    "CUBIC's TCP-friendly regime is not recorded: it is the ACKs of congestion avoidance on which Reno's estimate tcp_cwnd is ahead of cwnd and "
+    "its cap cwnd/(tcp_cwnd − cwnd) lowers cnt below the cubic curve's (Bictcp::friendly_cap in crates/rtolab-sim/src/tcp/cc/bictcp.rs), "
+    "internal state that no series or flows column carries; it needs a per-flow count of congestion-avoidance ACKs and of those with the friendly cap "
+    "binding (or a series of tcp_cwnd and the curve's target), a simulator change"
+)
+
+
+def _linear(regime: pl.DataFrame | None) -> Measured:
+    """uplink-linear: BIC's share from its regime pass; CUBIC's is not recorded (NaN), so the
+    finding is not measured, with BIC's share in the detail."""
+    if regime is None or regime.is_empty():
+        return Measured(math.nan, "BIC's regime pass not run", (), CUBIC_REGIME_MISSING)
+    shares = [x for x in regime["low_share"].to_list() if x is not None]
+    m, lo, hi = stats.t_interval(shares, LEVEL) if shares else (math.nan,) * 3
+    bic = f"BIC {m:.3f} [{lo:.3f}, {hi:.3f}] of its congestion-avoidance time at cwnd ≤ {BIC_LOW_WINDOW} segments ({len(shares)} replications, recovery with cwnd above ssthresh counted in)"
+    return Measured(math.nan, bic + "; CUBIC not recorded", (), CUBIC_REGIME_MISSING)

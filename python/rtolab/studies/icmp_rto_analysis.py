@@ -158,19 +158,40 @@ def comparison(runs: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
     """The results table: per traffic, bad fraction, measure and sender with the scheme, the
     mean with the scheme off and with it (``value``), and their ratio paired by replication
     (each replication runs every sender on the same channel and traffic draws) with its 90 %
-    interval."""
+    interval. A replication in which the sender without the scheme has 0 (no idle time, say)
+    leaves the ratio undefined and out of the interval (``n`` counts the others).
+
+    ``step_mean``, ``step_ci_low``, ``step_ci_high``: the change of the sender's ``value``
+    from the previous bad fraction of the grid (same traffic, timer and sender), paired by
+    replication (a replication's runs share their seed at every bad fraction), with its 90 %
+    interval; null at the first bad fraction."""
     keys = [TRAFFIC, BAD_MEAN, BAD_FRACTION, TIMER]
+    sender = [TRAFFIC, TIMER, SCHEME]
     parts = []
     for m in metrics:
         off = runs.filter(pl.col(SCHEME) == OFF).select(*keys, "replication", pl.col(m).alias("off"))
         on = runs.filter(pl.col(SCHEME) != OFF).select(*keys, SCHEME, "replication", pl.col(m).alias("value"))
-        both = on.join(off, on=[*keys, "replication"]).with_columns(ratio=pl.col("value") / pl.col("off"))
+        both = on.join(off, on=[*keys, "replication"]).with_columns(ratio=pl.when(pl.col("off") != 0).then(pl.col("value") / pl.col("off")))
         ratio = stats.summarize(both, "ratio", [*keys, SCHEME], LEVEL).select(
             *keys, SCHEME, "n", pl.col("mean").alias("over_off"), pl.col("ci_low").alias("ratio_ci_low"), pl.col("ci_high").alias("ratio_ci_high")
         )
         means = both.group_by([*keys, SCHEME], maintain_order=True).agg(pl.col("off").mean(), pl.col("value").mean())
-        parts.append(means.join(ratio, on=[*keys, SCHEME]).select(*keys, SCHEME, pl.lit(m).alias("metric"), "off", "value", "over_off", "ratio_ci_low", "ratio_ci_high", "n"))
+        parts.append(means.join(ratio, on=[*keys, SCHEME]).join(_steps(on, sender), on=[*sender, BAD_MEAN], how="left")
+                     .select(*keys, SCHEME, pl.lit(m).alias("metric"), "off", "value", "over_off", "ratio_ci_low", "ratio_ci_high", "n", "step_mean", "step_ci_low", "step_ci_high"))
     return pl.concat(parts).sort([TRAFFIC, "metric", BAD_MEAN, TIMER, SCHEME])
+
+
+def _steps(on: pl.DataFrame, sender: list[str]) -> pl.DataFrame:
+    """Per sender and bad fraction (after the first of the grid): the change of ``value`` from
+    the previous bad fraction, paired by replication, mean and 90 % interval."""
+    grid = sorted(float(b) for b in on[BAD_MEAN].unique().to_list())
+    previous = pl.DataFrame({BAD_MEAN: grid[1:], "previous": grid[:-1]}, schema={BAD_MEAN: on.schema[BAD_MEAN], "previous": on.schema[BAD_MEAN]})
+    now = on.join(previous, on=BAD_MEAN)
+    before = on.select(*sender, "replication", pl.col(BAD_MEAN).alias("previous"), pl.col("value").alias("before"))
+    paired = now.join(before, on=[*sender, "replication", "previous"]).with_columns(step=pl.col("value") - pl.col("before"))
+    return stats.summarize(paired, "step", [*sender, BAD_MEAN], LEVEL).select(
+        *sender, BAD_MEAN, pl.col("mean").alias("step_mean"), pl.col("ci_low").alias("step_ci_low"), pl.col("ci_high").alias("step_ci_high")
+    )
 
 
 #: The sender's count columns of the flows table for paper 001's scheme.

@@ -27,9 +27,11 @@ KEYS = ["tag.link", "tag.buffer", FLOWS, IW, IRTO]
 def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
     """One row per (run, burst): elapsed time of its longest flow (from the burst's nominal
     start), RTOs (data and SYN, as the slides count them) split into spurious and genuine,
-    Jain's index of its flows' goodputs."""
+    Jain's index of its flows' goodputs, and the data and SYN RTOs of the flow that completes
+    last (``last_flow_rtos``, ``last_flow_syn_rtos``; an unfinished flow completes last)."""
     later_start = "generators.later.start"
     offsets = {v: seconds(v) for v in flows[later_start].unique().to_list()}
+    last = pl.col("end_s").fill_null(float("inf"))
     out = (
         flows.group_by(["run", "point", "replication", *KEYS, later_start, "generator"], maintain_order=True)
         .agg(
@@ -39,6 +41,8 @@ def per_burst(flows: pl.DataFrame) -> pl.DataFrame:
             (pl.col("spurious_timeouts") + pl.col("spurious_syn_timeouts")).sum().alias("spurious_rtos"),
             pl.col("syn_timeouts").sum().alias("syn_rtos"),
             stats.jain_index(pl.col("goodput_bps")).alias("jain_within"),
+            pl.col("timeouts").sort_by(last, maintain_order=True).last().alias("last_flow_rtos"),
+            pl.col("syn_timeouts").sort_by(last, maintain_order=True).last().alias("last_flow_syn_rtos"),
         )
         .with_columns(
             start=pl.when(pl.col("generator") == "later")
@@ -158,41 +162,56 @@ def delay_task(task: tuple[dict[str, Any], int]) -> np.ndarray:
 #: they are read as HSPA (81 ms fixed, a 100-packet REDok buffer of 0.6 s).
 DELAY_SETS = [("EDGE", 1), ("HSPA", 6)]
 DELAY_BUFFERS = ("BDP", "2BDP", "50p", "RED", "REDok")
+#: The initial RTOs of the delay pass: the slides' delay figures are IRTO 3 s; "IRTO1 only
+#: slightly 'shifts' curves" (One-Way Delay in Rest of Cases) compares them with 1 s.
+DELAY_IRTOS = ("3s", "1s")
 
 
-def one_way_delays(executor: Executor, replications: int, seed: int, sets: list[tuple[str, int]] = DELAY_SETS, reading: Reading = Reading()) -> pl.DataFrame:
-    """One-way delays of data packets (IRTO 3 s) for FIFO BDP, 2·BDP and 50 p (EDGE only),
-    RED and REDok with IW 3 and 10 (the slides' delay figures), pooled over replications:
-    columns link, flows, buffer, iw, delay_s. The flows start and the window is as ``reading`` says."""
+def one_way_delays(
+    executor: Executor,
+    replications: int,
+    seed: int,
+    sets: list[tuple[str, int]] = DELAY_SETS,
+    reading: Reading = Reading(),
+    irtos: tuple[str, ...] = DELAY_IRTOS,
+) -> pl.DataFrame:
+    """One-way delays of data packets for FIFO BDP, 2·BDP and 50 p (EDGE only), RED and REDok
+    with IW 3 and 10 and each initial RTO of ``irtos`` (the slides' delay figures), one row
+    per packet: columns link, flows, buffer, iw, irto, replication, delay_s. Runs of one
+    replication share their seed across buffers, IWs and IRTOs (pair by ``replication``). The
+    flows start and the window is as ``reading`` says."""
     tasks, keys = [], []
     for link, n in sets:
         b = BOTTLENECKS[link]
         queues = {k: v for k, v in buffers(b).items() if k in DELAY_BUFFERS}
         for buf, queue in queues.items():
             for iw in (3, 10):
-                spec = copy.deepcopy(base_scenario())
-                for path, value in {
-                    "links.bottleneck.rate": b.rate,
-                    "links.bottleneck.delay": b.delay,
-                    "links.bottleneck.queue": queue,
-                    **reading.settings(b),
-                    "generators.*.flows": n,
-                    "generators.*.tcp.iw": iw,
-                    "generators.*.tcp.initial_rto": "3s",
-                    "output": {"series": ["delay"]},
-                }.items():
-                    set_path(spec, path, value)
-                for r in range(replications):
-                    tasks.append((spec, derive_seed(seed, r)))
-                    keys.append((link, n, buf, iw))
+                for irto in irtos:
+                    spec = copy.deepcopy(base_scenario())
+                    for path, value in {
+                        "links.bottleneck.rate": b.rate,
+                        "links.bottleneck.delay": b.delay,
+                        "links.bottleneck.queue": queue,
+                        **reading.settings(b),
+                        "generators.*.flows": n,
+                        "generators.*.tcp.iw": iw,
+                        "generators.*.tcp.initial_rto": irto,
+                        "output": {"series": ["delay"]},
+                    }.items():
+                        set_path(spec, path, value)
+                    for r in range(replications):
+                        tasks.append((spec, derive_seed(seed, r)))
+                        keys.append((link, n, buf, iw, irto, r))
     parts = []
     by_task = dict(enumerate(keys))
     # In task order, not the order the runs finished in: the table is the same on any executor.
     results = sorted(run_all(executor, _indexed_delay_task, list(enumerate(tasks))), key=lambda r: r[0])
     for i, values in results:
-        link, n, buf, iw = by_task[i]
-        parts.append(pl.DataFrame({"link": link, "flows": n, "buffer": buf, "iw": iw, "delay_s": values}))
-    return pl.concat(parts).sort(["link", "flows", "buffer", "iw"], maintain_order=True) if parts else pl.DataFrame()
+        link, n, buf, iw, irto, r = by_task[i]
+        parts.append(pl.DataFrame({"link": link, "flows": n, "buffer": buf, "iw": iw, "irto": irto, "replication": r, "delay_s": values},
+                                  schema={"link": pl.String, "flows": pl.Int64, "buffer": pl.String, "iw": pl.Int64, "irto": pl.String,
+                                          "replication": pl.Int64, "delay_s": pl.Float64}))
+    return pl.concat(parts).sort(["link", "flows", "buffer", "iw", "irto"], maintain_order=True) if parts else pl.DataFrame()
 
 
 def _indexed_delay_task(item: tuple[int, tuple[dict[str, Any], int]]) -> tuple[int, np.ndarray]:
@@ -202,8 +221,10 @@ def _indexed_delay_task(item: tuple[int, tuple[dict[str, Any], int]]) -> tuple[i
 
 def delay_figure(delays: pl.DataFrame, out: Path) -> list[Path]:
     """Empirical CDFs of one-way delay, FIFO vs RED vs REDok, IW3 vs IW10, per link and
-    burst size."""
+    burst size, with an initial RTO of 3 s (the slides' figures)."""
     written = []
+    if "irto" in delays.columns:
+        delays = delays.filter(pl.col("irto") == "3s")
     for (link, n), part in delays.group_by(["link", "flows"], maintain_order=True):
         fig = Figure(figsize=(8, 4.5))
         ax = fig.subplots()

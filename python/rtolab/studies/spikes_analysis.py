@@ -5,13 +5,14 @@ Goodput is compared in the paper's unit, bit/s of 576 B packets: the simulator's
 goodput times 576/536. The model takes R and Cmax of the set-up (``studies.spikes``), the
 spike-free interval law and the spike-length law of each point (``interval_kind="spike_free"``,
 Sec. 3.2) and, as TO, the mean RTO the simulator measured at that point (the paper leaves TO
-open; PFTK's own validation likewise fed measured timeouts into its formula). Four more
-columns show what other readings give: ``model_to1_bps`` with TO = 1 s; ``model_wait_bps``
-with TO = the time the sender actually waited before each timeout (the flows table's
-``timeout_idle_s`` over its timeouts); ``model_per_rtt_bps``
-with congestion avoidance growing one packet per RTT instead of the paper's slope 1/R; and
-``model_period_bps``, the interval read as the paper's period T (spike start to spike start)
-with the mean spike length.
+open; PFTK's own validation likewise fed measured timeouts into its formula). With losses the
+model's congestion-avoidance slope is 1/R² packets/s per second (``CA_GROWTH``): the paper's
+"slope 1/R" is a window slope, one packet per RTT per RTT, which is a rate slope of 1/R².
+Four more columns show what other readings give: ``model_slope_r_bps`` with the slope read as
+printed, 1/R packets/s per second; ``model_to1_bps`` with TO = 1 s; ``model_wait_bps`` with
+TO = the time the sender actually waited before each timeout (the flows table's
+``timeout_idle_s`` over its timeouts); and ``model_period_bps``, the interval read as the
+paper's period T (spike start to spike start) with the mean spike length.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from scipy import stats as scipy_stats
 
 from rtolab import stats
 from rtolab.model import Exponential, Pareto, ScipyInterval, Uniform, markov_modulated, spikes
+from rtolab.model.goodput import CaGrowth
 from rtolab.model.intervals import IntervalDistribution
 from rtolab.model.parse import duration_distribution
 from rtolab.studies.figures import save
@@ -38,6 +40,17 @@ MARKERS = {0.0: "s", 0.02: "D", 0.05: "^"}
 SUFFIXES = ("png", "svg")
 DPI = 110
 
+#: The model's congestion-avoidance slope with losses, its main reading for every lossy point
+#: (Figures 6–9). The Appendix grows the rate "linearly with slope 1/R" (Figure 10), and its
+#: sawtooth is TCP's: the window grows by one packet per RTT, so the window's slope is 1/R
+#: packets per RTT, per RTT, and the rate (window/R) grows by 1/R per RTT, i.e. 1/R² packets/s
+#: per second. Read as a rate slope per second, 1/R would put the mode-1 sawtooth at √R times
+#: the square-root law it stands for (congestion.py re-derives both), and its value would
+#: depend on the unit of time. The slope as printed is kept as an ablation (``CA_AS_PRINTED``).
+CA_GROWTH: CaGrowth = "per_rtt"
+#: The slope read as printed, 1/R packets/s per second: the ablation of ``CA_GROWTH``.
+CA_AS_PRINTED: CaGrowth = "paper"
+
 
 def interval_law(mean_s: float) -> IntervalDistribution:
     """The simulated spike-free interval law, parsed from the very text the sweep simulates."""
@@ -46,19 +59,19 @@ def interval_law(mean_s: float) -> IntervalDistribution:
 
 def _model(rate: float, lo: float, hi: float, mean: float, loss: float, timeout: float, wait: float | None) -> dict[str, float | int | None]:
     point = partial(spikes, rate, PACKET_BYTES, rtt_s(rate), loss=loss)
-    main = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free")
-    to1 = point(Uniform(lo, hi), interval_law(mean), timeout=1.0, interval_kind="spike_free")
+    main = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free", ca_growth=CA_GROWTH)
+    as_printed = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free", ca_growth=CA_AS_PRINTED)
+    to1 = point(Uniform(lo, hi), interval_law(mean), timeout=1.0, interval_kind="spike_free", ca_growth=CA_GROWTH)
     # No timeout at the point (0/0): no waited TO to feed the model.
     waited = math.nan
     if wait is not None and math.isfinite(wait) and wait > 0:
-        waited = point(Uniform(lo, hi), interval_law(mean), timeout=wait, interval_kind="spike_free").goodput_bps
-    per_rtt = point(Uniform(lo, hi), interval_law(mean), timeout=timeout, interval_kind="spike_free", ca_growth="per_rtt")
-    period = point(0.5 * (lo + hi), interval_law(mean), timeout=timeout)
+        waited = point(Uniform(lo, hi), interval_law(mean), timeout=wait, interval_kind="spike_free", ca_growth=CA_GROWTH).goodput_bps
+    period = point(0.5 * (lo + hi), interval_law(mean), timeout=timeout, ca_growth=CA_GROWTH)
     return {
         "model_bps": main.goodput_bps,
+        "model_slope_r_bps": as_printed.goodput_bps,
         "model_to1_bps": to1.goodput_bps,
         "model_wait_bps": waited,
-        "model_per_rtt_bps": per_rtt.goodput_bps,
         "model_period_bps": period.goodput_bps,
         "mode": main.mode,
         "beta": main.beta,
@@ -144,18 +157,26 @@ def sensitivity_laws(mean: float) -> dict[str, IntervalDistribution]:
     return laws
 
 
-def sensitivity(means: list[float], loss: float) -> pl.DataFrame:
-    """Figure 9's curves: the model (lossless exact, or Eq. 10 with loss) with T read as the
-    period, SD = 5 s, 40 kbps, 576 B packets, R = 0.72 s (Cmax = 8.68 packets/s)."""
+def sensitivity(means: list[float], loss: float, ca_growth: CaGrowth = CA_GROWTH) -> pl.DataFrame:
+    """Figure 9's curves: the model (lossless exact, or Eq. 10 with loss and the
+    congestion-avoidance slope ``ca_growth``) with T read as the period, SD = 5 s, 40 kbps,
+    576 B packets, R = 0.72 s (Cmax = 8.68 packets/s). The ``ca_growth`` column names the
+    slope (the lossless model has none: its rows say ``CA_GROWTH``)."""
     rows = []
     for mean in means:
         for name, law in sensitivity_laws(mean).items():
-            g = spikes(SENSITIVITY_RATE_BPS, PACKET_BYTES, SENSITIVITY_RTT_S, SENSITIVITY_SD_S, law, loss=loss, interval_kind="period")
-            rows.append({"loss": loss, "law": name, "mean_interval_s": mean, "goodput_bps": g.goodput_bps})
-    return pl.DataFrame(rows)
+            g = spikes(SENSITIVITY_RATE_BPS, PACKET_BYTES, SENSITIVITY_RTT_S, SENSITIVITY_SD_S, law, loss=loss, interval_kind="period", ca_growth=ca_growth)
+            rows.append({"loss": loss, "ca_growth": ca_growth if loss > 0 else CA_GROWTH, "law": name, "mean_interval_s": mean, "goodput_bps": g.goodput_bps})
+    return pl.DataFrame(rows, schema={"loss": pl.Float64, "ca_growth": pl.String, "law": pl.String, "mean_interval_s": pl.Float64, "goodput_bps": pl.Float64})
+
+
+#: Figure 9's losses: the lossless model and the model with p = 2 %.
+FIGURE9_LOSSES = (0.0, 0.02)
 
 
 def sensitivity_figure(table: pl.DataFrame, out: Path) -> list[Path]:
+    """Figure 9 from ``sensitivity``'s rows at ``FIGURE9_LOSSES`` with the main slope."""
+    table = table.filter(pl.col("loss").is_in(list(FIGURE9_LOSSES)) & (pl.col("ca_growth") == CA_GROWTH))
     losses = table["loss"].unique().sort().to_list()
     fig = Figure(figsize=(6 * len(losses), 4.4))
     axes = fig.subplots(1, len(losses), squeeze=False)
@@ -163,7 +184,7 @@ def sensitivity_figure(table: pl.DataFrame, out: Path) -> list[Path]:
         part = table.filter(pl.col("loss") == loss)
         for (law,), rows in part.group_by(["law"], maintain_order=True):
             ax.plot(rows["mean_interval_s"], rows["goodput_bps"], label=str(law))
-        ax.set_title("lossless model (exact)" if loss == 0 else f"model with p = {loss:g} (Eq. 10)")
+        ax.set_title("lossless model (exact)" if loss == 0 else f"model with p = {loss:g} (Eq. 10, slope 1/R²)")
         ax.set_xlabel("E(T) (s)")
         ax.set_ylabel("goodput (bit/s)")
         ax.grid(alpha=0.3)
