@@ -227,6 +227,7 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
     let established = || c.samples.iter().filter(|s| s.srtt_us > 0);
     FlowRow {
         flow: c.k.into(),
+        connection: c.k.into(),
         name: name.to_string(),
         kind,
         generator,

@@ -14,7 +14,7 @@ use crate::tun;
 use rtolab_sim::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
 use rtolab_sim::build::radio;
 use rtolab_sim::fabric::FlowRoute;
-use rtolab_sim::spec::{Scenario, SeriesMetric};
+use rtolab_sim::spec::{GeneratorSpec, Scenario, SeriesMetric, WebConnection};
 use rtolab_sim::world::plan::plan;
 use rtolab_sim::world::Origin;
 use rtolab_sim::SimTime;
@@ -132,6 +132,21 @@ impl Drop for Threads {
     }
 }
 
+/// A web generator whose users keep one connection per session (`connection =
+/// "per-session"`) is the simulator's only: each user here is a thread that opens a kernel
+/// connection per file.
+fn refuse_per_session(scenario: &Scenario) -> EmuResult<()> {
+    for (i, g) in scenario.generators.iter().enumerate() {
+        if matches!(g, GeneratorSpec::Web(w) if w.connection == WebConnection::PerSession) {
+            return Err(EmuError::unsupported(
+                format!("generators[{i}].connection"),
+                "\"per-session\" is the simulator's only: the emulator opens a kernel connection per file; use \"per-file\"",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs `scenario` over the kernel's TCP. `interrupt` set by the caller (Ctrl-C) ends the
 /// run early with `EmuError::Interrupted`, after cleaning up.
 pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
@@ -139,6 +154,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     if !scenario.output.events.is_empty() {
         return Err(EmuError::unsupported("output.events", "the event log is the simulator's: the kernel's TCP does not tell the emulator of its timeouts one by one"));
     }
+    refuse_per_session(scenario)?;
     let settings = kernel::settings(scenario)?;
     netns::check_machine()?;
     check_congestion_controls(scenario)?;
@@ -339,4 +355,26 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         stale_namespaces_removed: stale,
     };
     Ok(Emulation { result, meta })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_session_web_users_are_refused_by_field() {
+        let text = |connection: &str| {
+            format!("duration = \"1s\"\n[[links]]\nname = \"l\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n[[generators]]\nkind = \"burst\"\nflows = 1\ntotal = \"1kB\"\nroute = [\"l\"]\n[[generators]]\nkind = \"web\"\nusers = 1\nsize = \"1kB\"\nthink = \"1s\"\nroute = [\"l\"]\n{connection}")
+        };
+        let parse = |t: String| rtolab_sim::spec::parse_for_any_target(&t, "toml").expect("valid scenario");
+        match refuse_per_session(&parse(text("connection = \"per-session\"\n"))) {
+            Err(EmuError::Unsupported { path, message }) => {
+                assert_eq!(path, "generators[1].connection");
+                assert!(message.contains("per-file"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(refuse_per_session(&parse(text(""))).is_ok());
+        assert!(refuse_per_session(&parse(text("connection = \"per-file\"\n"))).is_ok());
+    }
 }

@@ -28,9 +28,17 @@ result_table! {
     /// One row of the `flows` table.
     #[derive(Clone, Debug, PartialEq, Serialize)]
     pub struct FlowRow in "flows" {
-        /// Index of the flow in the run, in the order flows were created.
+        /// Index of the flow in the run, in the order flows were created (a file of a
+        /// per-session web user is a flow of its own, made when it is written); the `series`
+        /// table's entity of the same index is this flow.
         #[unit = ""]
         pub flow: u64,
+        /// The TCP connection the flow used, by the `flow` of its first row: the flow's own
+        /// for a connection of its own; shared by a web user's files under
+        /// `connection = "per-session"`, whose rows count each file's share of it (its start
+        /// to the next file's start) and add up to the connection's totals.
+        #[unit = ""]
+        pub connection: u64,
         /// The flow's name, from the scenario or made by its generator.
         #[unit = ""]
         pub name: String,
@@ -40,7 +48,8 @@ result_table! {
         /// The generator that made it, if any.
         #[unit = ""]
         pub generator: Option<String>,
-        /// When the flow started.
+        /// When the flow started (a per-session web file: when it was written to its
+        /// connection).
         #[unit = "s"]
         pub start_s: f64,
         /// When the last byte was acknowledged; null if unfinished.

@@ -437,6 +437,38 @@ fn random_scenarios_end_and_keep_every_invariant() {
     }
 }
 
+/// The same random scenarios (the first of the slice above) with their web users' files on
+/// one connection per user (`connection = "per-session"`): every invariant kept, and each
+/// connection's files are rows in order, each ending before the next begins.
+#[test]
+fn random_per_session_scenarios_end_and_keep_every_invariant() {
+    let tally = Tally::default();
+    let sessions = AtomicU64::new(0);
+    let per_session = scenario().prop_map(|text| text.replace("kind = \"web\"\n", "kind = \"web\"\nconnection = \"per-session\"\n"));
+    let outcome = runner(DEFAULT_CASES / 2).run(&per_session, |text| {
+        let scenario = from_toml(&text).map_err(|e| TestCaseError::fail(format!("generated scenario rejected: {e}\n{text}")))?;
+        run_scenario(&scenario, &text, &tally)?;
+        if !text.contains("per-session") {
+            return Ok(());
+        }
+        sessions.fetch_add(1, Relaxed);
+        if let Ok(r) = rtolab_sim::run(&scenario, None) {
+            let mut last: std::collections::HashMap<u64, &rtolab_sim::FlowRow> = Default::default();
+            for f in &r.flows {
+                prop_assert!(f.connection <= f.flow, "{}: connection {} after its file {}\n{}", f.name, f.connection, f.flow, text);
+                if let Some(prev) = last.insert(f.connection, f) {
+                    prop_assert!(prev.end_s.is_some_and(|e| e <= f.start_s), "{} begins before {} ends\n{}", f.name, prev.name, text);
+                }
+            }
+        }
+        Ok(())
+    });
+    eprintln!("per-session scenarios: {} runs, {} with web users, {} cut short", tally.runs.load(Relaxed), sessions.load(Relaxed), tally.budget.load(Relaxed));
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Parsers on arbitrary and mutated text.
 

@@ -17,3 +17,5 @@ mod schema_docs;
 mod spurious_profiles;
 #[path = "scenarios/tcp_scenarios.rs"]
 mod tcp_scenarios;
+#[path = "scenarios/web_sessions.rs"]
+mod web_sessions;

@@ -17,8 +17,9 @@ pub struct SeriesTable {
     pub entity: Vec<u32>,
     pub metric: Vec<SeriesMetric>,
     pub value: Vec<f64>,
-    /// Flow names, then link directions ("radio.forward"), then the radio network's mobile
-    /// users ("hsdpa.ue0") when a per-user series was asked for.
+    /// Flow names (the flows table's, in its order), then link directions ("radio.forward"),
+    /// then the radio network's mobile users ("hsdpa.ue0") when a per-user series was asked
+    /// for.
     pub entities: Vec<String>,
 }
 
@@ -32,7 +33,7 @@ impl SeriesTable {
             kind: Kind::Category,
             nullable: false,
             unit: "",
-            doc: "The flow, link direction (\"radio.forward\") or mobile user (\"hsdpa.ue0\"); categories: flows, then link directions, then mobile users.",
+            doc: "The flow, link direction (\"radio.forward\") or mobile user (\"hsdpa.ue0\"); categories: flows (in the flows table's order), then link directions, then mobile users. A connection shared by a per-session web user's files records under its latest file.",
         },
         Column { name: "metric", kind: Kind::Category, nullable: false, unit: "", doc: "What was recorded; categories: every series metric, in order." },
         Column { name: "value", kind: Kind::Float64, nullable: false, unit: "per metric", doc: "The new value, in the metric's unit." },

@@ -231,8 +231,9 @@ pub struct BurstSpec {
     pub tcp: TcpSpec,
 }
 
-/// Web users (paper 000): each fetches a file of random size over a new connection, then
-/// thinks for a random time, and again, until the run ends.
+/// Web users (paper 000): each fetches a file of random size, then thinks for a random time,
+/// and again, until the run ends; each file over a new connection, or all of a user's files
+/// over one (`connection`).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSpec {
@@ -260,6 +261,29 @@ pub struct WebSpec {
     /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number
     /// of datagrams, each of a size drawn from `size`.
     pub datagrams: Option<DatagramsSpec>,
+    /// "per-file" (a new TCP connection for each file, the default) or "per-session" (one
+    /// connection per user, opened at its first file and carrying every later file after
+    /// the think time, with the sender's timer and window state as the idle gap left them).
+    #[serde(default)]
+    pub connection: WebConnection,
+}
+
+/// How a web user's files map onto TCP connections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WebConnection {
+    /// A new connection (handshake, fresh RTO and window) for each file: paper 000's web
+    /// sessions, the 3GPP model's packet calls each on a connection of its own.
+    #[default]
+    PerFile,
+    /// One connection per user session, a reading of paper 001 (Sec. IV: "We simulate a
+    /// single user running a single session"; Sec. II: the "session completion time" is
+    /// measured "on a single TCP session"): opened at the user's first file (one handshake),
+    /// each later file written to it after the think time. The RTO, its back-off,
+    /// SRTT/RTTVAR, cwnd, ssthresh and the loss state carry over the idle gap as the stack's
+    /// own rules leave them (no stack here restarts the window after idle). It never closes
+    /// (no FIN). A mobile user of the radio network is placed once, when it opens.
+    PerSession,
 }
 
 /// A packet call of the 3GPP non-real-time (web browsing) traffic model, ETSI TR 101 112

@@ -4,6 +4,7 @@ use super::configs::SenderConfigs;
 use super::events::EventLog;
 use super::flow::FlowRuntime;
 use super::plan::plan;
+use super::session::RowSource;
 use super::traffic::WebGenerator;
 use super::{Simulation, World};
 use crate::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
@@ -11,7 +12,7 @@ use crate::build::radio;
 use crate::engine::Event;
 use crate::fabric::{Fabric, FlowRoute};
 use crate::net::FlowId;
-use crate::spec::{Scenario, SeriesMetric};
+use crate::spec::{Scenario, SeriesMetric, WebConnection};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -40,10 +41,12 @@ impl Simulation {
         let mut routes: Vec<FlowRoute> = Vec::with_capacity(planned.len());
         let flows: Vec<FlowRuntime> = planned
             .into_iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
                 routes.push(FlowRoute::new(fwd, rev));
-                let flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, f.tcp, seed, &mut configs);
+                let mut flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, f.tcp, seed, &mut configs);
+                flow.row = i as u32;
                 ues_of_flows.push((mobile(f.route, f.uplink), f.uplink));
                 flow
             })
@@ -52,7 +55,8 @@ impl Simulation {
         let mut web_specs = Vec::new();
         for w in planned_web {
             let (forward, reverse) = route_dirs(scenario, w.route, w.uplink);
-            web_specs.push(WebGenerator { name: w.name, forward, reverse, tcp: w.tcp.clone(), start: w.start, uplink: w.uplink });
+            let per_session = w.connection == WebConnection::PerSession;
+            web_specs.push(WebGenerator { name: w.name, forward, reverse, tcp: w.tcp.clone(), start: w.start, uplink: w.uplink, per_session });
             for mut user in w.users {
                 user.ue = mobile(w.route, w.uplink);
                 web_users.push(user);
@@ -77,6 +81,8 @@ impl Simulation {
             scenario_name: scenario.name.clone(),
             seed,
             reported_links: reported_links(scenario),
+            rows: (0..flows.len() as u32).map(|i| RowSource::Flow(FlowId(i))).collect(),
+            files: Vec::new(),
             flows,
             web_users,
             web_specs,

@@ -15,7 +15,9 @@ use crate::time::SimTime;
 struct Entry {
     at: SimTime,
     kind: EventKind,
-    flow: Option<FlowId>,
+    /// The connection (`FlowId`) and the flows table's row it was working for then (its own,
+    /// or a session's latest file).
+    flow: Option<(FlowId, u32)>,
     /// A link direction; `None` with `radio` for the radio network.
     dir: Option<DirId>,
     radio: bool,
@@ -76,7 +78,7 @@ impl EventLog {
 
     /// Timeout `id` of flow `f` expired at `now` with SND.UNA at `seq`: (cwnd, ssthresh)
     /// `before` the timeout reduced them and `after` the sender handled it.
-    pub fn timeout(&mut self, now: SimTime, f: FlowId, id: u64, seq: u64, before: (u64, u64), after: (u64, u64)) {
+    pub fn timeout(&mut self, now: SimTime, f: (FlowId, u32), id: u64, seq: u64, before: (u64, u64), after: (u64, u64)) {
         if self.wants(EventKind::Timeout) {
             let mut e = Entry::new(now, EventKind::Timeout);
             (e.flow, e.seq, e.timeout) = (Some(f), Some(seq), Some(id));
@@ -87,7 +89,7 @@ impl EventLog {
     }
 
     /// The sender of flow `f` declared its timeouts `first..=last` spurious.
-    pub fn detected(&mut self, now: SimTime, f: FlowId, first: u64, last: u64, window: (u64, u64)) {
+    pub fn detected(&mut self, now: SimTime, f: (FlowId, u32), first: u64, last: u64, window: (u64, u64)) {
         if self.wants(EventKind::Spurious) {
             let mut e = Entry::new(now, EventKind::Spurious);
             e.flow = Some(f);
@@ -100,9 +102,9 @@ impl EventLog {
 
     /// The sender of flow `f` undid a reduction: of its timeouts `timeouts`, or of a fast
     /// retransmit when none.
-    pub fn undone(&mut self, now: SimTime, f: FlowId, timeouts: Option<(u64, u64)>, before: (u64, u64), after: (u64, u64)) {
+    pub fn undone(&mut self, now: SimTime, f: (FlowId, u32), timeouts: Option<(u64, u64)>, before: (u64, u64), after: (u64, u64)) {
         if let Some((first, last)) = timeouts {
-            for e in self.entries.iter_mut().rev().filter(|e| e.flow == Some(f) && e.timeout.is_some_and(|id| (first..=last).contains(&id))) {
+            for e in self.entries.iter_mut().rev().filter(|e| e.flow.is_some_and(|(g, _)| g == f.0) && e.timeout.is_some_and(|id| (first..=last).contains(&id))) {
                 e.undone = true;
             }
         }
@@ -116,13 +118,13 @@ impl EventLog {
         }
     }
 
-    /// Flow `f`'s sender sent data `[seq, end)` at `now`.
+    /// Flow `f`'s sender sent data `[seq, end)` (on the wire) at `now`.
     #[inline]
-    pub fn data_sent(&mut self, now: SimTime, f: FlowId, seq: u64, end: u64) {
+    pub fn data_sent(&mut self, now: SimTime, f: (FlowId, u32), seq: u64, end: u64) {
         if !self.wants(EventKind::Retransmit) {
             return;
         }
-        let i = f.index();
+        let i = f.0.index();
         if self.sent_to.len() <= i {
             self.sent_to.resize(i + 1, 0);
         }
@@ -135,7 +137,7 @@ impl EventLog {
     }
 
     /// The network dropped a packet of flow `f` (a segment at `seq`, if it carried one).
-    pub fn dropped(&mut self, now: SimTime, f: FlowId, site: DropSite, seq: Option<u64>) {
+    pub fn dropped(&mut self, now: SimTime, f: (FlowId, u32), site: DropSite, seq: Option<u64>) {
         if self.wants(EventKind::Drop) {
             let mut e = Entry::new(now, EventKind::Drop);
             (e.flow, e.seq, e.dir, e.radio) = (Some(f), seq, site.dir(), site.dir().is_none());
@@ -156,13 +158,14 @@ impl EventLog {
         }
     }
 
-    /// The rows, in the order the events happened, named after `flows` and `dir_names`,
-    /// timeouts with the oracle's verdict and the sender's detection.
-    pub fn into_rows(self, flows: &[FlowRuntime], dir_names: &[String]) -> Vec<EventRow> {
+    /// The rows, in the order the events happened, each flow named after its row of the flows
+    /// table (`row_names`) and each link direction after `dir_names`, timeouts with the
+    /// oracle's verdict (of the connection, `flows`) and the sender's detection.
+    pub fn into_rows(self, flows: &[FlowRuntime], row_names: &[String], dir_names: &[String]) -> Vec<EventRow> {
         self.entries
             .into_iter()
             .map(|e| {
-                let flow = e.flow.map(|f| &flows[f.index()]);
+                let flow = e.flow.map(|(f, _)| &flows[f.index()]);
                 let (oracle, detected, undone) = match (flow, e.timeout) {
                     (Some(flow), Some(id)) => {
                         let verdict = match flow.oracle.verdicts()[id as usize] {
@@ -176,7 +179,7 @@ impl EventLog {
                 EventRow {
                     time_s: e.at.as_secs_f64(),
                     kind: e.kind,
-                    flow: flow.map(|f| f.name.clone()),
+                    flow: e.flow.map(|(_, row)| row_names[row as usize].clone()),
                     link: e.dir.map(|d| dir_names[d.index()].clone()).or_else(|| e.radio.then(|| "hsdpa".to_string())),
                     seq: e.seq,
                     cwnd_before: e.cwnd[0],

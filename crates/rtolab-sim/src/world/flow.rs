@@ -2,6 +2,7 @@
 //! bookkeeping that TCP cannot see (the spurious-timeout oracle and the delivery invariant).
 
 use super::configs::SenderConfigs;
+use super::session::Session;
 use crate::fabric::ledger::FlowCount;
 use crate::intervals::IntervalSet;
 use crate::results::FlowKind;
@@ -236,6 +237,11 @@ impl DeliveryCheck {
         DeliveryCheck { delivered: 0, limit: size.unwrap_or(u64::MAX), seen: IntervalSet::default() }
     }
 
+    /// The stream now ends at `limit` bytes (a session's connection, after each write).
+    pub fn allow(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+
     pub fn packet_arrived(&mut self, seq: u64, end: u64) {
         self.seen.insert(seq, end);
     }
@@ -292,8 +298,8 @@ impl Origin {
 /// Layout: `repr(C, align(64))`, in declaration order, cache line by cache line. With
 /// thousands of flows a flow's state is out of cache whenever one of its packets arrives, so
 /// the lines a packet touches are the cost that grows (offsets checked by a test below):
-/// - line 0: the timers' generations, the ledger's counts and the oracle's counters (every
-///   packet reaching an endpoint, and every send);
+/// - line 0: the flags, the timers' generations, the ledger's counts and the oracle's
+///   counters (every packet reaching an endpoint, and every send);
 /// - lines 1–2: the oracle's set of arrived data and the delivery check (every data packet);
 /// - line 3: the timers' deadlines (every packet whose endpoint re-arms its timer);
 /// - then the receiver and the sender, each starting on a line of its own (`align(64)`),
@@ -301,6 +307,9 @@ impl Origin {
 #[repr(C, align(64))]
 pub struct FlowRuntime {
     pub started: bool,
+    /// `session` is set: the one test every segment the sender emits or reads makes, on the
+    /// line it touches anyway (the map itself is on a later one).
+    pub per_session: bool,
     /// Per side (sender, receiver): generation and time of the pending timer event.
     pub timer_generation: [u32; 2],
     /// The flow's line of the packet ledger (`fabric::ledger`).
@@ -312,6 +321,13 @@ pub struct FlowRuntime {
     pub sender: TcpSender,
     /// Both ends' segments take ns-2's sizes on the wire (`ResolvedTcp::ns2_sizes`).
     pub ns2_sizes: bool,
+    /// The flows table's row the flow's series and events go to: its own, or, for a session,
+    /// its latest file's.
+    pub row: u32,
+    /// A connection that carries a web user's files (`WebConnection::PerSession`): its map
+    /// between the sender's sequence numbers and the wire's, read by every segment the
+    /// sender emits or reads, and its files. Set exactly when `per_session` is.
+    pub session: Option<Box<Session>>,
     pub size: Option<u64>,
     pub name: String,
     pub origin: Origin,
@@ -367,6 +383,9 @@ impl FlowRuntime {
             started: false,
             last_series: [f64::NAN; 5],
             recorded_rtt_samples: 0,
+            session: None,
+            per_session: false,
+            row: 0,
         }
     }
 }
@@ -444,6 +463,7 @@ mod tests {
         let check = offset_of!(FlowRuntime, check);
         assert_eq!((line(oracle + offset_of!(SpuriousOracle, log), 8).0, line(check, std::mem::size_of::<DeliveryCheck>())), (2, (2, 2)));
         assert_eq!(line(offset_of!(FlowRuntime, timer_generation), 8), (0, 0));
+        assert_eq!(line(offset_of!(FlowRuntime, per_session), 1), (0, 0));
         assert_eq!(line(offset_of!(FlowRuntime, timer_at), std::mem::size_of::<[Option<SimTime>; 2]>()), (3, 3));
         assert_eq!(offset_of!(FlowRuntime, receiver) % 64, 0);
         assert_eq!(offset_of!(FlowRuntime, sender) % 64, 0);

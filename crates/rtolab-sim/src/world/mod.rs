@@ -12,6 +12,7 @@ mod events;
 mod flow;
 pub mod plan;
 mod report;
+mod session;
 pub mod traffic;
 
 pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
@@ -30,6 +31,7 @@ use crate::time::SimTime;
 use configs::SenderConfigs;
 use events::EventLog;
 use flow::FlowRuntime;
+use session::{RowSource, Session, SessionFile, Tally};
 use thiserror::Error;
 use traffic::{WebGenerator, WebUser};
 
@@ -71,6 +73,11 @@ pub struct World {
     /// users' uplinks (the directions from this index on).
     reported_links: usize,
     flows: Vec<FlowRuntime>,
+    /// The flows table's rows in the order they began: a flow of its own, or a file of a
+    /// per-session connection.
+    rows: Vec<RowSource>,
+    /// The files of the per-session connections, in the order they began.
+    files: Vec<SessionFile>,
     web_users: Vec<WebUser>,
     web_specs: Vec<WebGenerator>,
     /// Sender configurations shared by the flows that have equal ones.
@@ -163,7 +170,7 @@ impl Host<Packet> for World {
             }
         };
         if self.record_delay && way == Way::Forward && segment.len > 0 {
-            self.series.push(now.as_secs_f64(), f.0, SeriesMetric::Delay, now.since(sent_at).as_secs_f64());
+            self.series.push(now.as_secs_f64(), self.flows[f.index()].row, SeriesMetric::Delay, now.since(sent_at).as_secs_f64());
         }
         let mut out = std::mem::take(&mut self.segments);
         let flow = &mut self.flows[f.index()];
@@ -184,7 +191,12 @@ impl Host<Packet> for World {
                 Side::Receiver
             }
             Way::Reverse => {
-                flow.sender.on_segment(now, segment, &mut out);
+                if flow.per_session {
+                    let ack = flow.session.as_ref().map_or(*segment, |s| s.map.ack_to_sender(segment));
+                    flow.sender.on_segment(now, &ack, &mut out);
+                } else {
+                    flow.sender.on_segment(now, segment, &mut out);
+                }
                 Side::Sender
             }
         };
@@ -201,7 +213,7 @@ impl Host<Packet> for World {
                 Payload::Segment(s) if s.len > 0 => Some(s.seq),
                 _ => None,
             };
-            log.dropped(now, p.flow, site, seq);
+            log.dropped(now, (p.flow, flow.row), site, seq);
         }
         if let (Way::Forward, Payload::Segment(s)) = (p.way, p.payload()) {
             let oracle = &mut flow.oracle;
@@ -310,27 +322,36 @@ impl World {
             for note in notes {
                 let flow = &mut self.flows[f.index()];
                 let window = (flow.sender.cwnd(), flow.sender.ssthresh());
+                let at = (f, flow.row);
                 match note {
                     SenderNote::Timeout { seq, id, cwnd, ssthresh } => {
+                        // The oracle and the log speak the wire's sequence numbers.
+                        let (seq, una) = match &flow.session {
+                            None => (seq, flow.sender.snd_una()),
+                            Some(s) => (s.map.to_wire(seq), s.map.to_wire(flow.sender.snd_una())),
+                        };
                         flow.oracle.timeout(id, seq, now);
-                        flow.oracle.prune_below(flow.sender.snd_una());
+                        flow.oracle.prune_below(una);
                         if let Some(log) = &mut self.events {
-                            log.timeout(now, f, id, seq, (cwnd, ssthresh), window);
+                            log.timeout(now, at, id, seq, (cwnd, ssthresh), window);
                         }
                     }
                     SenderNote::SynTimeout => flow.oracle.syn_timeout(now),
                     SenderNote::SpuriousDetected { first, last } => {
                         flow.oracle.detected(first, last);
                         if let Some(log) = &mut self.events {
-                            log.detected(now, f, first, last, window);
+                            // A session's detection goes to the file whose timeouts it judges.
+                            let row = flow.session.as_ref().and_then(|s| s.row_of_timeout(first, &self.files)).unwrap_or(flow.row);
+                            log.detected(now, (f, row), first, last, window);
                         }
                     }
                     SenderNote::Undone { timeouts, cwnd, ssthresh } => {
                         if let Some(log) = &mut self.events {
-                            log.undone(now, f, timeouts, (cwnd, ssthresh), window);
+                            log.undone(now, at, timeouts, (cwnd, ssthresh), window);
                         }
                     }
                     SenderNote::Completed => self.flow_completed(net, now, f),
+                    SenderNote::WritesAcked => self.session_file_done(net, now, f),
                 }
             }
         }
@@ -383,13 +404,18 @@ impl World {
             Side::Receiver => Way::Reverse,
         };
         if side == Side::Sender {
+            if flow.per_session {
+                if let Some(s) = &flow.session {
+                    segment.seq = s.map.to_wire(segment.seq);
+                }
+            }
             if segment.is_syn() {
                 flow.oracle.syn_sent();
             } else if segment.len > 0 {
                 flow.oracle.data_sent(now);
                 self.data_packets += 1;
                 if let Some(log) = &mut self.events {
-                    log.data_sent(now, f, segment.seq, segment.end());
+                    log.data_sent(now, (f, flow.row), segment.seq, segment.end());
                 }
             }
         }
@@ -435,6 +461,8 @@ impl World {
         }
     }
 
+    /// Web user `u` requests its next file: over a new connection, or written to the user's
+    /// connection under "per-session".
     fn start_web_file(&mut self, net: &mut Fabric<Packet>, now: SimTime, u: u32) {
         let user = &mut self.web_users[u as usize];
         let size = user.draw_size();
@@ -442,15 +470,79 @@ impl World {
         let name = format!("{}.u{}.{}", g.name, user.user, user.files);
         user.files += 1;
         let origin = Origin::Web { user: u, generator: g.name.clone() };
-        let flow = FlowRuntime::new(name, origin, now, Some(size), &g.tcp, self.seed, &mut self.configs);
-        let mut route = FlowRoute::new(g.forward.clone(), g.reverse.clone());
-        if let (Some(ue), Some(radio)) = (user.ue, net.radio()) {
-            route.reach_mobile(ue, radio.uplink(ue), g.uplink);
+        if g.per_session {
+            return self.write_session_file(net, now, u, name, origin, size);
         }
+        let mut flow = FlowRuntime::new(name, origin, now, Some(size), &g.tcp, self.seed, &mut self.configs);
+        let route = web_route(g, user, net);
+        let f = FlowId(self.flows.len() as u32);
+        flow.row = self.rows.len() as u32;
+        self.rows.push(RowSource::Flow(f));
         self.flows.push(flow);
-        let f = FlowId((self.flows.len() - 1) as u32);
         net.set_route(f, route);
         self.flow_start(net, now, f);
+    }
+
+    /// A file of web user `u` under "per-session": the user's connection opens with it (one
+    /// handshake, the mobile user placed once), or it is written to the open connection,
+    /// whose sender carries its RTO, back-off, RTT estimates and window over the idle gap.
+    fn write_session_file(&mut self, net: &mut Fabric<Packet>, now: SimTime, u: u32, name: String, origin: Origin, size: u64) {
+        let user = &self.web_users[u as usize];
+        let (f, opens) = match user.connection {
+            Some(f) => (f, false),
+            None => {
+                let g = &self.web_specs[user.spec as usize];
+                let mut flow = FlowRuntime::new(format!("{}.u{}", g.name, user.user), origin.clone(), now, None, &g.tcp, self.seed, &mut self.configs);
+                flow.sender.expect_writes();
+                flow.session = Some(Box::default());
+                flow.per_session = true;
+                let route = web_route(g, user, net);
+                let f = FlowId(self.flows.len() as u32);
+                self.flows.push(flow);
+                net.set_route(f, route);
+                self.web_users[u as usize].connection = Some(f);
+                (f, true)
+            }
+        };
+        let row = self.rows.len() as u32;
+        let file = self.files.len() as u32;
+        let flow = &mut self.flows[f.index()];
+        let from = Tally::of(flow);
+        let session: &mut Session = flow.session.as_mut().expect("a per-session connection has its session");
+        let offset = session.written;
+        let mut out = std::mem::take(&mut self.segments);
+        let start = flow.sender.write(now, size, &mut out);
+        session.map.push(offset, start);
+        session.written += size;
+        session.files.push(file);
+        flow.check.allow(session.written);
+        // The file's series start with the connection's state as the file finds it.
+        flow.row = row;
+        flow.last_series = [f64::NAN; 5];
+        self.files.push(SessionFile { name, origin, connection: f, row, start: now, size, offset, from, end: None });
+        self.rows.push(RowSource::File(file));
+        if opens {
+            self.segments = out;
+            self.flow_start(net, now, f);
+        } else {
+            self.after_endpoint(net, now, f, Side::Sender, out);
+        }
+    }
+
+    /// Every byte written to session connection `f` is acknowledged: its latest file ends
+    /// (as a per-file flow completes) and the user thinks.
+    fn session_file_done(&mut self, net: &mut Fabric<Packet>, now: SimTime, f: FlowId) {
+        let flow = &self.flows[f.index()];
+        let Some(&file) = flow.session.as_ref().and_then(|s| s.files.last()) else { return };
+        let file = &mut self.files[file as usize];
+        if file.end.is_some() {
+            return;
+        }
+        file.end = Some(now);
+        if let Origin::Web { user, .. } = flow.origin {
+            let think = self.web_users[user as usize].draw_think();
+            net.events.schedule(now + think, Event::UserWake(user));
+        }
     }
 
     fn record_flow_series(&mut self, now: SimTime, f: FlowId) {
@@ -462,7 +554,7 @@ impl World {
         // One sender event takes at most one RTT sample (an ACK, a SYN-ACK), so a grown count
         // means exactly one new sample.
         if self.record_rtt && s.stats.rtt_samples != flow.recorded_rtt_samples {
-            self.series.push(now.as_secs_f64(), f.0, SeriesMetric::Rtt, s.stats.last_rtt_s);
+            self.series.push(now.as_secs_f64(), flow.row, SeriesMetric::Rtt, s.stats.last_rtt_s);
             flow.recorded_rtt_samples = s.stats.rtt_samples;
         }
         let values = [
@@ -476,9 +568,19 @@ impl World {
             let last = flow.last_series[m];
             let changed = !(v == last || (v.is_nan() && last.is_nan()));
             if self.flow_series[m] && changed {
-                self.series.push(now.as_secs_f64(), f.0, SeriesMetric::SENDER[m], v);
+                self.series.push(now.as_secs_f64(), flow.row, SeriesMetric::SENDER[m], v);
                 flow.last_series[m] = v;
             }
         }
     }
+}
+
+/// The route of a new connection of `user`, of generator `g`: the generator's, reaching the
+/// user's mobile when it has one.
+fn web_route(g: &WebGenerator, user: &WebUser, net: &Fabric<Packet>) -> FlowRoute {
+    let mut route = FlowRoute::new(g.forward.clone(), g.reverse.clone());
+    if let (Some(ue), Some(radio)) = (user.ue, net.radio()) {
+        route.reach_mobile(ue, radio.uplink(ue), g.uplink);
+    }
+    route
 }

@@ -6,7 +6,7 @@
 use super::flow::Origin;
 use super::traffic::{Datagrams, WebUser};
 use crate::rng::stream;
-use crate::spec::{BurstSpec, GeneratorSpec, Scenario, TcpSpec, WebSpec};
+use crate::spec::{BurstSpec, GeneratorSpec, Scenario, TcpSpec, WebConnection, WebSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Duration, FlowSize, RvSampler};
 
@@ -23,13 +23,15 @@ pub struct PlannedFlow<'a> {
     pub tcp: &'a TcpSpec,
 }
 
-/// A web generator: its users fetch files over new connections until the run ends.
+/// A web generator: its users fetch files until the run ends, each over a new connection or
+/// all of a user's over one (`connection`).
 pub struct PlannedWeb<'a> {
     pub name: String,
     pub start: SimTime,
     pub route: &'a [String],
     pub uplink: bool,
     pub tcp: &'a TcpSpec,
+    pub connection: WebConnection,
     pub users: Vec<WebUser>,
 }
 
@@ -77,7 +79,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                     });
                 }
             }
-            GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, uplink, tcp, datagrams }) => {
+            GeneratorSpec::Web(WebSpec { name, users, size, think, start, route, uplink, tcp, datagrams, connection }) => {
                 let name = name.clone().unwrap_or_else(|| format!("web{g}"));
                 let spec = web.len() as u32;
                 let datagrams = datagrams.as_ref().map(|d| Datagrams { mean_count: d.mean_count, max_size: d.max_size.map_or(f64::INFINITY, |b| b.0 as f64) });
@@ -91,9 +93,10 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                         think: RvSampler::new(think.0.clone()),
                         datagrams,
                         rng: stream(seed, &format!("generators/{name}/user{u}"), "size-and-think"),
+                        connection: None,
                     })
                     .collect();
-                web.push(PlannedWeb { name, start: at(*start), route, uplink: *uplink, tcp, users });
+                web.push(PlannedWeb { name, start: at(*start), route, uplink: *uplink, tcp, connection: *connection, users });
             }
         }
     }

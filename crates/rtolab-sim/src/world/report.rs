@@ -1,6 +1,8 @@
 //! Builds the result tables at the end of a run.
 
-use super::Simulation;
+use super::flow::FlowRuntime;
+use super::session::{RowSource, Tally};
+use super::{Simulation, World};
 use crate::fabric::Parts;
 use crate::results::{FlowRow, RunMeta, RunResult};
 use crate::time::SimTime;
@@ -9,62 +11,22 @@ impl Simulation {
     pub(super) fn report(self, end: SimTime) -> RunResult {
         let Simulation { net, world: mut w } = self;
         let Parts { links: mut links_dirs, mut radio, captures, events: queue, packets } = net.into_parts();
-        let flows = w
-            .flows
+        let flows: Vec<FlowRow> = w
+            .rows
             .iter()
             .enumerate()
-            .map(|(i, f)| {
-                let s = &f.sender.stats;
-                let finished = f.sender.completed_at();
-                let until = finished.unwrap_or(end);
-                let elapsed = until.since(f.start).as_secs_f64();
-                let rate = |bytes: u64| (f.started && elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
-                let mean = |sum: f64, n: u64| (n > 0).then(|| sum / n as f64);
-                let (kind, generator) = f.origin.kind_and_generator();
-                FlowRow {
-                    flow: i as u64,
-                    name: f.name.clone(),
-                    kind,
-                    generator,
-                    start_s: f.start.as_secs_f64(),
-                    end_s: finished.map(|t| t.as_secs_f64()),
-                    completion_s: finished.map(|t| t.since(f.start).as_secs_f64()),
-                    size: f.size,
-                    bytes: f.check.delivered,
-                    goodput_bps: rate(f.check.delivered),
-                    throughput_bps: rate(s.payload_bytes_sent),
-                    segments_sent: s.segments_sent,
-                    retransmits: s.retransmits,
-                    retransmitted_bytes: s.retransmitted_bytes,
-                    timeouts: s.timeouts,
-                    spurious_timeouts: f.oracle.spurious(),
-                    spurious_detected: s.spurious_detected,
-                    spurious_detected_correct: f.oracle.detected_correctly(),
-                    undos: s.undos,
-                    dsacks: s.dsacks_received,
-                    syn_timeouts: s.syn_timeouts,
-                    spurious_syn_timeouts: f.oracle.spurious_syn(),
-                    fast_retransmits: s.fast_retransmits,
-                    duplicate_bytes: f.receiver.stats.duplicate_bytes,
-                    icmp_drop: s.icmp_drop_received,
-                    icmp_defer: s.icmp_defer_received,
-                    icmp_early_timeouts: s.icmp_cases[1],
-                    icmp_shrinks: s.icmp_cases[2],
-                    icmp_extensions: s.icmp_extensions,
-                    mean_rto_s: mean(s.rto_sum_s, s.rto_samples),
-                    mean_rtt_s: mean(s.rtt_sum_s, s.rtt_samples),
-                    rtt_samples: Some(s.rtt_samples),
-                    timeout_idle_s: Some(s.timeout_idle_s),
-                }
+            .map(|(row, source)| match *source {
+                RowSource::Flow(f) => flow_row(row as u64, &w.flows[f.index()], end),
+                RowSource::File(k) => file_row(&w, k, end),
             })
             .collect();
 
+        let mut entities: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
         let events = match w.events.take() {
-            Some(log) => log.into_rows(&w.flows, &links_dirs.iter().map(|l| l.cfg.name()).collect::<Vec<_>>()),
+            Some(log) => log.into_rows(&w.flows, &entities, &links_dirs.iter().map(|l| l.cfg.name()).collect::<Vec<_>>()),
             None => Vec::new(),
         };
-        let n_flows = w.flows.len() as u32;
-        let mut entities: Vec<String> = w.flows.iter().map(|f| f.name.clone()).collect();
+        let n_flows = entities.len() as u32;
         let mut links = Vec::with_capacity(links_dirs.len());
         for (d, l) in links_dirs.iter_mut().enumerate().take(w.reported_links) {
             l.finish(end);
@@ -89,5 +51,110 @@ impl Simulation {
         let pcaps = captures.into_files();
         let cells = radio.as_ref().map(|r| r.report(end)).unwrap_or_default();
         RunResult { flows, links, cells, series: w.series, events, meta, pcaps }
+    }
+}
+
+fn mean(sum: f64, n: u64) -> Option<f64> {
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// The row of flow `f`, a connection of its own, at the run's `end`.
+fn flow_row(row: u64, f: &FlowRuntime, end: SimTime) -> FlowRow {
+    let s = &f.sender.stats;
+    let finished = f.sender.completed_at();
+    let until = finished.unwrap_or(end);
+    let elapsed = until.since(f.start).as_secs_f64();
+    let rate = |bytes: u64| (f.started && elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
+    let (kind, generator) = f.origin.kind_and_generator();
+    FlowRow {
+        flow: row,
+        connection: row,
+        name: f.name.clone(),
+        kind,
+        generator,
+        start_s: f.start.as_secs_f64(),
+        end_s: finished.map(|t| t.as_secs_f64()),
+        completion_s: finished.map(|t| t.since(f.start).as_secs_f64()),
+        size: f.size,
+        bytes: f.check.delivered,
+        goodput_bps: rate(f.check.delivered),
+        throughput_bps: rate(s.payload_bytes_sent),
+        segments_sent: s.segments_sent,
+        retransmits: s.retransmits,
+        retransmitted_bytes: s.retransmitted_bytes,
+        timeouts: s.timeouts,
+        spurious_timeouts: f.oracle.spurious(),
+        spurious_detected: s.spurious_detected,
+        spurious_detected_correct: f.oracle.detected_correctly(),
+        undos: s.undos,
+        dsacks: s.dsacks_received,
+        syn_timeouts: s.syn_timeouts,
+        spurious_syn_timeouts: f.oracle.spurious_syn(),
+        fast_retransmits: s.fast_retransmits,
+        duplicate_bytes: f.receiver.stats.duplicate_bytes,
+        icmp_drop: s.icmp_drop_received,
+        icmp_defer: s.icmp_defer_received,
+        icmp_early_timeouts: s.icmp_cases[1],
+        icmp_shrinks: s.icmp_cases[2],
+        icmp_extensions: s.icmp_extensions,
+        mean_rto_s: mean(s.rto_sum_s, s.rto_samples),
+        mean_rtt_s: mean(s.rtt_sum_s, s.rtt_samples),
+        rtt_samples: Some(s.rtt_samples),
+        timeout_idle_s: Some(s.timeout_idle_s),
+    }
+}
+
+/// The row of file `k` of a per-session connection: its own start, end, size and bytes, and
+/// its share of the connection's counters, from its start to the next file's (to the run's
+/// `end` for the last), as `session.rs` says.
+fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
+    let file = &w.files[k as usize];
+    let conn = &w.flows[file.connection.index()];
+    let files = &conn.session.as_ref().expect("a per-session connection has its session").files;
+    let at = files.iter().position(|&j| j == k).expect("a file is among its connection's");
+    let first = &w.files[files[0] as usize];
+    let to = files.get(at + 1).map_or_else(|| Tally::of(conn), |&next| w.files[next as usize].from);
+    let d = to.since(&file.from);
+    let spurious = to.spurious_since(&file.from, conn);
+    let bytes = conn.check.delivered.saturating_sub(file.offset).min(file.size);
+    let elapsed = file.end.unwrap_or(end).since(file.start).as_secs_f64();
+    let rate = |bytes: u64| (elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
+    let (kind, generator) = file.origin.kind_and_generator();
+    FlowRow {
+        flow: file.row as u64,
+        connection: first.row as u64,
+        name: file.name.clone(),
+        kind,
+        generator,
+        start_s: file.start.as_secs_f64(),
+        end_s: file.end.map(|t| t.as_secs_f64()),
+        completion_s: file.end.map(|t| t.since(file.start).as_secs_f64()),
+        size: Some(file.size),
+        bytes,
+        goodput_bps: rate(bytes),
+        throughput_bps: rate(d.payload_bytes_sent),
+        segments_sent: d.segments_sent,
+        retransmits: d.retransmits,
+        retransmitted_bytes: d.retransmitted_bytes,
+        timeouts: d.timeouts,
+        spurious_timeouts: spurious.oracle,
+        spurious_detected: spurious.detected,
+        spurious_detected_correct: spurious.detected_correct,
+        undos: d.undos,
+        dsacks: d.dsacks,
+        syn_timeouts: d.syn_timeouts,
+        // The handshake is the first file's.
+        spurious_syn_timeouts: if at == 0 { conn.oracle.spurious_syn() } else { 0 },
+        fast_retransmits: d.fast_retransmits,
+        duplicate_bytes: d.duplicate_bytes,
+        icmp_drop: d.icmp_drop,
+        icmp_defer: d.icmp_defer,
+        icmp_early_timeouts: d.icmp_early_timeouts,
+        icmp_shrinks: d.icmp_shrinks,
+        icmp_extensions: d.icmp_extensions,
+        mean_rto_s: mean(d.rto_sum_s, d.rto_samples),
+        mean_rtt_s: mean(d.rtt_sum_s, d.rtt_samples),
+        rtt_samples: Some(d.rtt_samples),
+        timeout_idle_s: Some(d.timeout_idle_s),
     }
 }

@@ -1,8 +1,9 @@
 //! Traffic generators at run time: web users (paper 000's web sessions: a file of random
 //! size over a new connection, then an exponential think time, again and again; paper 001's
-//! 3GPP packet calls: a file made of a random number of datagrams).
+//! 3GPP packet calls: a file made of a random number of datagrams, each over a connection of
+//! its own or all of a user's over one, `WebConnection`).
 
-use crate::net::DirId;
+use crate::net::{DirId, FlowId};
 use crate::spec::TcpSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::units::RvSampler;
@@ -37,6 +38,8 @@ pub struct WebGenerator {
     pub start: SimTime,
     /// Its mobile users send (`WebSpec::uplink`).
     pub uplink: bool,
+    /// Each user's files share one connection (`WebConnection::PerSession`).
+    pub per_session: bool,
 }
 
 pub struct WebUser {
@@ -51,6 +54,8 @@ pub struct WebUser {
     /// With `Some`, a file is a packet call of datagrams whose sizes `size` draws.
     pub datagrams: Option<Datagrams>,
     pub rng: Xoshiro256PlusPlus,
+    /// Its connection once open, when its generator's users keep one per session.
+    pub connection: Option<FlowId>,
 }
 
 impl WebUser {
@@ -90,6 +95,7 @@ mod tests {
             think: RvSampler::new(RandomVar::Const(1.0)),
             datagrams: Some(Datagrams { mean_count: 25.0, max_size: 66_666.0 }),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            connection: None,
         }
     }
 

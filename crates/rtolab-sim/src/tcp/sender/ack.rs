@@ -345,6 +345,9 @@ impl TcpSender {
             self.notes.push(SenderNote::Completed);
         } else if self.snd_una >= self.snd_max {
             self.timer = None; // RFC 6298 (5.2)
+            if self.writes && self.snd_una >= self.geometry.data_end {
+                self.notes.push(SenderNote::WritesAcked);
+            }
         } else if restart_timer {
             self.xmit_timer_due = true; // RFC 6298 (5.3), or a probe (RFC 8985 7.2)
         }

@@ -222,6 +222,8 @@ pub enum SenderNote {
     Undone { timeouts: Option<(u64, u64)>, cwnd: u64, ssthresh: u64 },
     /// Every byte is acknowledged.
     Completed,
+    /// Every byte written so far is acknowledged (a sender that takes its data by `write`).
+    WritesAcked,
 }
 
 /// Linux's record of how much the window was used in the current round (RFC 7661 idea):
@@ -272,6 +274,9 @@ pub struct TcpSender {
     /// That probe resent data (rather than sending new data).
     tlp_retransmitted: bool,
     syn_retransmitted: bool,
+    /// The data is what the application writes (`expect_writes`, `write`), and the sender
+    /// notes each time all of it is acknowledged (`SenderNote::WritesAcked`).
+    writes: bool,
     /// Karn's rule without timestamps: (end of timed segment, time sent).
     rtt_probe: Option<(u64, SimTime)>,
     /// When data was last sent (Linux `lsndtime`).
@@ -354,6 +359,7 @@ impl TcpSender {
             syn_sent_at: SimTime::ZERO,
             last_send: SimTime::ZERO,
             syn_retransmitted: false,
+            writes: false,
             completed_at: None,
             icmp,
             premature_timeout: false,
@@ -460,6 +466,62 @@ impl TcpSender {
         if self.phase == Phase::Established {
             self.send_allowed(now, out);
         }
+    }
+
+    /// Makes an unbounded sender (`size` none) one whose data is what the application writes
+    /// (`write`), with nothing written yet: one connection that carries a web user's files
+    /// one after the other (`WebConnection::PerSession`). It never sends a FIN, and notes
+    /// `SenderNote::WritesAcked` each time every byte written is acknowledged. Call before
+    /// `open`.
+    pub fn expect_writes(&mut self) {
+        debug_assert!(self.cfg.size.is_none() && self.phase == Phase::Closed);
+        self.geometry.data_end = 0;
+        self.writes = true;
+    }
+
+    /// The application writes `bytes` more, once every byte it wrote before is acknowledged
+    /// (after `SenderNote::WritesAcked`; the sender is idle, its timer stopped by RFC 6298
+    /// (5.2)). What the window allows goes at once (none before the connection is open).
+    /// Nothing is reset: the RTO with its back-off, the RTT estimates, cwnd, ssthresh and
+    /// the loss state stay as the previous data left them, as in a stack that does nothing
+    /// on idle (ns-2's `send_idle_helper` is empty; no profile here restarts the window
+    /// after idle, RFC 5681 4.1).
+    ///
+    /// Segments tile the data on MSS boundaries (`scoreboard::Geometry`), so when the data
+    /// so far ended in a short segment the new bytes start at the next boundary of the
+    /// sender's sequence space: SND.UNA, SND.NXT and SND.MAX move up to it, and the
+    /// sequence numbers that marked the old end (the recovery point, `recover`, the end of
+    /// the window-use round, …) move with them, so that every comparison keeps its outcome.
+    /// Returns the sender's sequence number of the first new byte; the caller maps the
+    /// sender's numbers to the wire's, on which the write follows the old data at once.
+    pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) -> u64 {
+        debug_assert!(self.writes && self.snd_una >= self.geometry.data_end, "a write waits until the earlier ones are acknowledged");
+        let end = self.geometry.data_end;
+        let start = end.next_multiple_of(self.geometry.mss);
+        if start > end {
+            self.skip_to(end, start);
+        }
+        self.supply(now, bytes, out);
+        start
+    }
+
+    /// `write`'s move of an idle sender's sequence space from `end` (every byte below it
+    /// acknowledged) up to the segment boundary `start`.
+    fn skip_to(&mut self, end: u64, start: u64) {
+        let lift = |seq: u64| if seq == end { start } else { seq };
+        (self.snd_una, self.snd_nxt, self.snd_max, self.geometry.data_end) = (start, start, start, start);
+        self.recover = lift(self.recover);
+        self.head_resent_to = lift(self.head_resent_to);
+        self.una_at_last_timeout = lift(self.una_at_last_timeout);
+        self.window_use.until = lift(self.window_use.until);
+        self.tlp_high_seq = self.tlp_high_seq.map(lift);
+        self.state = match self.state {
+            LossState::Recovery { point } => LossState::Recovery { point: lift(point) },
+            LossState::Loss { point } => LossState::Loss { point: lift(point) },
+            other => other,
+        };
+        self.scoreboard.advance(start, &self.geometry);
+        self.rack.advance(start, &self.geometry);
     }
 
     /// The configuration the sender runs.

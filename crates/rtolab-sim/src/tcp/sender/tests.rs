@@ -483,3 +483,64 @@ fn test_established_fin_rides_without_lone_fin() {
     assert!(last.is_fin() && last.end() == 2500);
     assert!(!out.iter().any(|g| g.len == 0 && g.is_fin()));
 }
+
+/// A sender that takes its data by `write` (`expect_writes`: one connection carrying a web
+/// user's files), RFC 6298 with its 1 s floor. Write 1, 1500 B: segments [0, 1000) and
+/// [1000, 1500) at 0.1 s (the SYN-ACK's sample: RTO 1 s); the first is acknowledged at 0.2 s
+/// (a sample, the timer restarts: 1.2 s), the second's timer fires at 1.2 s: resent, RTO
+/// backed off to 2 s, `recover` = 1500. Its ACK (Karn: no sample) ends the write: the note,
+/// the timer stopped, the back-off kept. Write 2 at 5 s starts at the next segment boundary,
+/// 2000 (so its segments tile on MSS boundaries), with the recovery point lifted with it,
+/// and its first segment's timer is the backed-off 2 s (7 s); the first sample of write 2
+/// clears the back-off (RFC 6298 (5.7)).
+#[test]
+fn test_established_write_after_idle_keeps_the_backed_off_timer_and_aligns() {
+    let mut cfg = config(RtoPreset::Rfc6298, RecoveryKind::NewReno, false);
+    cfg.size = None;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.expect_writes();
+    assert_eq!(s.write(SimTime::ZERO, 1500, &mut out), 0);
+    assert!(out.is_empty(), "nothing before the connection opens");
+    s.open(SimTime::ZERO, &mut out);
+    out.clear();
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    assert_eq!(out.iter().map(|g| (g.seq, g.len)).collect::<Vec<_>>(), vec![(0, 1000), (1000, 500)]);
+    assert!(out.iter().all(|g| !g.is_fin()), "a connection of writes never closes");
+    s.on_segment(secs(0.2), &ack(1000), &mut out);
+    assert_eq!(s.next_wakeup(), Some(secs(1.2)));
+    out.clear();
+    s.on_timer(secs(1.2), &mut out);
+    assert_eq!((out[0].seq, out[0].len, s.rto()), (1000, 500, SimDuration::from_secs(2)));
+    s.drain_notes().for_each(drop);
+    s.on_segment(secs(1.3), &ack(1500), &mut out);
+    assert_eq!(s.drain_notes().collect::<Vec<_>>(), vec![SenderNote::WritesAcked]);
+    assert_eq!((s.next_wakeup(), s.rto(), s.recover), (None, SimDuration::from_secs(2), 1500));
+    out.clear();
+    assert_eq!(s.write(secs(5.0), 2500, &mut out), 2000);
+    assert_eq!((s.snd_una(), s.recover, s.data_end()), (2000, 2000, 4500));
+    assert_eq!(out[0].seq, 2000);
+    assert!(out.iter().all(|g| g.seq % MSS as u64 == 0));
+    assert_eq!(s.next_wakeup(), Some(secs(7.0)), "the backed-off RTO carried over the idle gap");
+    s.on_segment(secs(5.1), &ack(3000), &mut out);
+    assert_eq!(s.rto(), SimDuration::from_secs(1), "the first sample of write 2 ends the back-off");
+    assert!(!s.has_notes());
+}
+
+/// A write that follows data ending on a segment boundary starts right after it.
+#[test]
+fn test_established_write_after_whole_segments_follows_at_once() {
+    let mut cfg = config(RtoPreset::Rfc6298, RecoveryKind::NewReno, false);
+    cfg.size = None;
+    let mut s = TcpSender::new(cfg);
+    let mut out = vec![];
+    s.expect_writes();
+    s.write(SimTime::ZERO, 2000, &mut out);
+    s.open(SimTime::ZERO, &mut out);
+    s.on_segment(secs(0.1), &syn_ack(0), &mut out);
+    s.on_segment(secs(0.2), &ack(2000), &mut out);
+    assert_eq!(s.drain_notes().collect::<Vec<_>>(), vec![SenderNote::WritesAcked]);
+    out.clear();
+    assert_eq!(s.write(secs(1.0), 10, &mut out), 2000);
+    assert_eq!(out.iter().map(|g| (g.seq, g.len)).collect::<Vec<_>>(), vec![(2000, 10)]);
+}
