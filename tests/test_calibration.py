@@ -93,3 +93,19 @@ def test_not_distinguished_is_partly_for_an_order_and_agree_for_an_equality() ->
     assert verdict(mean_credit([1.0, 1.0]), CREDIT_AGREE, CREDIT_PARTLY) == "agree"
     assert verdict(mean_credit([1.0, 0.5]), CREDIT_AGREE, CREDIT_PARTLY) == "partly"
     assert verdict(mean_credit([1.0, 0.0]), CREDIT_AGREE, CREDIT_PARTLY) == "partly"
+
+
+@pytest.mark.parametrize("name", [n for n, p in __import__("rtolab.papers", fromlist=["PAPERS"]).PAPERS.items() if p.calibration])
+def test_each_study_froze_the_rules_pick_from_its_own_search(name: str) -> None:
+    """The freeze rule: a calibrated study's default (``CALIBRATED``) is the row ``RULE``
+    picks from the search table it keeps beside it, and that table holds every candidate of
+    the study's axes, in order, each measured against every target."""
+    from rtolab.papers import PAPERS
+
+    module = PAPERS[name].calibrated()
+    assert module is not None
+    table = calibration.frozen_table(name)
+    assert table is not None, f"no search table for {name}: rtolab calibrate {name}, then freeze its pick"
+    assert table["readings"].to_list() == [calibration.label(module.AXES, c) for c in calibration.candidates(module.AXES)]
+    assert {t.key for t in module.TARGETS} <= set(table.columns)
+    assert calibration.reading_of(module.AXES, table, choose(table)) == module.CALIBRATED

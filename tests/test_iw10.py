@@ -41,7 +41,11 @@ def test_readings_scale_the_offset_and_the_jitter_and_keep_the_chosen_strings() 
     assert iw10_irto.Reading(jitter_scale=2.0).settings(edge)["generators.*.jitter"] == "uniform(0s, 200ms)"
     assert iw10_irto.Reading(window=1000).settings(edge)["generators.*.tcp.max_window"] == 1000
     assert iw10_irto.base_scenario()["generators"][0]["tcp"]["max_window"] == 20
-    assert [t.slug for t in iw10_irto.READINGS.values()] == ["offset-0.5x", "offset-2x", "jitter-0.5x", "jitter-2x", "window-1000"]
+    from rtolab import calibration
+    from rtolab.studies import iw10_calibration as cal
+
+    slugs = [cal.study_reading(c).slug for _, c in calibration.alternatives(cal.AXES, cal.calibrated())]
+    assert len(slugs) == len(set(slugs)) and cal.study_reading(cal.calibrated()).slug not in slugs
 
 
 def test_red_settings_follow_the_backup_slide() -> None:
@@ -80,7 +84,10 @@ def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path
     r = reproduce("iw10-irto", tmp_path / "iw", quick=True, executor=rtolab.LocalExecutor(2), replications=3)
     # (EDGE 2BDP, 50p, REDok; HSPA 2BDP, REDok) × N × IW × IRTO × reps, at the chosen offset
     # and start jitter and at each of the ablations' readings
-    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(iw10_irto.READINGS))
+    from rtolab import calibration
+    from rtolab.studies import iw10_calibration as cal
+
+    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(calibration.alternatives(cal.AXES, cal.calibrated())))
     names = {p.name for p in r.figures}
     assert {"elapsed-EDGE-1+1.png", "elapsed-HSPA-6+6.png", "rtos.png", "fairness.png", "delay-EDGE-1+1.png"} <= names
     assert (tmp_path / "iw" / "summary.csv").exists()

@@ -223,7 +223,7 @@ def analyse(out: Path) -> dict[str, Any]:
         bursts = iw10_analysis.per_burst(f)
         between = iw10_analysis.between_bursts(f)
         summ = iw10_analysis.summary(bursts)
-        m = iw10_findings.measure(summ, between, delays_table(out, sim, f))
+        m = iw10_findings.measure(summ, between, delays_table(out, sim, f), bursts=bursts)
         result["summary"][sim] = summ
         result["findings"][sim] = {k: m[k] for k in FINDINGS if k in m}
         result.setdefault("bursts", {})[sim] = bursts

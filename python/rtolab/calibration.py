@@ -187,6 +187,21 @@ def markdown(axes: Sequence[Axis], targets: Sequence[Target], table: pl.DataFram
     return "\n".join(lines) + "\n"
 
 
+def alternatives(axes: Sequence[Axis], chosen: Candidate) -> list[tuple[str, Candidate]]:
+    """The readings a study runs beside its frozen one as ablations: each other reading of
+    each axis with the rest as frozen (labelled "axis: reading"), and the reading before
+    calibration when it is not among them (labelled "the reading before calibration")."""
+    out = []
+    for i, a in enumerate(axes):
+        for r in a.readings:
+            if r is not chosen[i]:
+                out.append((f"{a.name}: {r.name}", (*chosen[:i], r, *chosen[i + 1:])))
+    earlier = tuple(a.readings[0] for a in axes)
+    if earlier != chosen and all(c != earlier for _, c in out):
+        out.append(("the reading before calibration", earlier))
+    return out
+
+
 def frozen_table(name: str) -> pl.DataFrame | None:
     """The search table study ``name`` froze its reading from, or None before any search."""
     path = FROZEN_DIR / f"{name}.csv"

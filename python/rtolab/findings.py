@@ -99,6 +99,11 @@ ALL = Band(1.0, 1.0)
 #: not distinguished, or as many borne out as contradicted).
 CREDIT_AGREE = ALL
 CREDIT_PARTLY = Band(0.5, 1.0)
+#: A claimed equality over many cases, each case 1 when its 90 % interval holds the
+#: reference: an exact equality still misses in one case of ten at 90 %, so it agrees from 0.8
+#: of its cases and holds partly from 0.6.
+EQUAL_AGREE = Band(0.8, 1.0)
+EQUAL_PARTLY = Band(0.6, 1.0)
 
 
 def order_credit(low: float, high: float, sign: int = 1, reference: float = 0.0) -> float:

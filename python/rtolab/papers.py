@@ -43,8 +43,8 @@ PAPERS: dict[str, Paper] = {
     p.name: p
     for p in (
         Paper("000", "minrto-hsdpa", "minimum RTO over HSDPA", "minrto-hsdpa.md", "rtolab.studies.minrto_hsdpa_reproduction", "rtolab.studies.minrto_hsdpa_calibration"),
-        Paper("001", "icmp-rto", "ICMP-driven adaptive RTO over a 3G link", "icmp-rto.md", "rtolab.studies.icmp_rto_reproduction"),
-        Paper("002", "iw10-irto", "IW10 and a 1 s initial RTO over slow wireless links", "iw10-irto.md", "rtolab.studies.iw10_reproduction"),
+        Paper("001", "icmp-rto", "ICMP-driven adaptive RTO over a 3G link", "icmp-rto.md", "rtolab.studies.icmp_rto_reproduction", "rtolab.studies.icmp_rto_calibration"),
+        Paper("002", "iw10-irto", "IW10 and a 1 s initial RTO over slow wireless links", "iw10-irto.md", "rtolab.studies.iw10_reproduction", "rtolab.studies.iw10_calibration"),
         Paper("003", "spikes", "TCP goodput under delay spikes: model against simulation", "spikes.md", "rtolab.studies.spikes_reproduction"),
         Paper("004", "cc-hsdpa", "NewReno, Westwood+, BIC and CUBIC over HSDPA", "cc-hsdpa.md", "rtolab.studies.cc_hsdpa_reproduction"),
     )

@@ -28,7 +28,7 @@ from itertools import combinations
 import polars as pl
 
 from rtolab import stats
-from rtolab.findings import CREDIT_AGREE, CREDIT_PARTLY, Ablation, Band, Finding, Measured, at_least, equality_credit, mean_credit, order_credit
+from rtolab.findings import EQUAL_AGREE, EQUAL_PARTLY, CREDIT_AGREE, CREDIT_PARTLY, Ablation, Band, Finding, Measured, at_least, equality_credit, mean_credit, order_credit
 from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE
 from rtolab.studies.cc_hsdpa_analysis import BIC_LOW_WINDOW, summary
 
@@ -36,10 +36,6 @@ PAPER = "004"
 LEVEL = 0.9
 TWICE = Band(1.5, 2.5)
 THRICE = Band(2.25, 3.75)
-#: A claimed equality over many cases (as ``minrto_hsdpa_findings``): at 90 % one interval in
-#: ten misses an exact equality.
-EQUAL_AGREE = Band(0.8, 1.0)
-EQUAL_PARTLY = Band(0.6, 1.0)
 ORDER = "case by case on the paired 90 % interval: borne out 1, not distinguished ½, contradicted 0; the mean"
 EQUAL = "case by case on the paired 90 % interval: holding 0 counts 1, else 0; the mean (0.8 agrees: one interval in ten misses at 90 %)"
 FAST, SLOW = ("BIC", "CUBIC"), ("NewReno", "Westwood+")

@@ -1,4 +1,5 @@
-"""Paper 001's reproduction: sweeps web traffic, FTP, the ARQ characterisation and the
+"""Paper 001's reproduction: measures its calibration targets at the frozen reading
+(``icmp_rto_calibration``), sweeps web traffic, FTP, the ARQ characterisation and the
 ablation of the scheme into ``out/sweep-{web,ftp,arq,ablation}``, runs the web and FTP runs
 once more for the time-averaged RTO, and writes ``runs-web.csv``, ``runs-ftp.csv``,
 ``summary.csv`` (every measure with its 90 % interval), ``comparison.csv`` (each sender with
@@ -12,9 +13,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from rtolab import calibration
 from rtolab.findings import Measured, with_ablations
 from rtolab.reproduce import Context, Outcome
-from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_figures, icmp_rto_findings
+from rtolab.studies import icmp_rto, icmp_rto_analysis, icmp_rto_calibration, icmp_rto_figures, icmp_rto_findings
 from rtolab.studies.icmp_rto_findings import REGISTRY
 
 __all__ = ["REGISTRY", "reproduce"]
@@ -32,6 +34,10 @@ def _compared(ctx: Context, traffic: str, unknown: str | None, directory: str) -
 
 
 def reproduce(ctx: Context) -> Outcome:
+    cal = icmp_rto_calibration
+    ctx.count(len(cal.runs(cal.calibrated())))
+    reached = cal.evaluate([cal.calibrated()], ctx.executor)[0]
+    targets = calibration.target_table(cal.TARGETS, reached, calibration.label(cal.AXES, cal.calibrated()))
     web_flows, web, web_table = _compared(ctx, "web", None, "sweep-web")
     ftp_flows, ftp, ftp_table = _compared(ctx, "ftp", None, "sweep-ftp")
     arq_study = icmp_rto.arq_study(quick=ctx.quick, replications=ctx.replications)
@@ -58,4 +64,4 @@ def reproduce(ctx: Context) -> Outcome:
     pl.concat([icmp_rto_analysis.case_shares(web_flows), icmp_rto_analysis.case_shares(ftp_flows)]).write_csv(ctx.out / "cases.csv")
     figures = icmp_rto_figures.comparison_figures(summaries.filter(pl.col(icmp_rto.TIMER) == icmp_rto.MAIN_TIMER), ctx.out)
     figures += icmp_rto_figures.arq_figure(arq_summary, ctx.out)
-    return Outcome(table, with_ablations(icmp_rto_findings.measure(table, arq_summary), alternatives), figures)
+    return Outcome(table, with_ablations(icmp_rto_findings.measure(table, arq_summary), alternatives), figures, targets)

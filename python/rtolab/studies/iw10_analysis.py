@@ -174,16 +174,17 @@ def one_way_delays(
     sets: list[tuple[str, int]] = DELAY_SETS,
     reading: Reading = Reading(),
     irtos: tuple[str, ...] = DELAY_IRTOS,
+    buffer_names: tuple[str, ...] = DELAY_BUFFERS,
 ) -> pl.DataFrame:
     """One-way delays of data packets for FIFO BDP, 2·BDP and 50 p (EDGE only), RED and REDok
     with IW 3 and 10 and each initial RTO of ``irtos`` (the slides' delay figures), one row
     per packet: columns link, flows, buffer, iw, irto, replication, delay_s. Runs of one
     replication share their seed across buffers, IWs and IRTOs (pair by ``replication``). The
-    flows start and the window is as ``reading`` says."""
+    flows start and the window is as ``reading`` says; ``buffer_names`` restricts the buffers."""
     tasks, keys = [], []
     for link, n in sets:
         b = BOTTLENECKS[link]
-        queues = {k: v for k, v in buffers(b).items() if k in DELAY_BUFFERS}
+        queues = {k: v for k, v in buffers(b).items() if k in buffer_names}
         for buf, queue in queues.items():
             for iw in (3, 10):
                 for irto in irtos:

@@ -161,18 +161,6 @@ class Reading:
         return "-".join(parts)
 
 
-#: The readings the reproduction runs the grid again with, each reported as an ablation of
-#: every finding: the later burst's offset halved and doubled, the start jitter halved and
-#: doubled, and a window no flow reaches.
-READINGS: dict[str, Reading] = {
-    "the later burst's offset × 0.5": Reading(offset_scale=0.5),
-    "the later burst's offset × 2": Reading(offset_scale=2.0),
-    "each flow's start jitter × 0.5": Reading(jitter_scale=0.5),
-    "each flow's start jitter × 2": Reading(jitter_scale=2.0),
-    f"a window no flow reaches ({OPEN_WINDOW} packets, not ns-2's default {WINDOW})": Reading(window=OPEN_WINDOW),
-}
-
-
 def cases(links: list[str] | None = None, buffer_names: list[str] | None = None, reading: Reading = Reading()) -> list[dict[str, Any]]:
     """One case per (bottleneck, buffer), the unstated details as ``reading`` says."""
     out = []

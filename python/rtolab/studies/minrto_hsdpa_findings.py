@@ -24,16 +24,13 @@ import numpy as np
 import polars as pl
 
 from rtolab import stats
-from rtolab.findings import CREDIT_AGREE, CREDIT_PARTLY, ALL, Band, Finding, Measured, at_least, at_most, equality_credit, mean_credit, order_credit, share
+from rtolab.findings import EQUAL_AGREE, EQUAL_PARTLY, CREDIT_AGREE, CREDIT_PARTLY, ALL, Band, Finding, Measured, at_least, at_most, equality_credit, mean_credit, order_credit, share
 from rtolab.studies.minrto_hsdpa import PAPER_MAX_USERS, SCHEDULER, STACK, USERS
 
 PAPER = "000"
 SACK, NEWRENO = "ns2-sack1", "ns2-newreno"
 SCHEDULERS = {"rr": "RR", "max-sir": "SIR"}
 LEVEL = 0.9
-#: A claimed equality over many cases: at 90 % one interval in ten misses an exact equality.
-EQUAL_AGREE = Band(0.8, 1.0)
-EQUAL_PARTLY = Band(0.6, 1.0)
 #: Sec. 3.1: "above 100 users the load is high".
 HIGH_LOADS = (125, 150)
 ORDER = "case by case on the paired 90 % interval: borne out 1, not distinguished ½, contradicted 0; the mean"
