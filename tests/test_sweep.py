@@ -194,3 +194,17 @@ def test_kill_9_mid_sweep_then_resume_gives_exactly_one_row_per_run(tmp_path: Pa
     assert flows.height == 80
     assert flows.select("spec_hash", "seed").n_unique() == 80
     assert not list(out.rglob(".*.tmp-*"))
+
+
+def test_batches_read_a_store_in_whole_runs_in_study_order(tmp_path: Path) -> None:
+    """A study too large to hold at once is read a few runs at a time: the batches, one after
+    the other, are exactly what ``load`` returns, and no run is split between two."""
+    from rtolab.store import Store
+    from rtolab.study import Study
+
+    d = study_dict()
+    out = tmp_path / "sw"
+    assert rtolab.sweep(d, out, executor=rtolab.LocalExecutor(1), load=False).is_empty()
+    parts = list(Store(out).batches(Study.from_dict(d), runs_per_batch=5))
+    assert [p["run"].n_unique() for p in parts] == [5, 5, 2]
+    assert_frame_equal(pl.concat(parts), rtolab.load(out))

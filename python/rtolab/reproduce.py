@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,15 +55,16 @@ class Context:
     made: int = 0
     failed: int = 0
 
-    def sweep(self, study: Study, directory: str = "sweep") -> pl.DataFrame:
+    def sweep(self, study: Study, directory: str = "sweep", load: bool = True) -> pl.DataFrame:
         """Sweeps ``study`` into ``out/directory`` (resuming a partial sweep), counts its runs,
-        those it made and its failures, and returns its flows table."""
+        those it made and its failures, and returns its flows table (with ``load=False`` an
+        empty one: read a large study in parts, ``batches``)."""
         path = self.stores / directory
         todo: set[str] = set()
         with warnings.catch_warnings():
             # The reproduction counts and reports its failed runs itself.
             warnings.simplefilter("ignore", RunsFailed)
-            flows = sweep(study, path, executor=self.executor, progress=self.progress, on_todo=todo.update)
+            flows = sweep(study, path, executor=self.executor, progress=self.progress, on_todo=todo.update, load=load)
         self.runs += _run_count(study)
         self.made += len(todo)
         self.failed += errors(path).height
@@ -82,6 +83,13 @@ class Context:
             rows = pl.DataFrame([(study.name, key, error) for key, error in swept.failed], schema=["study", "run", "error"], orient="row")
             (pl.concat([pl.read_csv(path), rows]) if path.exists() else rows).write_csv(path)
         return swept.flows
+
+    def batches(self, study: Study, directory: str = "sweep") -> Iterator[pl.DataFrame]:
+        """The flows of a study swept into ``out/directory``, a few whole runs at a time, in
+        study order (``rtolab.store.Store.batches``)."""
+        from rtolab.store import Store
+
+        return Store(self.stores / directory).batches(study)
 
     @property
     def stores(self) -> Path:

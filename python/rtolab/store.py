@@ -28,7 +28,7 @@ import io
 import json
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -365,6 +365,18 @@ class Store:
         order = ["point", "replication", "flow"] if table == "flows" else ["point", "replication", "link", "direction"]
         # Runs stored by an earlier version may lack a column added since: null there.
         return pl.scan_parquet(files, missing_columns="insert").sort(order, maintain_order=True)
+
+    def batches(self, study: Study, table: str = "flows", runs_per_batch: int = 32) -> Iterator[pl.DataFrame]:
+        """The finished runs' rows of ``table`` for ``study``, ``runs_per_batch`` whole runs at a
+        time, in study order (point, replication, row): what ``load`` gives, concatenated, for a
+        study too large to hold at once. A file that is not whole raises ``StoreDamaged``."""
+        finished = self.finished()
+        ordered = [p for p in sorted(study.points(), key=lambda p: (p.point, p.replication)) if p.key in finished]
+        for i in range(0, len(ordered), runs_per_batch):
+            part = ordered[i:i + runs_per_batch]
+            files = [self.root / table / f"{p.key}.parquet" for p in part]
+            files = self._without(files, [f for f in files if not intact(f)], "not whole Parquet files", False)
+            yield self._scan(table, files).collect()
 
     def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.DataFrame:
         """``scan``, collected. A file whose bytes are damaged inside (Parquet cannot decode

@@ -195,9 +195,12 @@ def sweep(
     wait: bool = True,
     on_todo: Callable[[set[str]], object] | None = None,
     force: bool = False,
+    load: bool = True,
 ) -> pl.DataFrame:
     """Runs every not-yet-finished run of ``study`` into ``out`` and returns the flow rows of
-    all finished runs (see ``load``). Failed runs are recorded in ``out/errors`` and do not
+    all finished runs (see ``load``; with ``load=False`` nothing is read back and an empty
+    table is returned: a study of millions of flows is read in parts with
+    ``rtolab.store.Store.batches`` or lazily with ``rtolab.load(out, lazy=True)``). Failed runs are recorded in ``out/errors`` and do not
     stop the others; running the same sweep again skips every finished run. ``executor`` is
     any ``concurrent.futures.Executor`` (see ``rtolab.executors``); without one, local worker
     processes on every core, shut down at the end.
@@ -231,12 +234,16 @@ def sweep(
     invalid = spec_errors(points)
     open_store(Path(out), "sweep", force)
     with exclusive(Path(out), wait, on_wait=lambda message: err.print(message, markup=False, highlight=False)):
-        flows = _sweep_locked(study, points, invalid, Store(out), executor, progress, extend, on_todo)
-    _judge(Store(out), points, flows, Path(out))
-    return flows
+        _sweep_locked(study, points, invalid, Store(out), executor, progress, extend, on_todo)
+    _judge(Store(out), points, Path(out))
+    if load:
+        return Store(out).load("flows", study, points)
+    import polars as pl
+
+    return pl.DataFrame()
 
 
-def _judge(store: Store, points: Sequence[RunPoint], flows: pl.DataFrame, out: Path) -> None:
+def _judge(store: Store, points: Sequence[RunPoint], out: Path) -> None:
     """Raises ``SweepFailed`` when no run of the study finished, naming the cause and the fix;
     warns ``RunsFailed`` with the count when some failed."""
     failed = store.errors(points=points)
@@ -261,7 +268,7 @@ def _judge(store: Store, points: Sequence[RunPoint], flows: pl.DataFrame, out: P
 
 def _sweep_locked(
     study: Study, points: Sequence[RunPoint], invalid: dict[int, str], store: Store, executor: Executor | None, progress: bool, extend: bool, on_todo: Callable[[set[str]], object] | None
-) -> pl.DataFrame:
+) -> None:
     """``sweep``'s work once it holds the store's lock."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -323,7 +330,6 @@ def _sweep_locked(
         lost_now = min(in_flight[0] if in_flight else 0, getattr(pool_of_sweep, "workers", len(tasks)))
         kept = len(store.finished() & {p.key for p in points})
         raise SweepInterrupted(store.root, len(points), kept, written[0], lost_now, len(tasks) - written[0] - lost_now) from None
-    return store.load("flows", study, points)
 
 
 def _write_result(store: Store, point: RunPoint, encoded: EncodedRun | None, error: str | None, before: int) -> None:

@@ -47,8 +47,10 @@ def reproduce(ctx: Context) -> Outcome:
 def _measure(ctx: Context, study: Study, directory: str, write: bool) -> tuple[dict[str, Measured], pl.DataFrame, pl.DataFrame]:
     """Sweeps ``study`` into ``out/directory`` and measures every finding on it; with
     ``write``, its tables go to ``out``. Returns the measurements, the summary and the RTT CDF."""
-    flows = ctx.sweep(study, directory)
-    runs = minrto_hsdpa_analysis.per_run(flows, minrto_hsdpa.duration_s(study))
+    # Millions of flows (300 s of 150 users, 1680 runs): measured a few runs at a time.
+    ctx.sweep(study, directory, load=False)
+    duration = minrto_hsdpa.duration_s(study)
+    runs = pl.concat([minrto_hsdpa_analysis.per_run(batch, duration) for batch in ctx.batches(study, directory)]).sort(*minrto_hsdpa_analysis.KEYS, "run")
     table = minrto_hsdpa_analysis.summary(runs)
     high = minrto_hsdpa_findings.high_load(study.grid[minrto_hsdpa.USERS])
     samples = sampled_rtts(ctx, study, high)
