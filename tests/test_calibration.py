@@ -109,3 +109,14 @@ def test_each_study_froze_the_rules_pick_from_its_own_search(name: str) -> None:
     assert table["readings"].to_list() == [calibration.label(module.AXES, c) for c in calibration.candidates(module.AXES)]
     assert {t.key for t in module.TARGETS} <= set(table.columns)
     assert calibration.reading_of(module.AXES, table, choose(table)) == module.CALIBRATED
+
+
+def test_an_unreached_operating_point_is_named_on_rows_without_a_reason() -> None:
+    """A finding without a missing detail gets the calibration's note; one with its own keeps
+    it; the note shows only on a row that does not agree."""
+    from rtolab.findings import Finding, at_least, with_missing_detail
+
+    measured = with_missing_detail({"a": Measured(0.5, "a"), "b": Measured(0.5, "b", missing_detail="its own")}, "not reached")
+    assert measured["a"].missing_detail == "not reached" and measured["b"].missing_detail == "its own"
+    table = grade([Finding("999", "a", "w", "s", "v", "m", at_least(1.0)), Finding("999", "b", "w", "s", "v", "m", at_least(0.0))], measured)
+    assert table["reason"].to_list() == ["not reached", ""]

@@ -87,7 +87,7 @@ def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path
     from rtolab import calibration
     from rtolab.studies import iw10_calibration as cal
 
-    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(calibration.alternatives(cal.AXES, cal.calibrated())))
+    assert r.failed == 0 and r.runs == 5 * 2 * 2 * 2 * 3 * (1 + len(calibration.alternatives(cal.AXES, cal.calibrated()))) + len(cal.MAXIMA) * cal.REPLICATIONS
     names = {p.name for p in r.figures}
     assert {"elapsed-EDGE-1+1.png", "elapsed-HSPA-6+6.png", "rtos.png", "fairness.png", "delay-EDGE-1+1.png"} <= names
     assert (tmp_path / "iw" / "summary.csv").exists()

@@ -198,6 +198,13 @@ def with_ablations(main: Mapping[str, Measured], alternatives: Mapping[str, Mapp
     return out
 
 
+def with_missing_detail(measured: Mapping[str, Measured], detail: str) -> dict[str, Measured]:
+    """``measured`` with ``detail`` named as the paper's missing detail of every finding that
+    names none (a reproduction whose operating point the calibration could not reach says so
+    on each of its rows; it shows only on rows that do not agree)."""
+    return {k: m if m.missing_detail else Measured(m.value, m.detail, m.ablations, detail) for k, m in measured.items()}
+
+
 def verdict(value: float, agree: Band, partly: Band | None) -> Verdict:
     """``agree`` inside the agree band, ``partly`` inside the partly band, ``disagree``
     otherwise; ``not measured`` for NaN (a point the run did not cover)."""

@@ -171,7 +171,7 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
         return [(f"{a} − {b}", rn.diff(measure, a, b, traffic, queue, background)) for a, b in pairs]
 
     out: dict[str, Measured] = {}
-    out["goodput-similar"] = with_backgrounds(lambda n: _cases(equal_pairs("goodput_bps", DOWNLINK_BULK, background=n), equality_credit, _kbit))
+    out["goodput-similar"] = with_backgrounds(lambda n: _cases(equal_pairs("goodput_bps", DOWNLINK_BULK, background=n), equality_credit, _kbit), LIVE_NETWORK)
     out["goodput-similar-web"] = Measured(*_cases(equal_pairs("goodput_bps", DOWNLINK_WEB), equality_credit, _kbit))
     out["rtt-inflated"] = with_backgrounds(lambda n: _cases(((f"{a} − {b}", rn.diff("mean_rtt_s", a, b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for a in FAST for b in SLOW),
                                                             lambda lo, hi: order_credit(lo, hi, 1), _ms))
@@ -194,14 +194,15 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
 
     m = with_backgrounds(cubic_highest)
     out["timeouts-cubic"] = Measured(m.value, m.detail + " timeouts per flow", (*m.ablations, Ablation("only the timeouts the oracle finds genuine", cubic_highest(BACKGROUND_USERS, "genuine_timeouts")[0])),
-                                     "the paper's live network: its load, scheduler and radio conditions are not given (docs/cc-hsdpa.md)")
+                                     LIVE_NETWORK)
 
     def uplink(q: str) -> tuple[float, str]:
         return _cases([*((f"goodput {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("goodput_bps", a, b, UPLINK_BULK, q, BACKGROUND_USERS)]),
                        *((f"RTT {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("mean_rtt_s", a, b, UPLINK_BULK, q, BACKGROUND_USERS)])],
                       equality_credit, lambda x: f"{x:+.4g}")
 
-    out["uplink-similar"] = with_queues(uplink)
+    m = with_queues(uplink)
+    out["uplink-similar"] = Measured(m.value, m.detail, m.ablations, LIVE_NETWORK)
     out["uplink-linear"] = _linear(regime)
 
     def larger(n: int) -> tuple[float, str]:
@@ -211,6 +212,9 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
     out["throughput-larger"] = with_backgrounds(larger)
     return out
 
+
+#: The detail of paper 004 that rtolab's network stands in for: a live network's conditions.
+LIVE_NETWORK = "the paper's live network: its load, scheduler and radio conditions are not given (docs/cc-hsdpa.md)"
 
 #: What the simulator does not record for CUBIC's half of uplink-linear.
 CUBIC_REGIME_MISSING = (
