@@ -97,6 +97,11 @@ def candidates(axes: Sequence[Axis]) -> list[Candidate]:
     return list(itertools.product(*(a.readings for a in axes)))
 
 
+def earlier(axes: Sequence[Axis]) -> Candidate:
+    """The study's reading before calibration: each axis's first reading."""
+    return tuple(a.readings[0] for a in axes)
+
+
 def departures(axes: Sequence[Axis], candidate: Candidate) -> int:
     """On how many axes ``candidate`` leaves the earlier reading."""
     return sum(r is not a.readings[0] for a, r in zip(axes, candidate))
@@ -196,9 +201,9 @@ def alternatives(axes: Sequence[Axis], chosen: Candidate) -> list[tuple[str, Can
         for r in a.readings:
             if r is not chosen[i]:
                 out.append((f"{a.name}: {r.name}", (*chosen[:i], r, *chosen[i + 1:])))
-    earlier = tuple(a.readings[0] for a in axes)
-    if earlier != chosen and all(c != earlier for _, c in out):
-        out.append(("the reading before calibration", earlier))
+    before = earlier(axes)
+    if before != chosen and all(c != before for _, c in out):
+        out.append(("the reading before calibration", before))
     return out
 
 

@@ -17,7 +17,7 @@ earns a better verdict or a missing detail is named; otherwise the reason ends w
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -130,6 +130,19 @@ def equality_credit(low: float, high: float, reference: float = 0.0) -> float:
     if math.isnan(low) or math.isnan(high):
         return math.nan
     return 1.0 if low <= reference <= high else 0.0
+
+
+#: A case's 90 % interval: (mean, low, high).
+Interval = tuple[float, float, float]
+
+
+def case_credits(intervals: Iterable[tuple[str, Interval]], credit: Callable[[float, float], float], fmt: Callable[[float], str]) -> tuple[float, str]:
+    """A finding read case by case: the mean of ``credit(low, high)`` over the named cases'
+    intervals (``order_credit``, ``equality_credit``), and each case's mean and interval in
+    words (``fmt`` writes a number)."""
+    listed = list(intervals)
+    value = mean_credit(credit(lo, hi) for _, (_, lo, hi) in listed)
+    return value, "; ".join(f"{name} {fmt(m)} [{fmt(lo)}, {fmt(hi)}]" for name, (m, lo, hi) in listed) or "no case in this run"
 
 
 def mean_credit(credits: Iterable[float]) -> float:

@@ -28,7 +28,7 @@ from itertools import combinations
 import polars as pl
 
 from rtolab import stats
-from rtolab.findings import EQUAL_AGREE, EQUAL_PARTLY, CREDIT_AGREE, CREDIT_PARTLY, Ablation, Band, Finding, Measured, at_least, equality_credit, mean_credit, order_credit
+from rtolab.findings import Interval, case_credits, EQUAL_AGREE, EQUAL_PARTLY, CREDIT_AGREE, CREDIT_PARTLY, Ablation, Band, Finding, Measured, at_least, equality_credit, mean_credit, order_credit
 from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE
 from rtolab.studies.cc_hsdpa_analysis import BIC_LOW_WINDOW, summary
 
@@ -82,7 +82,6 @@ def _mean(s: pl.DataFrame, measure: str, traffic: str, algorithm: str, queue: st
     return stats.mean_or_nan(rows["mean"])
 
 
-Interval = tuple[float, float, float]
 
 
 class _Runs:
@@ -111,12 +110,6 @@ class _Runs:
         ratios = [_over(v["BIC"][r] + v["CUBIC"][r], v["NewReno"][r] + v["Westwood+"][r]) for r in common]
         ratios = [x for x in ratios if not math.isnan(x)]
         return stats.t_interval(ratios, LEVEL) if ratios else (math.nan,) * 3
-
-
-def _cases(intervals: Iterable[tuple[str, Interval]], credit: Callable[[float, float], float], fmt: Callable[[float], str]) -> tuple[float, str]:
-    listed = list(intervals)
-    value = mean_credit(credit(lo, hi) for _, (_, lo, hi) in listed)
-    return value, "; ".join(f"{name} {fmt(m)} [{fmt(lo)}, {fmt(hi)}]" for name, (m, lo, hi) in listed) or "no case in this run"
 
 
 def _kbit(x: float) -> str:
@@ -171,11 +164,11 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
         return [(f"{a} − {b}", rn.diff(measure, a, b, traffic, queue, background)) for a, b in pairs]
 
     out: dict[str, Measured] = {}
-    out["goodput-similar"] = with_backgrounds(lambda n: _cases(equal_pairs("goodput_bps", DOWNLINK_BULK, background=n), equality_credit, _kbit), LIVE_NETWORK)
-    out["goodput-similar-web"] = Measured(*_cases(equal_pairs("goodput_bps", DOWNLINK_WEB), equality_credit, _kbit))
-    out["rtt-inflated"] = with_backgrounds(lambda n: _cases(((f"{a} − {b}", rn.diff("mean_rtt_s", a, b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for a in FAST for b in SLOW),
+    out["goodput-similar"] = with_backgrounds(lambda n: case_credits(equal_pairs("goodput_bps", DOWNLINK_BULK, background=n), equality_credit, _kbit), LIVE_NETWORK)
+    out["goodput-similar-web"] = Measured(*case_credits(equal_pairs("goodput_bps", DOWNLINK_WEB), equality_credit, _kbit))
+    out["rtt-inflated"] = with_backgrounds(lambda n: case_credits(((f"{a} − {b}", rn.diff("mean_rtt_s", a, b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for a in FAST for b in SLOW),
                                                             lambda lo, hi: order_credit(lo, hi, 1), _ms))
-    out["rtt-westwood"] = with_backgrounds(lambda n: _cases(((f"Westwood+ − {b}", rn.diff("mean_rtt_s", "Westwood+", b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for b in ALGORITHMS if b != "Westwood+"),
+    out["rtt-westwood"] = with_backgrounds(lambda n: case_credits(((f"Westwood+ − {b}", rn.diff("mean_rtt_s", "Westwood+", b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for b in ALGORITHMS if b != "Westwood+"),
                                                             lambda lo, hi: order_credit(lo, hi, -1), _ms))
 
     def level(measure: str, n: int, fmt: str, unit: str = "") -> tuple[float, str]:
@@ -189,7 +182,7 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
                                       "the paper's live network: its load, scheduler and radio conditions are not given; most of rtolab's timeouts are spurious, set off by the radio's delay spikes (docs/cc-hsdpa.md)")
 
     def cubic_highest(n: int, measure: str = "timeouts") -> tuple[float, str]:
-        return _cases(((f"CUBIC − {b}", rn.diff(measure, "CUBIC", b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for b in ALGORITHMS if b != "CUBIC"),
+        return case_credits(((f"CUBIC − {b}", rn.diff(measure, "CUBIC", b, DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)) for b in ALGORITHMS if b != "CUBIC"),
                       lambda lo, hi: order_credit(lo, hi, 1), _count)
 
     m = with_backgrounds(cubic_highest)
@@ -197,7 +190,7 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
                                      LIVE_NETWORK)
 
     def uplink(q: str) -> tuple[float, str]:
-        return _cases([*((f"goodput {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("goodput_bps", a, b, UPLINK_BULK, q, BACKGROUND_USERS)]),
+        return case_credits([*((f"goodput {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("goodput_bps", a, b, UPLINK_BULK, q, BACKGROUND_USERS)]),
                        *((f"RTT {a} − {b}", iv) for a, b in pairs for iv in [rn.diff("mean_rtt_s", a, b, UPLINK_BULK, q, BACKGROUND_USERS)])],
                       equality_credit, lambda x: f"{x:+.4g}")
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import polars as pl
 
+from rtolab import calibration
 from rtolab.calibration import Axis, Candidate, Reading, Target, frozen, settings
 from rtolab.findings import Band, within
 from rtolab.study import derive_seed, set_path
@@ -80,8 +81,8 @@ def calibrated() -> Candidate:
 
 
 def earlier() -> Candidate:
-    """The study's reading before calibration (each axis's first reading)."""
-    return tuple(a.readings[0] for a in AXES)
+    """The study's reading before calibration."""
+    return calibration.earlier(AXES)
 
 
 def scenario_settings(candidate: Candidate) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rtolab import calibration
 from rtolab.calibration import Axis, Candidate, Reading, Target, frozen, settings
 from rtolab.findings import within
 from rtolab.studies import iw10_irto
@@ -67,8 +68,8 @@ def calibrated() -> Candidate:
 
 
 def earlier() -> Candidate:
-    """The study's reading before calibration (each axis's first reading)."""
-    return tuple(a.readings[0] for a in AXES)
+    """The study's reading before calibration."""
+    return calibration.earlier(AXES)
 
 
 def study_reading(candidate: Candidate) -> iw10_irto.Reading:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rtolab import calibration
 from rtolab.calibration import Axis, Candidate, Reading, Target, candidates, frozen, settings
 from rtolab.findings import Band
 from rtolab.study import set_path
@@ -106,8 +107,8 @@ def calibrated() -> Candidate:
 
 
 def earlier() -> Candidate:
-    """The study's reading before calibration (each axis's first reading)."""
-    return tuple(a.readings[0] for a in AXES)
+    """The study's reading before calibration."""
+    return calibration.earlier(AXES)
 
 
 def scenario(candidate: Candidate) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from rtolab import stats
-from rtolab.findings import EQUAL_AGREE, EQUAL_PARTLY, CREDIT_AGREE, CREDIT_PARTLY, ALL, Band, Finding, Measured, at_least, at_most, equality_credit, mean_credit, order_credit, share
+from rtolab.findings import Interval, case_credits, EQUAL_AGREE, EQUAL_PARTLY, CREDIT_AGREE, CREDIT_PARTLY, ALL, Band, Finding, Measured, at_least, at_most, equality_credit, mean_credit, order_credit, share
 from rtolab.studies.minrto_hsdpa import PAPER_MAX_USERS, SCHEDULER, STACK, USERS
 
 PAPER = "000"
@@ -119,12 +119,9 @@ class _Runs:
         return self.paired(self.values(measure, x[0], x[1], x[2], x[3]), self.values(measure, y[0], y[1], y[2], y[3]))
 
 
-def _cases(intervals: Iterable[tuple[str, tuple[float, float, float]]], credit: Callable[[float, float], float], fmt: Callable[[float], str]) -> Measured:
-    """A finding read case by case: the mean credit and each case's mean and interval."""
-    listed = list(intervals)
-    value = mean_credit(credit(lo, hi) for _, (_, lo, hi) in listed)
-    detail = "; ".join(f"{name} {fmt(m)} [{fmt(lo)}, {fmt(hi)}]" for name, (m, lo, hi) in listed)
-    return Measured(value, detail or "no case in this run")
+def _cases(intervals: Iterable[tuple[str, Interval]], credit: Callable[[float, float], float], fmt: Callable[[float], str]) -> Measured:
+    """A finding read case by case (``rtolab.findings.case_credits``), as a measurement."""
+    return Measured(*case_credits(intervals, credit, fmt))
 
 
 def _pct(x: float) -> str:
