@@ -137,23 +137,50 @@ def test_findings_are_read_on_paired_intervals_by_hand() -> None:
     grade(f.REGISTRY, m)
 
 
-def test_bic_linear_regime_from_its_series_by_hand() -> None:
-    """cwnd and ssthresh of one flow (segments of 1448 B): slow start from 5 s (ssthresh
-    infinite), a loss at 7 s (cwnd = ssthresh = 16: not above it), cwnd 17 at 7.5 s
-    (congestion avoidance above low_window), at 9 s ssthresh 10 and cwnd 12 (at or below
-    14: linear), at 10 s cwnd 15, the run ending at 11 s. Congestion avoidance 1.5 + 1 + 1 =
-    3.5 s, of which 1 s linear. The finding is not measured (CUBIC's regime is not recorded)."""
-    seg = a.SEGMENT_BYTES
-    events = [(5.0, "cwnd", 3), (5.0, "ssthresh", float("inf")), (6.0, "cwnd", 20), (7.0, "ssthresh", 16), (7.0, "cwnd", 16),
-              (7.5, "cwnd", 17), (9.0, "ssthresh", 10), (9.0, "cwnd", 12), (10.0, "cwnd", 15)]
-    series = pl.DataFrame({"time_s": [e[0] for e in events], "entity": ["up0"] * len(events), "metric": [e[1] for e in events],
-                           "value": [float(e[2]) * seg if math.isfinite(e[2]) else math.inf for e in events]})
-    series = pl.concat([series, pl.DataFrame({"time_s": [8.0], "entity": ["other"], "metric": ["cwnd"], "value": [1.0]})])
-    ca, low = a.low_window_share(series, "up0", 11.0)
-    assert ca == pytest.approx(3.5) and low == pytest.approx(1.0)
-    regime = pl.DataFrame({"replication": [0, 1], "ca_s": [3.5, 2.0], "low_s": [1.0, 1.0]}).with_columns(low_share=pl.col("low_s") / pl.col("ca_s"))
-    m = f.measure(pl.DataFrame(_runs({})), regime)["uplink-linear"]
-    assert math.isnan(m.value) and "CUBIC" in m.missing_detail and "BIC 0.393" in m.detail
+#: Per replication, the (ca_acks, linear_acks) of each uplink bulk flow of its run; None for
+#: a flow not counted.
+Counts = list[list[tuple[int | None, int | None]]]
+
+
+def _uplink_flows(counts: dict[str, Counts]) -> pl.DataFrame:
+    """Measured uplink bulk flows (``cc_hsdpa_analysis.per_flow``'s columns) at the main
+    buffer: ``counts[algorithm][replication]`` lists (ca_acks, linear_acks) per flow of that
+    replication's run; every measure is 1."""
+    rows = []
+    for alg, runs in counts.items():
+        for r, flows in enumerate(runs):
+            for i, (ca, linear) in enumerate(flows):
+                rows.append({"run": f"{alg}-{r}", "replication": r, c.ALGORITHM: alg, c.UPLINK_QUEUE: c.MAIN_UPLINK_QUEUE, c.BACKGROUND: c.BACKGROUND_USERS,
+                             "traffic": c.UPLINK_BULK, "name": f"up{i}", **{m: 1.0 for m in a.MEASURES}, "ca_acks": ca, "linear_acks": linear})
+    return pl.DataFrame(rows, schema_overrides={"ca_acks": pl.UInt64, "linear_acks": pl.UInt64})
+
+
+def test_uplink_linear_is_the_share_of_congestion_avoidance_acks_by_hand() -> None:
+    """uplink-linear per replication is Σ linear_acks / Σ ca_acks over the run's uplink bulk
+    flows: BIC (30 + 10)/(50 + 50) = 0.4, (30 + 20)/(60 + 40) = 0.5, (60 + 0)/(100 + 0) = 0.6;
+    CUBIC 4/20 = 0.2, 6/20 = 0.3, 4/10 = 0.4 (NewReno's and Westwood+'s, all linear, are not
+    read). Over three replications t(0.95, 2) = 2.920 and s = 0.1: 0.5 ± 2.920·0.1/√3 =
+    0.5 ± 0.169 for BIC, 0.3 ± 0.169 for CUBIC; the value is the smaller mean, 0.3: partly
+    (≥ 0.25, below 0.5). A flow not counted (null: a run stored before the columns) leaves its
+    run out: without CUBIC's first replication its mean is 0.35; with no CUBIC run counted the
+    finding is not measured, and says why."""
+    bic: Counts = [[(50, 30), (50, 10)], [(60, 30), (40, 20)], [(100, 60), (0, 0)]]
+    cubic: Counts = [[(10, 2), (10, 2)], [(20, 6), (0, 0)], [(5, 2), (5, 2)]]
+    reno: Counts = [[(40, 40)], [(40, 40)], [(40, 40)]]
+    runs = a.per_run(_uplink_flows({"NewReno": reno, "Westwood+": reno, "BIC": bic, "CUBIC": cubic}))
+    assert runs.filter(pl.col(c.ALGORITHM) == "BIC").sort("replication")["ca_acks"].to_list() == [100, 100, 100]
+    m = f.measure(runs)["uplink-linear"]
+    assert m.value == pytest.approx(0.3)
+    assert "BIC 0.500 [0.331, 0.669] over 3 replications" in m.detail and "CUBIC 0.300 [0.131, 0.469]" in m.detail
+    found = grade(f.REGISTRY, {"uplink-linear": m})
+    assert found.filter(pl.col("key") == "uplink-linear")["verdict"].item() == "partly"
+
+    cubic[0][1] = (None, None)
+    runs = a.per_run(_uplink_flows({"BIC": bic, "CUBIC": cubic}))
+    assert f.measure(runs)["uplink-linear"].value == pytest.approx(0.35)
+    cubic = [[(None, None)]] * 3
+    m = f.measure(a.per_run(_uplink_flows({"BIC": bic, "CUBIC": cubic})))["uplink-linear"]
+    assert math.isnan(m.value) and "CUBIC not counted" in m.detail and m.missing_detail == f.CA_COUNTS_MISSING
 
 
 def test_reproduction_writes_its_files(tmp_path: Path) -> None:
@@ -162,10 +189,9 @@ def test_reproduction_writes_its_files(tmp_path: Path) -> None:
 
     r = reproduce("cc-hsdpa", tmp_path, quick=True, executor=LocalExecutor(1), replications=1)
     # one measured flow per run: a downlink flow per background size, an uplink flow per
-    # uplink buffer and a web user, per algorithm; one traced run per algorithm; and BIC's
-    # uplink run at the main buffer once more with its series (one replication)
+    # uplink buffer and a web user, per algorithm; one traced run per algorithm
     per_algorithm = len(c.BACKGROUNDS) + len(c.UPLINK_QUEUES) + 1
-    assert r.runs == len(c.ALGORITHMS) * per_algorithm + len(c.ALGORITHMS) + 1 and r.failed == 0
-    for name in ("flows.parquet", "runs.csv", "summary.csv", "cdf.csv", "findings.csv", "traces.parquet", "uplink-regime.csv", "cwnd_rtt.png"):
+    assert r.runs == len(c.ALGORITHMS) * per_algorithm + len(c.ALGORITHMS) and r.failed == 0
+    for name in ("flows.parquet", "runs.csv", "summary.csv", "cdf.csv", "findings.csv", "traces.parquet", "cwnd_rtt.png"):
         assert (tmp_path / name).exists(), name
     assert_graded(tmp_path / "findings.csv", f.REGISTRY)

@@ -45,6 +45,8 @@ ERROR_COLUMNS = {"run": pl.String, "point": pl.Int64, "replication": pl.Int64, "
 
 
 CHECKSUMS = "checksums.jsonl"
+#: Why ``scan`` refuses a run file.
+DAMAGED = "bytes that differ from their checksums, or not whole Parquet files"
 
 
 @dataclass(frozen=True)
@@ -334,13 +336,20 @@ class Store:
     def scan(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.LazyFrame:
         """All finished runs' rows of ``table`` as one lazy scan of their files, in study order
         (point, replication, row): the runs of ``study`` (default: the stored one; ``points``,
-        if given, are its points). A file that is not whole raises ``StoreDamaged`` naming it
+        if given, are its points). A file that differs from its checksum or is not whole raises ``StoreDamaged`` naming it
         and the repair, or with ``skip_damaged`` is left out with a warning."""
         if table not in ("flows", "links"):
             raise ValueError(f"table must be 'flows' or 'links', got {table!r}")
         files = self._files(table, study, points)
-        files = self._without(files, [f for f in files if not intact(f)], "not whole Parquet files", skip_damaged)
+        files = self._without(files, self._damaged(files), DAMAGED, skip_damaged)
         return self._scan(table, files)
+
+    def _damaged(self, files: list[Path]) -> list[Path]:
+        """The ``files`` with a ``problem``: bytes that differ from their checksum (a page
+        scrambled inside may still decode, into wrong rows), or, stored without a checksum,
+        not a whole Parquet file."""
+        sums = self.checksums()
+        return [f for f in files if self.problem(f, sums) is not None]
 
     def _files(self, table: str, study: Study | None, points: Sequence[RunPoint] | None) -> list[Path]:
         files = sorted((self.root / table).glob("*.parquet"))
@@ -369,29 +378,19 @@ class Store:
     def batches(self, study: Study, table: str = "flows", runs_per_batch: int = 32) -> Iterator[pl.DataFrame]:
         """The finished runs' rows of ``table`` for ``study``, ``runs_per_batch`` whole runs at a
         time, in study order (point, replication, row): what ``load`` gives, concatenated, for a
-        study too large to hold at once. A file that is not whole raises ``StoreDamaged``."""
+        study too large to hold at once. A damaged file raises ``StoreDamaged``."""
         finished = self.finished()
         ordered = [p for p in sorted(study.points(), key=lambda p: (p.point, p.replication)) if p.key in finished]
         for i in range(0, len(ordered), runs_per_batch):
             part = ordered[i:i + runs_per_batch]
             files = [self.root / table / f"{p.key}.parquet" for p in part]
-            files = self._without(files, [f for f in files if not intact(f)], "not whole Parquet files", False)
+            files = self._without(files, self._damaged(files), DAMAGED, False)
             yield self._scan(table, files).collect()
 
     def load(self, table: str = "flows", study: Study | None = None, points: Sequence[RunPoint] | None = None, skip_damaged: bool = False) -> pl.DataFrame:
-        """``scan``, collected. A file whose bytes are damaged inside (Parquet cannot decode
-        it) is found by its checksum and named, or left out with ``skip_damaged``, like a file
-        that is not whole."""
-        try:
-            return self.scan(table, study, points, skip_damaged).collect()
-        except pl.exceptions.PolarsError:
-            files = self._files(table, study, points)
-            sums = self.checksums()
-            corrupted = [f for f in files if self.problem(f, sums) is not None]
-            if not corrupted:
-                raise
-            files = self._without(files, corrupted, "their bytes differ from their checksums", skip_damaged)
-            return self._scan(table, files).collect()
+        """``scan``, collected: every file checked against its checksum first, so a file
+        damaged inside is named (or left out with ``skip_damaged``), never read as rows."""
+        return self.scan(table, study, points, skip_damaged).collect()
 
     def errors(self, study: Study | None = None, points: Sequence[RunPoint] | None = None) -> pl.DataFrame:
         """The failed runs of ``study`` (default: the stored one) with their error message, in

@@ -260,6 +260,9 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         mean_rtt_s: mean(established().map(|s| s.srtt_us as f64 / 1e6)),
         rtt_samples: None,
         timeout_idle_s: None,
+        // The kernel does not say which rule grew its window.
+        ca_acks: None,
+        linear_acks: None,
     }
 }
 

@@ -144,6 +144,24 @@ result_table! {
         /// cannot be observed (the kernel's connections under `rtolab emulate`).
         #[unit = "s"]
         pub timeout_idle_s: Option<f64>,
+        /// ACKs processed in congestion avoidance: those on which the congestion control ran
+        /// its congestion-avoidance rule (new data acknowledged, the window limiting the
+        /// sender, outside fast recovery, and cwnd at or above ssthresh as the algorithm
+        /// draws that line — above it for Linux 2.6.24's per-ACK counting — or the part of an
+        /// ACK that slow start left over at ssthresh), whether or not cwnd grew on it. 0 for
+        /// BBR, which sets its window from its model; null under `rtolab emulate`.
+        #[unit = "ACKs"]
+        pub ca_acks: Option<u64>,
+        /// Of the `ca_acks`, those on which the rule was the algorithm's linear, Reno-friendly
+        /// one: every one for Reno/NewReno and Westwood+; for BIC, cwnd at or below its
+        /// `low_window` (14 segments), where cnt = cwnd is Reno's; for CUBIC (both versions),
+        /// Reno's estimate tcp_cwnd pacing the window (the TCP-friendly region): level with
+        /// cwnd or ahead, and its cap cwnd/(tcp_cwnd − cwnd), or cwnd when level (the cap of
+        /// its next step), below the cnt the cubic curve and the module's other rules ask.
+        /// Σ linear_acks / Σ ca_acks is the ACK-weighted share of congestion avoidance in
+        /// that regime. Null under `rtolab emulate`.
+        #[unit = "ACKs"]
+        pub linear_acks: Option<u64>,
     }
 }
 

@@ -6,17 +6,12 @@ findings checked one by one."""
 
 from __future__ import annotations
 
-import copy
-from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from rtolab import stats
-from rtolab.executors import run_all
-from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, TRAFFIC, UPLINK_BULK, UPLINK_QUEUE, WARM_UP_S
-from rtolab.study import Study
+from rtolab.studies.cc_hsdpa import ALGORITHM, ALGORITHMS, BACKGROUND, BACKGROUND_USERS, DOWNLINK_BULK, DOWNLINK_WEB, MAIN_UPLINK_QUEUE, UPLINK_BULK, UPLINK_QUEUE, WARM_UP_S
 
 #: The measured traffic, by how a flow's row identifies it.
 TRAFFIC_CLASSES = [DOWNLINK_BULK, UPLINK_BULK, DOWNLINK_WEB]
@@ -37,13 +32,18 @@ SEGMENT_BYTES = 1448
 #: BIC's ``low_window`` (``tcp_bic.c``; crates/rtolab-sim/src/tcp/cc/bic.rs): at or below it
 #: congestion avoidance is Reno's, one segment per RTT, BIC's TCP-friendly linear probing.
 BIC_LOW_WINDOW = 14
+#: The flows table's counts of congestion-avoidance ACKs and of those in the algorithm's
+#: linear, Reno-friendly regime (BIC at or below ``low_window``, CUBIC with Reno's estimate
+#: pacing its window), summed per run.
+CA_COUNTS = ["ca_acks", "linear_acks"]
 
 
 def per_flow(flows: pl.DataFrame) -> pl.DataFrame:
     """The measured flows with their traffic class and measures: the bulk flows (whole, from
     their start after the warm-up to the end of the run) and the measured web transfers that
     began after the warm-up and finished. The retransmission ratio stands for the paper's
-    packet loss ratio (what a sender sees of its losses)."""
+    packet loss ratio (what a sender sees of its losses). The congestion-avoidance counts
+    (``CA_COUNTS``) come along, null for runs stored before the flows table had them."""
     traffic = (
         pl.when(pl.col("kind") == "flow")
         .then(pl.when(pl.col("name").str.starts_with("up")).then(pl.lit(UPLINK_BULK)).otherwise(pl.lit(DOWNLINK_BULK)))
@@ -52,6 +52,9 @@ def per_flow(flows: pl.DataFrame) -> pl.DataFrame:
     )
     if BACKGROUND not in flows.columns:
         flows = flows.with_columns(pl.lit(BACKGROUND_USERS).alias(BACKGROUND))
+    absent = [pl.lit(None, pl.UInt64).alias(c) for c in CA_COUNTS if c not in flows.columns]
+    if absent:
+        flows = flows.with_columns(absent)
     return (
         flows.with_columns(traffic=traffic)
         .filter(pl.col("traffic").is_not_null())
@@ -60,17 +63,24 @@ def per_flow(flows: pl.DataFrame) -> pl.DataFrame:
             timeouts=pl.col("timeouts").cast(pl.Float64),
             genuine_timeouts=(pl.col("timeouts") - pl.col("spurious_timeouts")).cast(pl.Float64),
         )
-        .select("run", "replication", *KEYS, "name", *MEASURES, "spurious_timeouts", "undos")
+        .select("run", "replication", *KEYS, "name", *MEASURES, "spurious_timeouts", "undos", *CA_COUNTS)
     )
 
 
 def per_run(measured: pl.DataFrame) -> pl.DataFrame:
-    """One row per run and traffic class: the mean of each measure over its flows, with the
-    run's replication (the runs of one replication share their seed, at every algorithm, so
-    two algorithms' runs pair by it)."""
+    """One row per run and traffic class: the mean of each measure over its flows and the sum
+    of each congestion-avoidance count (null when a flow lacks it), with the run's replication
+    (the runs of one replication share their seed, at every algorithm, so two algorithms' runs
+    pair by it)."""
+    sums = (pl.when(pl.col(c).null_count() == 0).then(pl.col(c).sum()).alias(c) for c in CA_COUNTS)
     # Sorted by run within each point: the summary's reductions then see the runs in one
     # order whatever order the sweep finished them in (bit-identical tables).
-    return measured.sort("run", "name").group_by(["run", "replication", *KEYS], maintain_order=True).agg(pl.len().alias("flows"), *(pl.col(m).mean() for m in MEASURES)).sort(*KEYS, "run")
+    return (
+        measured.sort("run", "name")
+        .group_by(["run", "replication", *KEYS], maintain_order=True)
+        .agg(pl.len().alias("flows"), *(pl.col(m).mean() for m in MEASURES), *sums)
+        .sort(*KEYS, "run")
+    )
 
 
 def summary(runs: pl.DataFrame) -> pl.DataFrame:
@@ -96,59 +106,6 @@ def traces(series: dict[str, pl.DataFrame]) -> pl.DataFrame:
         one = s.filter(pl.col("entity") == "down0").select("time_s", pl.col("metric").cast(pl.String), "value")
         parts.append(one.with_columns(pl.lit(algorithm).alias(ALGORITHM)))
     return pl.concat(parts).with_columns(pl.when(pl.col("metric") == "cwnd").then(pl.col("value") / SEGMENT_BYTES).otherwise(pl.col("value")).alias("value"))
-
-
-def low_window_share(series: pl.DataFrame, entity: str, run_end_s: float, low_window: int = BIC_LOW_WINDOW) -> tuple[float, float]:
-    """BIC's Reno-friendly (linear) regime of one flow from its ``cwnd`` and ``ssthresh``
-    series: (seconds of congestion avoidance, of which seconds with cwnd ≤ ``low_window``
-    segments). Congestion avoidance is the time with cwnd above ssthresh (2.6.24's
-    ``bictcp_cong_avoid`` slow-starts while cwnd ≤ ssthresh); each value holds until the next
-    change, the last until ``run_end_s``. The series do not mark recovery, so the span of a
-    recovery with cwnd above ssthresh counts as congestion avoidance."""
-    one = series.filter(pl.col("entity").cast(pl.String) == entity).select("time_s", pl.col("metric").cast(pl.String), "value")
-    events = one.filter(pl.col("metric").is_in(["cwnd", "ssthresh"])).sort("time_s", maintain_order=True)
-    cwnd, ssthresh, last = None, float("inf"), None
-    ca = low = 0.0
-    for time_s, metric, value in events.iter_rows():
-        if last is not None and cwnd is not None and time_s > last and cwnd > ssthresh:
-            ca += time_s - last
-            low += (time_s - last) if round(cwnd / SEGMENT_BYTES) <= low_window else 0.0
-        if metric == "cwnd":
-            cwnd = value
-        else:
-            ssthresh = value
-        last = time_s if last is None else max(last, time_s)
-    if last is not None and cwnd is not None and run_end_s > last and cwnd > ssthresh:
-        ca += run_end_s - last
-        low += (run_end_s - last) if round(cwnd / SEGMENT_BYTES) <= low_window else 0.0
-    return ca, low
-
-
-def _regime_task(item: tuple[int, dict[str, Any], int]) -> tuple[int, float, float]:
-    """Worker: one uplink run with the ``cwnd`` and ``ssthresh`` series on; its bulk flow's
-    congestion-avoidance seconds and those at or below BIC's ``low_window``."""
-    from rtolab.api import run
-
-    replication, spec, seed = item
-    r = run(spec, seed=seed)
-    flow = spec["flows"][0]["name"]
-    return (replication, *low_window_share(r.series, flow, float(r.meta["sim_time_s"])))
-
-
-def uplink_regime_pass(study: Study, executor: Executor, algorithm: str = "BIC", queue: str = MAIN_UPLINK_QUEUE) -> pl.DataFrame:
-    """The uplink bulk runs of ``algorithm`` at the uplink buffer ``queue`` run again (same
-    spec, same seed: the same runs) with the ``cwnd`` and ``ssthresh`` series on: per
-    replication the seconds of congestion avoidance, those with cwnd ≤ ``BIC_LOW_WINDOW``
-    segments, and their ratio ``low_share``."""
-    tasks = []
-    for p in study.points():
-        if p.params.get(ALGORITHM) == algorithm and p.params.get(TRAFFIC) == UPLINK_BULK and p.params.get(UPLINK_QUEUE) == queue:
-            spec = copy.deepcopy(p.spec)
-            spec["output"] = {"series": ["cwnd", "ssthresh"]}
-            tasks.append((p.replication, spec, p.seed))
-    rows = [{"replication": r, "ca_s": ca, "low_s": low} for r, ca, low in run_all(executor, _regime_task, tasks)]
-    table = pl.DataFrame(rows, schema={"replication": pl.Int64, "ca_s": pl.Float64, "low_s": pl.Float64})
-    return table.with_columns(low_share=pl.when(pl.col("ca_s") > 0).then(pl.col("low_s") / pl.col("ca_s"))).sort("replication")
 
 
 def figures(cdf: pl.DataFrame, trace: pl.DataFrame, out: Path) -> list[Path]:

@@ -58,7 +58,7 @@ REGISTRY = [
     Finding(PAPER, "uplink-similar", "uplink", "On the uplink the algorithms exhibit similar performance", "similar",
             "goodput and mean-RTT difference of each pair of the four (12 cases), paired by replication, uplink bulk", EQUAL_AGREE, EQUAL_PARTLY, EQUAL),
     Finding(PAPER, "uplink-linear", "uplink", "… because the moderate size of cwnd forced CUBIC and BIC to use the linear probing in order to be TCP friendly", "linear probing",
-            f"the smaller of BIC's and CUBIC's share of congestion-avoidance time in their Reno-friendly linear regime (BIC: cwnd ≤ low_window, {BIC_LOW_WINDOW} segments; "
+            f"the smaller of BIC's and CUBIC's ACK-weighted share of congestion avoidance in their Reno-friendly linear regime (BIC: cwnd ≤ low_window, {BIC_LOW_WINDOW} segments; "
             "CUBIC: the TCP-friendly estimate binding cnt), mean over replications, uplink bulk, 20-packet uplink buffer",
             at_least(0.5), at_least(0.25), "'forced … to use': most of the time (half); a quarter for partly"),
     Finding(PAPER, "throughput-larger", "conclusions 3", "BIC/CUBIC have larger throughput but the same goodput: their probing increases throughput and retransmissions, leaving the goodput unchanged",
@@ -97,6 +97,12 @@ class _Runs:
     def values(self, measure: str, algorithm: str, traffic: str, queue: str, background: int) -> dict[int, float]:
         return {r: float(row[measure]) for r, row in self.by.get((algorithm, traffic, queue, background), {}).items() if row[measure] is not None and not math.isnan(row[measure])}
 
+    def share(self, part: str, whole: str, algorithm: str, traffic: str, queue: str, background: int) -> dict[int, float]:
+        """part / whole per replication (sums of counts over a run's flows), where whole is
+        recorded and above 0."""
+        rows = self.by.get((algorithm, traffic, queue, background), {}).items()
+        return {r: row[part] / row[whole] for r, row in rows if row.get(whole) and row.get(part) is not None}
+
     def diff(self, measure: str, a: str, b: str, traffic: str, queue: str, background: int) -> Interval:
         """measure(a) − measure(b) paired by replication: (mean, low, high) at 90 %."""
         x, y = self.values(measure, a, traffic, queue, background), self.values(measure, b, traffic, queue, background)
@@ -131,10 +137,9 @@ def throughput_larger(throughput: Interval, goodput: Interval) -> float:
     return math.nan if math.isnan(t) or math.isnan(g) else min(t, g)
 
 
-def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str, Measured]:
+def measure(runs: pl.DataFrame) -> dict[str, Measured]:
     """rtolab's answer to every finding, from the per-run table (``cc_hsdpa_analysis.per_run``,
-    with its replications) and BIC's uplink regime per replication
-    (``cc_hsdpa_analysis.uplink_regime_pass``; None when not run): at the main background and
+    with its replications and its congestion-avoidance counts): at the main background and
     uplink buffer, with the other background sizes (downlink findings) and uplink buffers
     (uplink findings) reported as measured ablations."""
     s = summary(runs)
@@ -196,7 +201,8 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
 
     m = with_queues(uplink)
     out["uplink-similar"] = Measured(m.value, m.detail, m.ablations, LIVE_NETWORK)
-    out["uplink-linear"] = _linear(regime)
+    m = with_queues(lambda q: linear_share(rn, q))
+    out["uplink-linear"] = Measured(m.value, m.detail, m.ablations, CA_COUNTS_MISSING if math.isnan(m.value) else LIVE_NETWORK)
 
     def larger(n: int) -> tuple[float, str]:
         tp, gp = rn.ratio("throughput_bps", DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n), rn.ratio("goodput_bps", DOWNLINK_BULK, MAIN_UPLINK_QUEUE, n)
@@ -209,21 +215,23 @@ def measure(runs: pl.DataFrame, regime: pl.DataFrame | None = None) -> dict[str,
 #: The detail of paper 004 that rtolab's network stands in for: a live network's conditions.
 LIVE_NETWORK = "the paper's live network: its load, scheduler and radio conditions are not given (docs/cc-hsdpa.md)"
 
-#: What the simulator does not record for CUBIC's half of uplink-linear.
-CUBIC_REGIME_MISSING = (
-    "CUBIC's TCP-friendly regime is not recorded: it is the ACKs of congestion avoidance on which Reno's estimate tcp_cwnd is ahead of cwnd and "
-    "its cap cwnd/(tcp_cwnd − cwnd) lowers cnt below the cubic curve's (Bictcp::friendly_cap in crates/rtolab-sim/src/tcp/cc/bictcp.rs), "
-    "internal state that no series or flows column carries; it needs a per-flow count of congestion-avoidance ACKs and of those with the friendly cap "
-    "binding (or a series of tcp_cwnd and the curve's target), a simulator change"
+#: Why uplink-linear can be unmeasured: its counts are absent.
+CA_COUNTS_MISSING = (
+    "no congestion-avoidance ACKs counted for BIC's or CUBIC's uplink bulk flows at the main buffer: runs stored before the flows table had "
+    "ca_acks and linear_acks read as null (sweep into a fresh store), or no such run"
 )
 
 
-def _linear(regime: pl.DataFrame | None) -> Measured:
-    """uplink-linear: BIC's share from its regime pass; CUBIC's is not recorded (NaN), so the
-    finding is not measured, with BIC's share in the detail."""
-    if regime is None or regime.is_empty():
-        return Measured(math.nan, "BIC's regime pass not run", (), CUBIC_REGIME_MISSING)
-    shares = [x for x in regime["low_share"].to_list() if x is not None]
-    m, lo, hi = stats.t_interval(shares, LEVEL) if shares else (math.nan,) * 3
-    bic = f"BIC {m:.3f} [{lo:.3f}, {hi:.3f}] of its congestion-avoidance time at cwnd ≤ {BIC_LOW_WINDOW} segments ({len(shares)} replications, recovery with cwnd above ssthresh counted in)"
-    return Measured(math.nan, bic + "; CUBIC not recorded", (), CUBIC_REGIME_MISSING)
+def linear_share(rn: _Runs, queue: str) -> tuple[float, str]:
+    """uplink-linear at the uplink buffer ``queue``: per algorithm, each replication's share
+    of its uplink bulk flows' congestion-avoidance ACKs in the linear, Reno-friendly regime
+    (Σ linear_acks / Σ ca_acks), the mean over replications with its 90 % interval; the value
+    is the smaller of BIC's and CUBIC's means (NaN when either is not counted)."""
+    means, parts = [], []
+    for algorithm in FAST:
+        shares = rn.share("linear_acks", "ca_acks", algorithm, UPLINK_BULK, queue, BACKGROUND_USERS)
+        m, lo, hi = stats.t_interval([shares[r] for r in sorted(shares)], LEVEL) if shares else (math.nan,) * 3
+        means.append(m)
+        parts.append(f"{algorithm} {m:.3f} [{lo:.3f}, {hi:.3f}] over {len(shares)} replications" if shares else f"{algorithm} not counted")
+    value = math.nan if any(math.isnan(x) for x in means) else min(means)
+    return value, ", ".join(parts) + f" of congestion-avoidance ACKs linear (BIC: cwnd ≤ {BIC_LOW_WINDOW} segments; CUBIC: Reno's estimate pacing cnt)"

@@ -1,9 +1,8 @@
 """Paper 004's reproduction: sweeps the congestion-control study into ``out/sweep``, traces
 one downlink flow per algorithm, and writes ``flows.parquet`` (every measured flow),
-``runs.csv``, ``summary.csv`` (per-run means with 90 % intervals), ``cdf.csv``,
-``traces.parquet``, ``uplink-regime.csv`` (BIC's uplink bulk runs at the main buffer run again
-with their cwnd and ssthresh series: the share of congestion avoidance in its linear regime)
-and the CDF and cwnd/RTT figures under ``out``."""
+``runs.csv`` (per-run means, and the sums of the congestion-avoidance ACK counts that
+uplink-linear reads), ``summary.csv`` (per-run means with 90 % intervals), ``cdf.csv``,
+``traces.parquet`` and the CDF and cwnd/RTT figures under ``out``."""
 
 from __future__ import annotations
 
@@ -29,7 +28,4 @@ def reproduce(ctx: Context) -> Outcome:
     trace = cc_hsdpa_analysis.traces({a: run(cc_hsdpa.trace_scenario(a), seed=study.seed).series for a in cc_hsdpa.ALGORITHMS})
     ctx.count(len(cc_hsdpa.ALGORITHMS))
     trace.write_parquet(ctx.out / "traces.parquet")
-    regime = cc_hsdpa_analysis.uplink_regime_pass(study, ctx.executor)
-    ctx.count(regime.height)
-    regime.write_csv(ctx.out / "uplink-regime.csv")
-    return Outcome(table, cc_hsdpa_findings.measure(runs, regime), cc_hsdpa_analysis.figures(cdf, trace, ctx.out))
+    return Outcome(table, cc_hsdpa_findings.measure(runs), cc_hsdpa_analysis.figures(cdf, trace, ctx.out))

@@ -101,6 +101,8 @@ fn flow_row(row: u64, f: &FlowRuntime, end: SimTime) -> FlowRow {
         mean_rtt_s: mean(s.rtt_sum_s, s.rtt_samples),
         rtt_samples: Some(s.rtt_samples),
         timeout_idle_s: Some(s.timeout_idle_s),
+        ca_acks: Some(s.ca_acks),
+        linear_acks: Some(s.linear_acks),
     }
 }
 
@@ -156,5 +158,7 @@ fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
         mean_rtt_s: mean(d.rtt_sum_s, d.rtt_samples),
         rtt_samples: Some(d.rtt_samples),
         timeout_idle_s: Some(d.timeout_idle_s),
+        ca_acks: Some(d.ca_acks),
+        linear_acks: Some(d.linear_acks),
     }
 }

@@ -152,6 +152,8 @@ pub struct Tally {
     pub rtt_sum_s: f64,
     pub rtt_samples: u64,
     pub timeout_idle_s: f64,
+    pub ca_acks: u64,
+    pub linear_acks: u64,
 }
 
 impl Tally {
@@ -179,6 +181,8 @@ impl Tally {
             rtt_sum_s: s.rtt_sum_s,
             rtt_samples: s.rtt_samples,
             timeout_idle_s: s.timeout_idle_s,
+            ca_acks: s.ca_acks,
+            linear_acks: s.linear_acks,
         }
     }
 
@@ -205,6 +209,8 @@ impl Tally {
             rtt_sum_s: self.rtt_sum_s - earlier.rtt_sum_s,
             rtt_samples: self.rtt_samples - earlier.rtt_samples,
             timeout_idle_s: self.timeout_idle_s - earlier.timeout_idle_s,
+            ca_acks: self.ca_acks - earlier.ca_acks,
+            linear_acks: self.linear_acks - earlier.linear_acks,
         }
     }
 

@@ -194,3 +194,42 @@ fn delayed_syn_times_out_spuriously_lost_syn_genuinely() {
     let f = flow(&lost, "f");
     assert_eq!((f.syn_timeouts, f.spurious_syn_timeouts), (1, 0));
 }
+
+/// The flows table's `ca_acks` and `linear_acks` (the congestion controls' `Growth`), on a
+/// 60 s bulk flow of the `linux` stack. A short path (1 Mbit/s, 20 ms, 4 packets: at most
+/// 1e6·0.04/12 000 + 4 ≈ 7.3 segments in flight before the queue overflows) keeps every
+/// window at or below BIC's `low_window` of 14, where BIC is Reno; a long one (10 Mbit/s,
+/// 100 ms, 100 packets: about 167 + 100 segments at a loss, ssthresh about 0.8 of that, no
+/// timeout) keeps BIC's congestion avoidance far above it. Reno and Westwood+ are linear on
+/// every congestion-avoidance ACK; CUBIC's Reno-friendly region dominates at a 4 ms RTT
+/// (RFC 9438 4.3: Reno's estimate outgrows the curve when RTTs are short) and not at
+/// 200 ms, where the curve climbs far faster (K ≈ ∛(267·0.3/0.4) ≈ 5.8 s, about 25 RTTs, in
+/// which Reno's estimate gains some 13 segments and the curve 80); BBR has no congestion
+/// avoidance and reports none.
+#[test]
+fn congestion_avoidance_acks_by_controller() {
+    let run_one = |rate: &str, delay: &str, queue: &str, cc: &str| {
+        let link = format!("queue = {{ kind = \"droptail\", limit = \"{queue}\" }}");
+        let tcp = format!("stack = \"linux\", cc = \"{cc}\"");
+        let r = run(&format!("duration = \"60s\"\n{}", single_flow(rate, delay, "inf", &link, &tcp)));
+        let f = flow(&r, "f");
+        (f.ca_acks.unwrap(), f.linear_acks.unwrap())
+    };
+    let short = |cc: &str| run_one("1Mbps", "20ms", "4p", cc);
+    let long = |cc: &str| run_one("10Mbps", "100ms", "100p", cc);
+    for cc in ["reno", "westwood", "bic"] {
+        let (ca, linear) = short(cc);
+        assert!(ca > 1000 && linear == ca, "{cc}: {linear} of {ca}");
+    }
+    for cc in ["reno", "westwood"] {
+        let (ca, linear) = long(cc);
+        assert!(ca > 1000 && linear == ca, "{cc}: {linear} of {ca}");
+    }
+    let (ca, linear) = long("bic");
+    assert!(ca > 1000 && linear == 0, "bic: {linear} of {ca}");
+    let (ca, linear) = run_one("50Mbps", "2ms", "50p", "cubic");
+    assert!(ca > 1000 && 2 * linear > ca, "cubic, short RTT: {linear} of {ca}");
+    let (ca, linear) = long("cubic");
+    assert!(ca > 1000 && 10 * linear < ca, "cubic, long RTT: {linear} of {ca}");
+    assert_eq!(short("bbr"), (0, 0));
+}

@@ -238,6 +238,7 @@ events = ["timeout", "retransmit"]
             assert_eq!(rows.iter().map(|f| f.rtt_samples.unwrap()).sum::<u64>(), samples, "{tcp}");
             for f in rows {
                 assert!(f.spurious_detected_correct <= f.spurious_detected.min(f.spurious_timeouts) && f.spurious_timeouts <= f.timeouts, "{tcp}: {f:?}");
+                assert!(f.linear_acks.unwrap() <= f.ca_acks.unwrap(), "{tcp}: {f:?}");
             }
         }
         assert!(r.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0, "{tcp}: the link makes timeouts");

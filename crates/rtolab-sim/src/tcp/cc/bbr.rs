@@ -14,7 +14,7 @@
 //! The kernel draws the first gain phase at random (`get_random_u32_below`); rtolab draws
 //! it from a generator seeded by the connection's start time, so a run is deterministic.
 
-use super::{AckSample, CongestionControl, WindowCore};
+use super::{AckSample, CongestionControl, Growth, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::tcp::minmax::WindowedFilter;
 use crate::tcp::rate::RateSample;
@@ -662,8 +662,11 @@ impl CongestionControl for Bbr {
         &mut self.core
     }
 
-    /// BBR grows nothing on the ACK itself: `on_rate_sample` follows it.
-    fn on_ack(&mut self, _ack: &AckSample) {}
+    /// BBR grows nothing on the ACK itself: `on_rate_sample` follows it, and sets the window
+    /// from its model, with no congestion avoidance to report.
+    fn on_ack(&mut self, _ack: &AckSample) -> Growth {
+        Growth::Held
+    }
 
     /// `bbr_main`.
     fn on_rate_sample(&mut self, now: SimTime, rs: &RateSample, srtt: Option<SimDuration>) {

@@ -46,7 +46,7 @@ use crate::tcp::jiffies::{self, HZ};
 use super::ack_ratio::AckRatio;
 use super::cubic_curve::at_loss;
 use super::ssthresh_hook::SsthreshHook;
-use super::{AckSample, CongestionControl, WindowCore};
+use super::{AckSample, CongestionControl, Growth, WindowCore};
 use crate::time::SimTime;
 
 /// `beta`: β = 819/1024 ≈ 0.8.
@@ -142,8 +142,10 @@ impl CongestionControl for Bic {
     /// `bictcp_acked` with the segments this ACK acknowledged cumulatively, in the state it
     /// arrived in (2.6.24: only for an ACK of new data); then `bictcp_cong_avoid` when
     /// `tcp_may_raise_cwnd` and `tcp_is_cwnd_limited` allow, by the segments delivered or,
-    /// with `ack_counting`, once per ACK as 2.6.24's.
-    fn on_ack(&mut self, ack: &AckSample) {
+    /// with `ack_counting`, once per ACK as 2.6.24's. Congestion avoidance is linear growth
+    /// when cwnd ≤ `low_window`, where `cnt` = cwnd is Reno's (the `cnt` in force is always
+    /// the current cwnd's: `update` keeps it only while cwnd stays).
+    fn on_ack(&mut self, ack: &AckSample) -> Growth {
         let mss = self.core.mss;
         let per_ack = self.core.counts_acks();
         if !per_ack || ack.acked_bytes > 0 {
@@ -151,28 +153,30 @@ impl CongestionControl for Bic {
         }
         self.acks.ack_done(ack.state);
         if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
-            return;
+            return Growth::Held;
         }
         if per_ack {
             // 2.6.24 `bictcp_cong_avoid`.
             let cwnd = self.core.cwnd_packets();
             if cwnd <= self.core.ssthresh_packets() {
                 self.core.slow_start_per_ack();
-            } else {
-                self.update(jiffies::jiffies(ack.now), cwnd);
-                self.core.cong_avoid_per_ack(self.cnt);
+                return Growth::SlowStart;
             }
-            return;
+            self.update(jiffies::jiffies(ack.now), cwnd);
+            self.core.cong_avoid_per_ack(self.cnt);
+            return Growth::Avoidance { linear: cwnd <= LOW_WINDOW };
         }
         let mut acked = ack.delivered_packets(mss);
         if self.core.in_slow_start() {
             acked = self.core.slow_start_packets(acked);
             if acked == 0 {
-                return;
+                return Growth::SlowStart;
             }
         }
-        self.update(jiffies::jiffies(ack.now), self.core.cwnd_packets());
+        let cwnd = self.core.cwnd_packets();
+        self.update(jiffies::jiffies(ack.now), cwnd);
         self.core.cong_avoid_ai(self.cnt, acked);
+        Growth::Avoidance { linear: cwnd <= LOW_WINDOW }
     }
     /// `tcp_init_cwnd_reduction` with `bictcp_recalc_ssthresh`.
     fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {

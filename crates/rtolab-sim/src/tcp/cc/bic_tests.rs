@@ -211,3 +211,47 @@ fn linux_2_6_24_caps_cnt_while_loss_cwnd_is_zero() {
         }
     }
 }
+
+/// The answer of one 2-segment ACK at window `cwnd` segments, 100 ms after the last.
+fn growth_at(cc: &mut Bic, s: &mut Stream, cwnd: u64) -> Growth {
+    cc.set_cwnd(cwnd * MSS);
+    s.ack(cc, s.now + ms(100), 2, Some(ms(100)))
+}
+
+/// Congestion avoidance is linear, Reno's cnt = cwnd, at or below `low_window` = 14 and not
+/// above it. A loss at 12 leaves ssthresh 6 (cwnd/2 at or below `low_window`). Today's
+/// module: cwnd 6 = ssthresh is congestion avoidance already (cwnd ≥ ssthresh), linear up to
+/// 14 (cnt 14); at 15, beyond W_max 12 (< 12 + B), cnt = ⌊15·20/4⌋ = 75 ×16/32 = 37, not
+/// linear. 2.6.24's: cwnd 6 = ssthresh still slow-starts; 7 and 14 linear, 15 not. After a
+/// loss at 100, the binary search at 79 is not linear either.
+#[test]
+fn linear_growth_at_or_below_low_window() {
+    let linear = |l| Growth::Avoidance { linear: l };
+    for ack_counting in [false, true] {
+        let (mut cc, mut s) = after_a_loss_counting(12, ack_counting);
+        assert_eq!(cc.ssthresh(), 6 * MSS);
+        let at_ssthresh = if ack_counting { Growth::SlowStart } else { linear(true) };
+        assert_eq!(growth_at(&mut cc, &mut s, 6), at_ssthresh, "ack_counting {ack_counting}");
+        assert_eq!(growth_at(&mut cc, &mut s, 7), linear(true), "ack_counting {ack_counting}");
+        assert_eq!((growth_at(&mut cc, &mut s, 14), cc.cnt), (linear(true), 14), "ack_counting {ack_counting}");
+        assert_eq!((growth_at(&mut cc, &mut s, 15), cc.cnt), (linear(false), 37), "ack_counting {ack_counting}");
+
+        let (mut cc, mut s) = after_a_loss_counting(100, ack_counting);
+        assert_eq!(growth_at(&mut cc, &mut s, 79), if ack_counting { Growth::SlowStart } else { linear(false) });
+        assert_eq!(growth_at(&mut cc, &mut s, 80), linear(false));
+    }
+}
+
+/// No rule runs on a duplicate, on an ACK when the window does not limit the sender, or on
+/// one in fast recovery.
+#[test]
+fn growth_held_outside_growth() {
+    let (mut cc, mut s) = after_a_loss(12);
+    assert_eq!(s.ack(&mut cc, s.now + ms(1), 0, None), Growth::Held);
+    let mut idle = s.sample(s.now + ms(2), 2, None);
+    idle.cwnd_limited = false;
+    assert_eq!(s.deliver(&mut cc, &idle), Growth::Held);
+    let mut recovery = s.sample(s.now + ms(3), 2, None);
+    recovery.state = LossState::Recovery { point: u64::MAX };
+    assert_eq!(s.deliver(&mut cc, &recovery), Growth::Held);
+}

@@ -32,6 +32,9 @@ pub(super) struct Bictcp {
     pub(super) ack_cnt: u32,
     /// Reno's estimate of its window, segments (`tcp_cwnd`).
     pub(super) tcp_cwnd: u32,
+    /// Reno's estimate paces the `cnt` in force (`friendly_cap`): rtolab's, not the kernel's,
+    /// what `on_ack` reports as linear growth.
+    pub(super) friendly: bool,
 }
 
 impl Bictcp {
@@ -62,11 +65,22 @@ impl Bictcp {
 
     /// The TCP-friendly bound: Reno's estimate `tcp_cwnd` gains a segment per
     /// cwnd·`beta_scale`/8 units counted; when it is ahead of cwnd, `cnt` is at most
-    /// cwnd / (tcp_cwnd − cwnd).
-    pub(super) fn friendly_cap(&mut self, cwnd: u32, friendly_scale: u32) {
-        if let Some(max_cnt) = reno_estimate(&mut self.ack_cnt, &mut self.tcp_cwnd, cwnd, friendly_scale) {
+    /// cwnd / (tcp_cwnd − cwnd); then `cnt` is at least `floor`.
+    ///
+    /// Returns whether Reno's estimate paces the window: its cap (after the floor) is below
+    /// the `cnt` asked for, counting an estimate level with cwnd as the cap its next step
+    /// sets, cwnd / 1. Level with cwnd it caps nothing yet, but the units counted meanwhile
+    /// under a flatter curve stay in `snd_cwnd_cnt` and are paid out as growth as soon as it
+    /// steps ahead, so cwnd keeps to the estimate's pace: only the ACK of each step would see
+    /// `cnt` lowered, most of the regime's ACKs would not.
+    pub(super) fn friendly_cap(&mut self, cwnd: u32, friendly_scale: u32, floor: u32) -> bool {
+        let asked = self.cnt;
+        let cap = reno_estimate(&mut self.ack_cnt, &mut self.tcp_cwnd, cwnd, friendly_scale);
+        if let Some(max_cnt) = cap {
             self.cnt = self.cnt.min(max_cnt);
         }
+        self.cnt = self.cnt.max(floor);
+        cap.or((self.tcp_cwnd == cwnd).then_some(cwnd)).is_some_and(|c| c.max(floor) < asked)
     }
 
     /// The delay sample of `*_acked`: ignored within 1 s of an epoch's start (right after a

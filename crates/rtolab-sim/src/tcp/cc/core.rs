@@ -7,6 +7,8 @@
 //! ns-2 arithmetic `cwnd == floor(packets)·mss`; in the Linux arithmetic cwnd is a whole
 //! number of segments and ssthresh is too, or infinite.
 
+use super::Growth;
+
 /// How cwnd is counted.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum WindowArith {
@@ -287,17 +289,19 @@ impl WindowCore {
     }
 
     /// `tcp_reno_cong_avoid` once the caller has checked `tcp_is_cwnd_limited`: slow start
-    /// by the segments delivered, the leftover into congestion avoidance with w = cwnd.
-    pub fn reno_cong_avoid(&mut self, acked: u32) {
+    /// by the segments delivered, the leftover into congestion avoidance with w = cwnd
+    /// (Reno's rule, linear).
+    pub fn reno_cong_avoid(&mut self, acked: u32) -> Growth {
         let mut acked = acked;
         if self.in_slow_start() {
             acked = self.slow_start_packets(acked);
             if acked == 0 {
-                return;
+                return Growth::SlowStart;
             }
         }
         let w = self.cwnd_packets();
         self.cong_avoid_ai(w, acked);
+        Growth::Avoidance { linear: true }
     }
 }
 
@@ -335,13 +339,15 @@ impl WindowCore {
 
     /// 2.6.24's `tcp_reno_cong_avoid` once the caller has checked `tcp_is_cwnd_limited`:
     /// slow start while cwnd ≤ ssthresh (at cwnd = ssthresh too), else congestion avoidance
-    /// with w = cwnd.
-    pub fn reno_cong_avoid_per_ack(&mut self) {
+    /// with w = cwnd (Reno's rule, linear).
+    pub fn reno_cong_avoid_per_ack(&mut self) -> Growth {
         let cwnd = self.cwnd_packets();
         if cwnd <= self.ssthresh_packets() {
             self.slow_start_per_ack();
+            Growth::SlowStart
         } else {
             self.cong_avoid_per_ack(cwnd);
+            Growth::Avoidance { linear: true }
         }
     }
 

@@ -27,7 +27,7 @@ use super::bictcp::Bictcp;
 use super::cubic_curve::{BICTCP_HZ, cnt_toward, friendly_scale, target};
 use super::hystart::{self, HyStart};
 use super::ssthresh_hook::SsthreshHook;
-use super::{AckSample, CongestionControl, WindowCore};
+use super::{AckSample, CongestionControl, Growth, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::time::SimTime;
 
@@ -106,17 +106,19 @@ impl Cubic {
         }
     }
 
-    /// `cubictcp_cong_avoid` past `tcp_is_cwnd_limited`.
-    fn cong_avoid(&mut self, now_j: u32, acked: u32) {
+    /// `cubictcp_cong_avoid` past `tcp_is_cwnd_limited`: linear growth when the TCP-friendly
+    /// cap set the `cnt` it grows by.
+    fn cong_avoid(&mut self, now_j: u32, acked: u32) -> Growth {
         let mut acked = acked;
         if self.core.in_slow_start() {
             acked = self.core.slow_start_packets(acked);
             if acked == 0 {
-                return;
+                return Growth::SlowStart;
             }
         }
         self.update(now_j, self.core.cwnd_packets(), acked);
         self.core.cong_avoid_ai(self.bictcp.cnt, acked);
+        Growth::Avoidance { linear: self.bictcp.friendly }
     }
 
     /// `bictcp_update`: `cnt` for the window `cwnd`, at most once per jiffy, and when cwnd
@@ -126,7 +128,8 @@ impl Cubic {
             return;
         }
         if self.bictcp.epoch_start.is_some() && now_j == self.bictcp.last_time {
-            self.tcp_friendliness(cwnd);
+            // The `cnt` of this jiffy, capped again: Reno's pace if it was or now is.
+            self.bictcp.friendly |= self.tcp_friendliness(cwnd);
             return;
         }
         let epoch_start = self.bictcp.recompute(now_j, cwnd, acked);
@@ -140,15 +143,15 @@ impl Cubic {
         if b.last_max_cwnd == 0 && b.cnt > CNT_BEFORE_LOSS {
             b.cnt = CNT_BEFORE_LOSS;
         }
-        self.tcp_friendliness(cwnd);
+        self.bictcp.friendly = self.tcp_friendliness(cwnd);
     }
 
     /// The TCP-friendly region: Reno's estimate `tcp_cwnd` gains a segment per
     /// cwnd·`beta_scale`/8 segments acknowledged; if it is ahead of cwnd, `cnt` is at most
-    /// cwnd / (tcp_cwnd − cwnd). Then `cnt` ≥ 2.
-    fn tcp_friendliness(&mut self, cwnd: u32) {
-        self.bictcp.friendly_cap(cwnd, self.friendly_scale);
-        self.bictcp.cnt = self.bictcp.cnt.max(2);
+    /// cwnd / (tcp_cwnd − cwnd). Then `cnt` ≥ 2. Whether Reno's estimate paces the window
+    /// (`Bictcp::friendly_cap`).
+    fn tcp_friendliness(&mut self, cwnd: u32) -> bool {
+        self.bictcp.friendly_cap(cwnd, self.friendly_scale, 2)
     }
 
 }
@@ -160,18 +163,21 @@ impl CongestionControl for Cubic {
     fn core_mut(&mut self) -> &mut WindowCore {
         &mut self.core
     }
-    fn on_ack(&mut self, ack: &AckSample) {
+    fn on_ack(&mut self, ack: &AckSample) -> Growth {
         let now_j = jiffies::jiffies(ack.now);
         self.snd_una = ack.snd_una;
         if let Some(rtt_us) = ack.rtt_us() {
             self.on_rtt_sample(ack, now_j, rtt_us);
         }
-        if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
-            self.cong_avoid(now_j, ack.delivered_packets(self.core.mss));
-        }
+        let growth = if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
+            self.cong_avoid(now_j, ack.delivered_packets(self.core.mss))
+        } else {
+            Growth::Held
+        };
         let mss = self.core.mss;
         let packets_out = ack.snd_max.saturating_sub(ack.snd_una).div_ceil(mss) as u32;
         self.pacing_rate = hystart::pacing_rate(mss, self.core.cwnd_packets(), self.core.ssthresh_packets(), packets_out, ack.srtt);
+        growth
     }
     /// `tcp_init_cwnd_reduction` with `cubictcp_recalc_ssthresh`.
     fn on_congestion_event(&mut self, _now: SimTime, _flight: u64) {

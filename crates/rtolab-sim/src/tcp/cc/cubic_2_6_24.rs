@@ -53,7 +53,7 @@ use super::ack_ratio::AckRatio;
 use super::bictcp::Bictcp;
 use super::cubic_curve::{BICTCP_HZ, cnt_toward, friendly_scale, target};
 use super::ssthresh_hook::SsthreshHook;
-use super::{AckSample, CongestionControl, WindowCore};
+use super::{AckSample, CongestionControl, Growth, WindowCore};
 use crate::tcp::jiffies::{self, HZ};
 use crate::time::SimTime;
 
@@ -114,15 +114,16 @@ impl Cubic2624 {
     /// `bictcp_cong_avoid` past `tcp_is_cwnd_limited`: 2.6.24's `tcp_slow_start` while
     /// cwnd ≤ ssthresh (`WindowCore::slow_start_per_ack`, without ABC or limited slow start:
     /// one segment per ACK), else `bictcp_update` and one ACK counted towards `cnt`
-    /// (`WindowCore::cong_avoid_per_ack`).
-    fn cong_avoid(&mut self, now_j: u32) {
+    /// (`WindowCore::cong_avoid_per_ack`): linear growth when the TCP-friendly cap set `cnt`.
+    fn cong_avoid(&mut self, now_j: u32) -> Growth {
         let cwnd = self.core.cwnd_packets();
         if cwnd <= self.core.ssthresh_packets() {
             self.core.slow_start_per_ack();
-            return;
+            return Growth::SlowStart;
         }
         self.update(now_j, cwnd);
         self.core.cong_avoid_per_ack(self.bictcp.cnt);
+        Growth::Avoidance { linear: self.bictcp.friendly }
     }
 
     /// `bictcp_update` for the window `cwnd`, in the kernel's u32 arithmetic.
@@ -146,7 +147,7 @@ impl Cubic2624 {
             b.cnt = CNT_BEFORE_LOSS;
         }
         // TCP friendliness, with no floor of 2 (later modules').
-        b.friendly_cap(cwnd, self.friendly_scale);
+        b.friendly = b.friendly_cap(cwnd, self.friendly_scale, 0);
         b.cnt = self.acks.scale(b.cnt);
     }
 }
@@ -161,14 +162,16 @@ impl CongestionControl for Cubic2624 {
     /// `tcp_clean_rtx_queue` → `bictcp_acked` on an ACK that advanced SND.UNA, in the state
     /// the ACK arrived in; then `bictcp_cong_avoid` when `tcp_may_raise_cwnd` and
     /// `tcp_is_cwnd_limited` allow.
-    fn on_ack(&mut self, ack: &AckSample) {
+    fn on_ack(&mut self, ack: &AckSample) -> Growth {
         let now_j = jiffies::jiffies(ack.now);
         if ack.acked_bytes > 0 {
             self.pkts_acked(ack, now_j);
         }
         self.acks.ack_done(ack.state);
         if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
-            self.cong_avoid(now_j);
+            self.cong_avoid(now_j)
+        } else {
+            Growth::Held
         }
     }
     /// `tcp_fastretrans_alert` entering Recovery: ssthresh from `bictcp_recalc_ssthresh`,
@@ -374,6 +377,49 @@ mod tests {
         s.snd_max = s.snd_una + cc.cwnd();
         s.ack(&mut cc, at_ms(400), 2, Some(ms(100)));
         assert_eq!(cc.bictcp.cnt, 25);
+    }
+
+    /// Just after a reduction at 8 segments (`loss_cwnd` 8, ssthresh 7, cwnd 8, the epoch begun
+    /// at jiffy 1000 with its plateau at 8 and K = 0: a flat curve, cnt = 800), 46 ACKs
+    /// counted towards Reno's estimate: the ACK at jiffy 1001 makes 47, two segments of it
+    /// (one per ⌊8·23/8⌋ = 23; 47 → 1), tcp_cwnd 8 → 10, and the cap 8/(10 − 8) = 4 sets cnt
+    /// (×16/31 = 2: `delayed_ack` 32 → 31 after a one-segment ACK): linear growth. The next
+    /// ACK, 4 ms on at the same cwnd, keeps that cnt (HZ/32 rate limit) and stays linear.
+    #[test]
+    fn friendly_cap_after_a_reduction_is_linear_growth() {
+        let mut cc = cubic(8);
+        let mut s = Stream::start(&mut cc, at_ms(4000));
+        cc.set_ssthresh(7 * MSS);
+        cc.loss_cwnd = 8;
+        let b = &mut cc.bictcp;
+        (b.last_max_cwnd, b.epoch_start, b.k, b.origin_point, b.tcp_cwnd, b.ack_cnt) = (8, Some(1000), 0, 8, 8, 46);
+        assert_eq!(s.ack(&mut cc, at_ms(4004), 1, None), Growth::Avoidance { linear: true });
+        assert_eq!((cc.bictcp.ack_cnt, cc.bictcp.tcp_cwnd, cc.acks.delayed_ack, cc.bictcp.cnt), (1, 10, 31, 2));
+        assert_eq!(s.ack(&mut cc, at_ms(4008), 1, None), Growth::Avoidance { linear: true });
+        assert_eq!((cc.cwnd(), cc.bictcp.cnt), (8 * MSS, 2));
+    }
+
+    /// Far along the curve after a loss at 100 (K = 3770, cwnd 95, the epoch 700 jiffies old,
+    /// `delay_min` 25 jiffies): t = ⌊725·1024/250⌋ = 2969, ⌊410·801³/2⁴⁰⌋ = 0, so the target is
+    /// the plateau 100 and cnt = 95/5 = 19. Reno's estimate at 96 is ahead of cwnd, but its
+    /// cap 95/(96 − 95) = 95 is above 19: the curve's growth (cnt ×16/31 = 9), not linear.
+    /// At cwnd = ssthresh it is still slow start (2.6.24 slow-starts while cwnd ≤ ssthresh).
+    #[test]
+    fn curve_above_reno_is_not_linear() {
+        let mut cc = cubic(95);
+        let mut s = Stream::start(&mut cc, at_ms(4000));
+        cc.set_ssthresh(79 * MSS);
+        cc.loss_cwnd = 100;
+        let b = &mut cc.bictcp;
+        (b.last_max_cwnd, b.delay_min, b.epoch_start, b.k, b.origin_point, b.tcp_cwnd) = (100, 200, Some(300), 3770, 100, 96);
+        assert_eq!(s.ack(&mut cc, at_ms(4000), 1, None), Growth::Avoidance { linear: false });
+        assert_eq!((cc.bictcp.tcp_cwnd, cc.bictcp.cnt), (96, 9));
+
+        let mut cc = cubic(79);
+        let mut s = Stream::start(&mut cc, at_ms(4000));
+        cc.set_ssthresh(79 * MSS);
+        assert_eq!(s.ack(&mut cc, at_ms(4004), 1, None), Growth::SlowStart);
+        assert_eq!(cc.cwnd(), 80 * MSS);
     }
 
     /// RTT samples in whole jiffies (HZ 250): 100 ms is 25 jiffies, `delay_min` 25·8 = 200;

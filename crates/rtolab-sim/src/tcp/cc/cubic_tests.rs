@@ -233,3 +233,84 @@ fn beta_819_reduces_to_four_fifths() {
     assert_eq!(cc.bictcp.last_max_cwnd, 80);
     assert_eq!(cc.friendly_scale, 23);
 }
+
+/// CUBIC in congestion avoidance at cwnd 10 = ssthresh after a loss at `w_max`, its epoch
+/// begun at jiffy 1000 with K = `k` and the plateau at `origin`, Reno's estimate at
+/// `tcp_cwnd`. No RTT samples (delay_min 0), so an ACK at jiffy 1025 (4.1 s) reads the curve
+/// at t = ⌊25·1024/250⌋ = 102 (1/1024 s), where ⌊410·102³/2⁴⁰⌋ = 0: the target is `origin`
+/// when t = K or K = 0.
+fn in_an_epoch(w_max: u32, k: u32, origin: u32, tcp_cwnd: u32) -> (Cubic, Stream) {
+    let mut cc = cubic(10);
+    let s = Stream::start(&mut cc, at_ms(4000));
+    cc.set_ssthresh(10 * MSS);
+    let b = &mut cc.bictcp;
+    (b.last_max_cwnd, b.epoch_start, b.k, b.origin_point, b.tcp_cwnd) = (w_max, Some(1000), k, origin, tcp_cwnd);
+    (cc, s)
+}
+
+/// Just after a reduction, Reno's estimate (12) ahead of cwnd (10) and the curve flat at 10
+/// (K = 0: cnt = 100·10 = 1000): the TCP-friendly cap 10/(12 − 10) = 5 sets cnt, and the
+/// ACK is linear growth. It stays so while that cnt is in force: the next ACK (4 segments,
+/// the same jiffy and cwnd) keeps it (`count_and_hold`) and takes cwnd to 11
+/// (1 + 4 ≥ 5); the one after, still in that jiffy, caps the same cnt again (10/(12 − 11)
+/// = 11 does not lower 5: it was the cap's already).
+#[test]
+fn friendly_cap_below_the_curve_is_linear_growth() {
+    let (mut cc, mut s) = in_an_epoch(10, 0, 10, 12);
+    assert_eq!(s.ack(&mut cc, at_ms(4100), 1, None), Growth::Avoidance { linear: true });
+    assert_eq!((cc.bictcp.cnt, cc.bictcp.tcp_cwnd), (5, 12));
+    assert_eq!(s.ack(&mut cc, at_ms(4101), 4, None), Growth::Avoidance { linear: true });
+    assert_eq!(cc.cwnd(), 11 * MSS);
+    assert_eq!(s.ack(&mut cc, at_ms(4102), 1, None), Growth::Avoidance { linear: true });
+    assert_eq!((cc.bictcp.cnt, cc.bictcp.last_time), (5, 1025));
+}
+
+/// The curve flat at 10 (cnt 1000) with Reno's estimate level with cwnd: no cap yet, cnt
+/// stays 1000, but the estimate's next step caps it at 10/1 = 10 and pays out the segments
+/// counted meanwhile, so cwnd moves at Reno's pace: linear. With the estimate behind (9)
+/// the curve's 1000 paces the window until the estimate catches up: not linear.
+#[test]
+fn estimate_level_with_a_flat_curve_is_linear_growth() {
+    let (mut cc, mut s) = in_an_epoch(10, 0, 10, 10);
+    assert_eq!(s.ack(&mut cc, at_ms(4100), 1, None), Growth::Avoidance { linear: true });
+    assert_eq!(cc.bictcp.cnt, 1000);
+
+    let (mut cc, mut s) = in_an_epoch(10, 0, 10, 9);
+    assert_eq!(s.ack(&mut cc, at_ms(4100), 1, None), Growth::Avoidance { linear: false });
+    assert_eq!(cc.bictcp.cnt, 1000);
+}
+
+/// Along the curve (t = K = 102, plateau 12: cnt = 10/(12 − 10) = 5) Reno's estimate one
+/// segment ahead caps cnt at 10/1 = 10, above 5, and level with cwnd (its next step's cap
+/// 10) neither: the curve's growth, not linear. With the plateau at 15 (cnt 10/5 = 2) and the
+/// estimate at 20, the cap 10/10 = 1 lowers cnt but the floor of 2 takes it back: the
+/// curve's cnt stands, not linear.
+#[test]
+fn friendly_cap_above_the_curve_is_not_linear() {
+    for tcp_cwnd in [11, 10] {
+        let (mut cc, mut s) = in_an_epoch(12, 102, 12, tcp_cwnd);
+        assert_eq!(s.ack(&mut cc, at_ms(4100), 1, None), Growth::Avoidance { linear: false }, "tcp_cwnd {tcp_cwnd}");
+        assert_eq!(cc.bictcp.cnt, 5);
+    }
+
+    let (mut cc, mut s) = in_an_epoch(15, 102, 15, 20);
+    assert_eq!(s.ack(&mut cc, at_ms(4100), 1, None), Growth::Avoidance { linear: false });
+    assert_eq!(cc.bictcp.cnt, 2);
+}
+
+/// What `on_ack` answers outside congestion avoidance: slow start below ssthresh (IW 10,
+/// ssthresh infinite); nothing for a duplicate, an ACK when the window does not limit the
+/// sender, or one in fast recovery.
+#[test]
+fn growth_outside_congestion_avoidance() {
+    let mut cc = cubic(10);
+    let mut s = Stream::start(&mut cc, SimTime::ZERO);
+    assert_eq!(s.ack(&mut cc, at_ms(1), 1, None), Growth::SlowStart);
+    assert_eq!(s.ack(&mut cc, at_ms(2), 0, None), Growth::Held);
+    let mut idle = s.sample(at_ms(3), 1, None);
+    idle.cwnd_limited = false;
+    assert_eq!(s.deliver(&mut cc, &idle), Growth::Held);
+    let mut recovery = s.sample(at_ms(4), 1, None);
+    recovery.state = crate::tcp::state::LossState::Recovery { point: u64::MAX };
+    assert_eq!(s.deliver(&mut cc, &recovery), Growth::Held);
+}

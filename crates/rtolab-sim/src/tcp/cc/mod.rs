@@ -100,6 +100,30 @@ impl AckSample {
     }
 }
 
+/// The rule by which one ACK grew the window: what `CongestionControl::on_ack` answers, and
+/// what the flows table's `ca_acks` (the `Avoidance` answers) and `linear_acks` (those with
+/// `linear`) count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Growth {
+    /// No rule ran: the ACK acknowledged no new data, the window did not limit the sender,
+    /// the loss state holds the window (fast recovery), or the controller sets its window
+    /// another way (BBR, from its model on every rate sample).
+    #[default]
+    Held,
+    /// Slow start took the whole ACK.
+    SlowStart,
+    /// The congestion-avoidance rule ran on this ACK: the window was at or above ssthresh as
+    /// the algorithm draws that line (Linux 2.6.24's per-ACK counting: above it), or slow
+    /// start reached ssthresh and left part of the ACK over. The ACK counted towards growth
+    /// whether or not cwnd grew on it. `linear` when that rule was the algorithm's linear,
+    /// Reno-friendly one: always for Reno and Westwood+ (Reno's one segment per window);
+    /// for BIC, a window at or below `low_window` (cnt = cwnd, Reno's); for CUBIC, Reno's
+    /// estimate pacing the window: level with cwnd or ahead, its cap cwnd/(tcp_cwnd − cwnd)
+    /// (cwnd when level) below the `cnt` the curve and the module's other rules ask
+    /// (`Bictcp::friendly_cap`).
+    Avoidance { linear: bool },
+}
+
 /// What a congestion controller answers to.
 pub trait CongestionControl {
     /// The window every algorithm keeps (cwnd, ssthresh and their arithmetic); the window
@@ -112,8 +136,10 @@ pub trait CongestionControl {
     fn ssthresh(&self) -> u64 {
         self.core().ssthresh
     }
-    /// Every ACK; grows the window when the state and `cwnd_limited` allow it.
-    fn on_ack(&mut self, ack: &AckSample);
+    /// Every ACK; grows the window when the state and `cwnd_limited` allow it, and answers
+    /// by which rule (the sender counts the congestion-avoidance answers for the flows
+    /// table's `ca_acks` and `linear_acks`).
+    fn on_ack(&mut self, ack: &AckSample) -> Growth;
     /// Loss detected by duplicate ACKs or SACK: sets ssthresh (RFC 5681 (4)).
     fn on_congestion_event(&mut self, now: SimTime, flight: u64);
     /// Retransmission timeout: ssthresh as on loss (unless already backed off), cwnd = the

@@ -77,7 +77,7 @@ macro_rules! register_controllers {
                     $( AnyCc::$kind(c) => c.core_mut(), )*
                 }
             }
-            fn on_ack(&mut self, ack: &$crate::tcp::cc::AckSample) {
+            fn on_ack(&mut self, ack: &$crate::tcp::cc::AckSample) -> $crate::tcp::cc::Growth {
                 match self {
                     $( AnyCc::$kind(c) => c.on_ack(ack), )*
                 }

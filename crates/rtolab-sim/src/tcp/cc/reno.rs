@@ -5,7 +5,7 @@
 //! with `tcp_abc` 0 (`WindowCore::reno_cong_avoid_per_ack`). How fast recovery treats
 //! partial ACKs (Reno, NewReno, SACK) is loss recovery's business, not this file's.
 
-use super::{AckSample, CongestionControl, WindowCore};
+use super::{AckSample, CongestionControl, Growth, WindowCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -32,23 +32,25 @@ impl CongestionControl for Reno {
     /// conditions (`FLAG_DATA_ACKED`, not in CWR or Recovery, `tcp_is_cwnd_limited`), then
     /// growth by the segments newly delivered, SACKed or acknowledged; with `ack_counting`
     /// one count per such ACK (Linux 2.6.24's `tcp_ack` → `tcp_cong_avoid` →
-    /// `tcp_reno_cong_avoid`, the same conditions).
-    fn on_ack(&mut self, ack: &AckSample) {
+    /// `tcp_reno_cong_avoid`, the same conditions). Every congestion-avoidance ACK is linear
+    /// growth.
+    fn on_ack(&mut self, ack: &AckSample) -> Growth {
         if ack.acked_bytes == 0 || !ack.cwnd_limited || !ack.state.grows_window() {
-            return;
+            return Growth::Held;
         }
         if self.core.is_linux() {
-            if self.core.counts_acks() {
-                self.core.reno_cong_avoid_per_ack();
+            return if self.core.counts_acks() {
+                self.core.reno_cong_avoid_per_ack()
             } else {
-                self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
-            }
-            return;
+                self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss))
+            };
         }
         if self.core.in_slow_start() {
             self.core.slow_start(ack.acked_bytes);
+            Growth::SlowStart
         } else {
             self.core.congestion_avoidance(ack.acked_bytes);
+            Growth::Avoidance { linear: true }
         }
     }
     fn on_congestion_event(&mut self, _now: SimTime, flight: u64) {
@@ -172,6 +174,33 @@ mod tests {
         }
         s.ack(&mut cc, at_ms(28), 2, None);
         assert_eq!(cc.cwnd(), 18 * MSS);
+    }
+
+    /// Reno's congestion avoidance is linear on every ACK. Linux: at cwnd 8, ssthresh 10, a
+    /// one-segment ACK is slow start (9); a three-segment one reaches 10 and leaves 2 to
+    /// congestion avoidance; 2.6.24's per-ACK counting slow-starts at cwnd = ssthresh too,
+    /// and RFC 5681's bytes arithmetic does not (cwnd < ssthresh).
+    #[test]
+    fn every_congestion_avoidance_ack_is_linear() {
+        let linear = Growth::Avoidance { linear: true };
+        let (mut cc, mut s) = linux_reno(8);
+        cc.set_ssthresh(10 * MSS);
+        assert_eq!(s.ack(&mut cc, at_ms(1), 1, None), Growth::SlowStart);
+        assert_eq!((s.ack(&mut cc, at_ms(2), 3, None), cc.cwnd()), (linear, 10 * MSS));
+        assert_eq!(s.ack(&mut cc, at_ms(3), 1, None), linear);
+
+        let mut cc = Reno::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Linux).with_ack_counting(true));
+        let mut s = Stream::start(&mut cc, SimTime::ZERO);
+        cc.set_ssthresh(10 * MSS);
+        assert_eq!(s.ack(&mut cc, at_ms(1), 2, None), Growth::SlowStart);
+        assert_eq!(s.ack(&mut cc, at_ms(2), 2, None), linear);
+
+        let mut cc = Reno::new(WindowCore::new(MSS as u32, 10 * MSS, WindowArith::Bytes));
+        let mut s = Stream::start(&mut cc, SimTime::ZERO);
+        cc.set_ssthresh(11 * MSS);
+        assert_eq!(s.ack(&mut cc, at_ms(1), 1, None), Growth::SlowStart);
+        assert_eq!(s.ack(&mut cc, at_ms(2), 1, None), linear);
+        assert_eq!(s.ack(&mut cc, at_ms(3), 0, None), Growth::Held);
     }
 
     /// Entering recovery with cwnd 20 and 8 segments in flight: ssthresh = 20/2 = 10

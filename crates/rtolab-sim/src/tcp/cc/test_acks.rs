@@ -3,7 +3,7 @@
 //! Open. `AckSample::snd_max` is SND.MAX before the sends the ACK releases, as the sender
 //! reports it.
 
-use super::{AckSample, CongestionControl};
+use super::{AckSample, CongestionControl, Growth};
 use crate::tcp::state::LossState;
 use crate::time::{SimDuration, SimTime};
 
@@ -48,18 +48,19 @@ impl Stream {
         }
     }
 
-    /// Delivers `ack` and refills the window.
-    pub fn deliver<C: CongestionControl>(&mut self, cc: &mut C, ack: &AckSample) {
-        cc.on_ack(ack);
+    /// Delivers `ack` and refills the window; the controller's answer.
+    pub fn deliver<C: CongestionControl>(&mut self, cc: &mut C, ack: &AckSample) -> Growth {
+        let growth = cc.on_ack(ack);
         self.now = ack.now;
         self.snd_una = ack.snd_una;
         self.snd_max = self.snd_max.max(self.snd_una + cc.cwnd());
+        growth
     }
 
-    /// An ACK at `at` of `segments` segments with RTT sample `rtt`.
-    pub fn ack<C: CongestionControl>(&mut self, cc: &mut C, at: SimTime, segments: u64, rtt: Option<SimDuration>) {
+    /// An ACK at `at` of `segments` segments with RTT sample `rtt`; the controller's answer.
+    pub fn ack<C: CongestionControl>(&mut self, cc: &mut C, at: SimTime, segments: u64, rtt: Option<SimDuration>) -> Growth {
         let a = self.sample(at, segments, rtt);
-        self.deliver(cc, &a);
+        self.deliver(cc, &a)
     }
 
     /// One ACK per segment, spread evenly over each RTT (a window's ACKs take one RTT),

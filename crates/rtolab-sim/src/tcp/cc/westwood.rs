@@ -26,7 +26,7 @@
 //! `tcp_reno_ssthresh` there, where rtolab sets BWE·RTT_min on every first timeout.
 
 use crate::tcp::jiffies::{self, HZ};
-use super::{AckSample, CongestionControl, WindowCore};
+use super::{AckSample, CongestionControl, Growth, WindowCore};
 use crate::time::SimTime;
 
 /// `TCP_WESTWOOD_RTT_MIN`: a bandwidth sample spans at least 50 ms.
@@ -169,8 +169,9 @@ impl CongestionControl for Westwood {
     /// `tcp_westwood_ack` (the count, slow path when SACK information is on the ACK), then
     /// `tcp_reno_cong_avoid` when `tcp_may_raise_cwnd` and `tcp_is_cwnd_limited` allow: by
     /// the segments delivered, or with `ack_counting` once per ACK as Linux 2.6.24's module
-    /// (its `cong_avoid` is 2.6.24's `tcp_reno_cong_avoid`, `tcp_abc` 0).
-    fn on_ack(&mut self, ack: &AckSample) {
+    /// (its `cong_avoid` is 2.6.24's `tcp_reno_cong_avoid`, `tcp_abc` 0). Reno's growth:
+    /// every congestion-avoidance ACK is linear.
+    fn on_ack(&mut self, ack: &AckSample) -> Growth {
         if let Some(rtt_us) = ack.rtt_us().filter(|&r| r > 0) {
             self.rtt = jiffies::usecs_to_jiffies(rtt_us);
         }
@@ -183,12 +184,13 @@ impl CongestionControl for Westwood {
         self.snd_una = ack.snd_una;
         self.bk = self.bk.wrapping_add(counted);
         self.update_rtt_min();
-        if ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window() {
-            if self.core.counts_acks() {
-                self.core.reno_cong_avoid_per_ack();
-            } else {
-                self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss));
-            }
+        if !(ack.acked_bytes > 0 && ack.cwnd_limited && ack.state.grows_window()) {
+            return Growth::Held;
+        }
+        if self.core.counts_acks() {
+            self.core.reno_cong_avoid_per_ack()
+        } else {
+            self.core.reno_cong_avoid(ack.delivered_packets(self.core.mss))
         }
     }
     /// `tcp_init_cwnd_reduction` with `tcp_reno_ssthresh`.

@@ -4,7 +4,7 @@
 
 use super::rtt::DeliveredSpan;
 use super::{DupAckRule, Phase, SenderNote, TcpSender};
-use crate::tcp::cc::{AckSample, CongestionControl};
+use crate::tcp::cc::{AckSample, CongestionControl, Growth};
 use crate::tcp::policy::DupAckFacts;
 use crate::tcp::recovery::{LossRecovery, Window};
 use crate::tcp::segment::Segment;
@@ -129,7 +129,7 @@ impl TcpSender {
         let undone = self.stats.undos > undos_before && self.state == LossState::Open;
         let state = if state_before.is_recovery() && !self.recovery.grows_on_exit() && !undone { state_before } else { self.state };
         let growth_done = std::mem::take(&mut self.growth_done);
-        self.cc.on_ack(&AckSample {
+        let growth = self.cc.on_ack(&AckSample {
             now,
             acked_bytes: if growth_done { 0 } else { acked },
             sacked_bytes: news.newly_sacked,
@@ -142,6 +142,10 @@ impl TcpSender {
             state,
             cwnd_limited,
         });
+        if let Growth::Avoidance { linear } = growth {
+            self.stats.ca_acks += 1;
+            self.stats.linear_acks += linear as u64;
+        }
         if self.paced.is_some() {
             self.paced_ack(now, delivered, prior_in_flight, rtt.map(|r| r.as_nanos() / 1000), maybe_delayed);
         }

@@ -205,6 +205,11 @@ pub struct SenderStats {
     /// Σ over data timeouts of the time from the sender's last transmission to the expiry:
     /// how long it sat idle waiting for its timer (paper 001, Sec. V-E's "source idle time").
     pub timeout_idle_s: f64,
+    /// ACKs on which the congestion control ran its congestion-avoidance rule
+    /// (`Growth::Avoidance`), and of those the ones where that rule was its linear,
+    /// Reno-friendly one.
+    pub ca_acks: u64,
+    pub linear_acks: u64,
 }
 
 /// Things the sender tells its environment besides segments.
