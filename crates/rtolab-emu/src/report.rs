@@ -13,7 +13,7 @@ use crate::forwarder::{Accuracy, ForwarderReport};
 use crate::kernel::NsSettings;
 use crate::shared::{ReceiverOutcome, SenderOutcome};
 use crate::tcpinfo::{Sample, CA_CWR, CA_LOSS, CA_RECOVERY};
-use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable};
+use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, TransportKind};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
 use rtolab_sim::world::{Origin, SpuriousOracle};
 use rtolab_sim::{SimDuration, SimTime};
@@ -230,6 +230,7 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         connection: c.k.into(),
         name: name.to_string(),
         kind,
+        transport: TransportKind::Tcp,
         generator,
         start_s: start.as_secs_f64(),
         end_s: finished.map(|t| t.as_secs_f64()),
@@ -263,6 +264,7 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         // The kernel does not say which rule grew its window.
         ca_acks: None,
         linear_acks: None,
+        ..FlowRow::blank()
     }
 }
 

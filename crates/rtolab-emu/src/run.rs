@@ -147,6 +147,15 @@ fn refuse_per_session(scenario: &Scenario) -> EmuResult<()> {
     Ok(())
 }
 
+/// UDP flows run in the simulator only, for now: the emulator carries the kernel's TCP
+/// connections.
+fn refuse_udp(scenario: &Scenario) -> EmuResult<()> {
+    match scenario.flows.iter().position(|f| f.udp.is_some()) {
+        Some(i) => Err(EmuError::unsupported(format!("flows[{i}].udp"), "UDP flows run in the simulator only (rtolab run); the emulator carries TCP connections")),
+        None => Ok(()),
+    }
+}
+
 /// Runs `scenario` over the kernel's TCP. `interrupt` set by the caller (Ctrl-C) ends the
 /// run early with `EmuError::Interrupted`, after cleaning up.
 pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
@@ -155,6 +164,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         return Err(EmuError::unsupported("output.events", "the event log is the simulator's: the kernel's TCP does not tell the emulator of its timeouts one by one"));
     }
     refuse_per_session(scenario)?;
+    refuse_udp(scenario)?;
     let settings = kernel::settings(scenario)?;
     netns::check_machine()?;
     check_congestion_controls(scenario)?;

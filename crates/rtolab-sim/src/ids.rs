@@ -44,3 +44,30 @@ impl DirId {
         DirId(self.0 ^ 1)
     }
 }
+
+impl FlowId {
+    /// The bit that marks a datagram flow's id: datagram flows are numbered apart from TCP's
+    /// (`FlowId::datagram`), so a TCP flow's id stays the index of its state, and a packet
+    /// says by its id alone which kind of flow it belongs to.
+    const DATAGRAM: u32 = 1 << 31;
+
+    /// The id of datagram flow `slot` (its index among the run's datagram flows).
+    #[inline]
+    pub fn datagram(slot: u32) -> FlowId {
+        debug_assert!(slot < Self::DATAGRAM);
+        FlowId(slot | Self::DATAGRAM)
+    }
+
+    /// Whether this is a datagram flow's id.
+    #[inline(always)]
+    pub fn is_datagram(self) -> bool {
+        self.0 & Self::DATAGRAM != 0
+    }
+
+    /// A datagram flow's index among the datagram flows.
+    #[inline]
+    pub fn slot(self) -> usize {
+        debug_assert!(self.is_datagram());
+        (self.0 & !Self::DATAGRAM) as usize
+    }
+}

@@ -5,6 +5,8 @@
 //! - `time`, `units`, `rng`, `intervals`, `prefetch`, `control`, `ids`: values and helpers.
 //! - `engine`: the event queue. `results`: the tables a run returns (rows, series).
 //! - `tcp` (endpoints; the messages the network carries to them: `Segment`, `IcmpSignal`),
+//!   `transport` (the sans-IO interface every transport's endpoints answer to, TCP's
+//!   included, and UDP's ends), `voice` (codecs and the E-model that scores a call),
 //!   `net` (links, queues, ARQ, spikes: they carry TCP's packets), `radio` (the HSDPA
 //!   network: it uses `net`'s hops), `pcap` (captures of `net`'s packets). Each component
 //!   owns the types of its settings (`net::QueueSpec`, `radio::RadioSpec`, `tcp::cc::CcKind`,
@@ -17,8 +19,8 @@
 //!   stack driven packet by packet (`rtolab drill`).
 
 /// Every top-level module of the crate, lowest layer first.
-pub const ORDER: [&str; 19] = [
-    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
+pub const ORDER: [&str; 21] = [
+    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "transport", "voice", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
 ];
 
 #[cfg(test)]

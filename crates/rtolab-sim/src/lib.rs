@@ -25,7 +25,9 @@ pub mod rng;
 pub mod spec;
 pub mod tcp;
 pub mod time;
+pub mod transport;
 pub mod units;
+pub mod voice;
 pub mod world;
 
 pub use results::{CellRow, EventKind, EventRow, FlowRow, LinkRow, RunMeta, RunResult, SeriesMetric, SeriesTable};

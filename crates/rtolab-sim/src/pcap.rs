@@ -14,7 +14,8 @@
 use crate::net::{IcmpSignal, Packet, Payload, Way};
 use crate::tcp::segment::{FLAG_ACK, FLAG_SYN};
 use crate::time::SimTime;
-use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use crate::transport::Datagram;
+use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness};
 
@@ -115,6 +116,7 @@ impl Capture {
         let s = match p.payload() {
             Payload::Segment(s) => s,
             Payload::Control(signal) => return self.record_icmp(now, p, signal),
+            Payload::Datagram(d) => return self.record_udp(now, p, d),
         };
         let (sender, receiver, port) = Self::addresses(p.flow.0);
         let (src, dst, sport, dport, isn, peer_isn) = match p.way {
@@ -177,6 +179,30 @@ impl Capture {
         let orig_len = (bytes.len() + payload) as u32;
         let ts = std::time::Duration::from_nanos(now.0);
         self.writer.write_packet(&PcapPacket::new(ts, orig_len, &bytes)).ok();
+    }
+
+    /// A datagram of a datagram flow: its IPv4 and UDP headers (the checksum over a zero
+    /// payload, which counts in the original length only, as a segment's does), from the
+    /// flow's source to its sink. Datagram flow j takes 10.3.x.y → 10.4.x.y (x.y = j), apart
+    /// from TCP flows' 10.1/10.2, and port 20 000 + j % 40 000 to 5004 (RTP's, RFC 3551 §8).
+    fn record_udp(&mut self, now: SimTime, p: &Packet, d: Datagram) {
+        let j = p.flow.slot() as u32;
+        let (hi, lo) = ((j >> 8) as u8, j as u8);
+        let payload = d.len as usize;
+        let Ok(ip) = Ipv4Header::new((UdpHeader::LEN + payload) as u16, 64, IpNumber::UDP, [10, 3, hi, lo], [10, 4, hi, lo]) else {
+            return;
+        };
+        if self.zeros.len() < payload {
+            self.zeros.resize(payload, 0);
+        }
+        let Ok(udp) = UdpHeader::with_ipv4_checksum(20_000 + (j % 40_000) as u16, 5004, &ip, &self.zeros[..payload]) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(ip.header_len() + UdpHeader::LEN);
+        ip.write(&mut bytes).ok();
+        udp.write(&mut bytes).ok();
+        let ts = std::time::Duration::from_nanos(now.0);
+        self.writer.write_packet(&PcapPacket::new(ts, p.wire_bytes(), &bytes)).ok();
     }
 
     /// A control message to the flow's sender: an ICMP message of its experimental type

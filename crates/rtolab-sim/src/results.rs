@@ -15,7 +15,7 @@ pub mod table;
 mod tests;
 
 pub use events::EventRow;
-pub use labels::{EventKind, FlowKind, LinkDirection};
+pub use labels::{EventKind, FlowKind, LinkDirection, TransportKind};
 pub use series_metric::SeriesMetric;
 pub use series::SeriesTable;
 pub use table::{schema, Column, Kind, Row};
@@ -45,6 +45,10 @@ result_table! {
         /// "flow", "burst" or "web".
         #[unit = ""]
         pub kind: FlowKind,
+        /// "tcp", or "udp" for a datagram flow (a UDP flow, a call), whose TCP counters are 0
+        /// and whose datagram columns are set.
+        #[unit = ""]
+        pub transport: TransportKind,
         /// The generator that made it, if any.
         #[unit = ""]
         pub generator: Option<String>,
@@ -52,7 +56,8 @@ result_table! {
         /// connection).
         #[unit = "s"]
         pub start_s: f64,
-        /// When the last byte was acknowledged; null if unfinished.
+        /// When the last byte was acknowledged (a datagram flow of bounded size: when the
+        /// fate of its last datagram was known, arrived or dropped); null if unfinished.
         #[unit = "s"]
         pub end_s: Option<f64>,
         /// The transfer's completion time: from its start to its last byte acknowledged (to
@@ -62,10 +67,12 @@ result_table! {
         /// Requested size; null for an unbounded flow.
         #[unit = "bytes"]
         pub size: Option<u64>,
-        /// Bytes delivered in order to the receiving application.
+        /// Bytes delivered in order to the receiving application (a datagram flow: payload
+        /// bytes received, late ones included).
         #[unit = "bytes"]
         pub bytes: u64,
-        /// bytes·8 / transfer time (to `end_s`, or to the end of the run if unfinished).
+        /// bytes·8 / transfer time (to `end_s`, or to the end of the run if unfinished); for a
+        /// call, only the datagrams in time count.
         #[unit = "bit/s"]
         pub goodput_bps: Option<f64>,
         /// Payload bytes sent, retransmissions included, ·8 / the same time.
@@ -162,6 +169,34 @@ result_table! {
         /// that regime. Null under `rtolab emulate`.
         #[unit = "ACKs"]
         pub linear_acks: Option<u64>,
+        /// Datagrams the source sent; null for TCP.
+        #[unit = "datagrams"]
+        pub datagrams_sent: Option<u64>,
+        /// Datagrams that reached the sink (late ones included); null for TCP.
+        #[unit = "datagrams"]
+        pub datagrams_received: Option<u64>,
+        /// Datagrams the network dropped (queues, AQM, channel losses, flushed radio
+        /// buffers); sent − received − lost were still in flight at the end. Null for TCP.
+        #[unit = "datagrams"]
+        pub datagrams_lost: Option<u64>,
+        /// Datagrams that arrived more than the call's playout delay after they were sent:
+        /// lost to the listener. 0 without a playout delay; null for TCP.
+        #[unit = "datagrams"]
+        pub datagrams_late: Option<u64>,
+        /// Mean one-way delay of the datagrams received, late ones included; null for TCP or
+        /// when none arrived.
+        #[unit = "s"]
+        pub delay_mean_s: Option<f64>,
+        /// 99th percentile of the datagrams' one-way delays (nearest rank); null as above.
+        #[unit = "s"]
+        pub delay_p99_s: Option<f64>,
+        /// RFC 3550 §6.4.1's interarrival jitter at the last arrival; null as above.
+        #[unit = "s"]
+        pub jitter_s: Option<f64>,
+        /// A call's mean opinion score from the E-model (ITU-T G.107, Annex B), late
+        /// datagrams counted as lost; null for every other flow.
+        #[unit = ""]
+        pub mos: Option<f64>,
     }
 }
 
@@ -354,4 +389,59 @@ fn batches(flows: &[FlowRow], links: &[LinkRow], cells: &[CellRow], series: Seri
         (SeriesTable::TABLE, series.into_batch()),
         (EventRow::TABLE, EventRow::batch(events)),
     ]
+}
+
+impl FlowRow {
+    /// A row with every count 0 and every optional column null, named nothing: the base a
+    /// row is completed from (`..FlowRow::blank()`), so that a row of one transport leaves
+    /// the other's columns at their "does not apply" values.
+    pub fn blank() -> FlowRow {
+        FlowRow {
+            flow: 0,
+            connection: 0,
+            name: String::new(),
+            kind: FlowKind::Flow,
+            transport: TransportKind::Tcp,
+            generator: None,
+            start_s: 0.0,
+            end_s: None,
+            completion_s: None,
+            size: None,
+            bytes: 0,
+            goodput_bps: None,
+            throughput_bps: None,
+            segments_sent: 0,
+            retransmits: 0,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+            spurious_timeouts: 0,
+            spurious_detected: 0,
+            spurious_detected_correct: 0,
+            undos: 0,
+            dsacks: 0,
+            syn_timeouts: 0,
+            spurious_syn_timeouts: 0,
+            fast_retransmits: 0,
+            duplicate_bytes: 0,
+            icmp_drop: 0,
+            icmp_defer: 0,
+            icmp_early_timeouts: 0,
+            icmp_shrinks: 0,
+            icmp_extensions: 0,
+            mean_rto_s: None,
+            mean_rtt_s: None,
+            rtt_samples: None,
+            timeout_idle_s: None,
+            ca_acks: None,
+            linear_acks: None,
+            datagrams_sent: None,
+            datagrams_received: None,
+            datagrams_lost: None,
+            datagrams_late: None,
+            delay_mean_s: None,
+            delay_p99_s: None,
+            jitter_s: None,
+            mos: None,
+        }
+    }
 }

@@ -7,6 +7,8 @@ mod common;
 
 #[path = "scenarios/control.rs"]
 mod control;
+#[path = "scenarios/datagram_flows.rs"]
+mod datagram_flows;
 #[path = "scenarios/hsdpa.rs"]
 mod hsdpa;
 #[path = "scenarios/radio_links.rs"]

@@ -135,13 +135,15 @@ impl Ledger {
 
     /// Checks every conservation law at the end of the run; `Err((scope, message))` names
     /// the first one broken (`scope` is a flow's name or `"(network)"`). `radio_inside` is
-    /// what the radio network holds (0 without one); `flows[i]` is flow i's count.
+    /// what the radio network holds (0 without one); `flows[i]` is TCP flow i's count, and
+    /// `flows[datagram_base + j]` datagram flow j's (`FlowId::slot`).
     pub fn check<P: Carried>(
         &self,
         links: &[LinkDir],
         radio_inside: usize,
         arena: &PacketArena<P>,
         flows: &[FlowCount],
+        datagram_base: usize,
         flow_name: impl Fn(usize) -> String,
     ) -> Result<(), (String, String)> {
         let network = |m: String| Err(("(network)".to_string(), m));
@@ -177,7 +179,8 @@ impl Ledger {
         let mut in_flight = vec![0u64; flows.len()];
         arena.for_each_live(|p| {
             if p.is_data() {
-                in_flight[p.flow().index()] += 1;
+                let f = p.flow();
+                in_flight[if f.is_datagram() { datagram_base + f.slot() } else { f.index() }] += 1;
             }
         });
         for (i, &n) in in_flight.iter().enumerate() {
@@ -204,7 +207,7 @@ mod tests {
     }
 
     fn check(l: &Ledger, arena: &PacketArena<Packet>) -> Result<(), String> {
-        l.check(&[], 0, arena, &[], |i| format!("f{i}")).map_err(|(_, m)| m)
+        l.check(&[], 0, arena, &[], 0, |i| format!("f{i}")).map_err(|(_, m)| m)
     }
 
     /// The check after one packet was allocated, delivered and freed; `also_dropped` counts

@@ -175,8 +175,10 @@ pub struct Fabric<P: Carried = Packet> {
     links: Vec<LinkDir>,
     spikes: Vec<SpikeProcess>,
     radio: Option<RadioNetwork>,
-    /// Per flow id: the directions its packets cross each way, and its mobile user.
+    /// Per flow id: the directions its packets cross each way, and its mobile user (TCP
+    /// flows by `FlowId::index`, datagram flows by `FlowId::slot` in `datagram_routes`).
     routes: Vec<FlowRoute>,
+    datagram_routes: Vec<FlowRoute>,
     packets: PacketArena<P>,
     /// Per link direction, the capture recording what it is offered (if asked for).
     captures: Captures,
@@ -198,6 +200,7 @@ impl<P: Carried> Fabric<P> {
             spikes,
             radio,
             routes: Vec::new(),
+            datagram_routes: Vec::new(),
             packets: PacketArena::default(),
             captures,
             ledger: Ledger::new(n),
@@ -217,16 +220,20 @@ impl<P: Carried> Fabric<P> {
 
     /// Gives flow `f` its route (flows without one have an empty route until then).
     pub fn set_route(&mut self, f: FlowId, route: FlowRoute) {
-        let i = f.index();
-        if self.routes.len() <= i {
-            self.routes.resize_with(i + 1, FlowRoute::default);
+        let (routes, i) = if f.is_datagram() { (&mut self.datagram_routes, f.slot()) } else { (&mut self.routes, f.index()) };
+        if routes.len() <= i {
+            routes.resize_with(i + 1, FlowRoute::default);
         }
-        self.routes[i] = route;
+        routes[i] = route;
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, f: FlowId) -> &FlowRoute {
-        &self.routes[f.index()]
+        if f.is_datagram() {
+            &self.datagram_routes[f.slot()]
+        } else {
+            &self.routes[f.index()]
+        }
     }
 
     /// Flow `f`'s endpoints, for the captures' SYN options and windows (nothing without a
@@ -300,7 +307,7 @@ impl<P: Carried> Fabric<P> {
     #[inline]
     pub fn enter<H: Host<P>>(&mut self, now: SimTime, id: PacketId, host: &mut H) {
         let p = self.packets.get(id);
-        let route = &self.routes[p.flow().index()];
+        let route = self.route(p.flow());
         let dir = route.way(p.way())[p.hop() as usize];
         self.offer(now, dir, id, host);
     }
@@ -445,7 +452,8 @@ impl<P: Carried> Fabric<P> {
     /// station, or out of the network.
     fn forward<H: Host<P>>(&mut self, now: SimTime, dir: DirId, id: PacketId, host: &mut H) {
         let p = self.packets.get_mut(id);
-        let route = &self.routes[p.flow().index()];
+        let f = p.flow();
+        let route = if f.is_datagram() { &self.datagram_routes[f.slot()] } else { &self.routes[f.index()] };
         let hops = route.way(p.way());
         let next = p.hop() as usize + 1;
         if next < hops.len() {

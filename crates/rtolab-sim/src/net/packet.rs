@@ -7,6 +7,7 @@ use crate::tcp::icmp_signal::IcmpSignal;
 use super::ids::{FlowId, PacketId};
 use crate::tcp::Segment;
 use crate::time::SimTime;
+use crate::transport::Datagram;
 
 /// Which way a packet travels along its flow's route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,12 +25,23 @@ pub enum Payload<'a> {
     Segment(&'a Segment),
     /// A control message from a network element to the flow's sender.
     Control(IcmpSignal),
+    /// A datagram of a datagram flow (UDP), from its source to its sink.
+    Datagram(Datagram),
+}
+
+/// What a packet's fields hold: a TCP segment (in `segment`), a datagram (its number in
+/// `segment.seq`, its payload length in `segment.len`, its send time in `sent_at`), or a
+/// control message (`segment` unused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Carries {
+    Segment,
+    Datagram,
+    Control(IcmpSignal),
 }
 
 /// A packet in flight.
 ///
-/// Invariant: `control` is `None` for a TCP segment (then `segment` is what it carries) and
-/// names the message of a control packet (then `segment` is the default and unused).
+/// Invariant: `carries` says how to read the rest (`Carries`); a datagram travels `Forward`.
 ///
 /// Layout: `repr(C, align(64))`, 128 bytes: the routing fields (16 bytes) and the segment's
 /// header fields and SACK count (46 bytes, see `Segment`) fill the first cache line, the SACK
@@ -43,7 +55,7 @@ pub struct Packet {
     /// Index of the link direction it is on, within its route for `way`.
     pub hop: u16,
     pub way: Way,
-    control: Option<IcmpSignal>,
+    carries: Carries,
     /// When the endpoint (or element) sent it (for one-way delay).
     pub sent_at: SimTime,
     segment: Segment,
@@ -52,34 +64,45 @@ pub struct Packet {
 impl Packet {
     /// A TCP segment of `flow` sent at `sent_at`, at the first hop of its route for `way`.
     pub fn segment(flow: FlowId, way: Way, segment: Segment, sent_at: SimTime) -> Self {
-        Packet { flow, hop: 0, way, control: None, sent_at, segment }
+        Packet { flow, hop: 0, way, carries: Carries::Segment, sent_at, segment }
     }
 
     /// A control message to `flow`'s sender, on the reverse route at `hop`.
     pub fn control(flow: FlowId, hop: u16, signal: IcmpSignal, sent_at: SimTime) -> Self {
-        Packet { flow, hop, way: Way::Reverse, control: Some(signal), sent_at, segment: Segment::default() }
+        Packet { flow, hop, way: Way::Reverse, carries: Carries::Control(signal), sent_at, segment: Segment::default() }
+    }
+
+    /// Datagram `d` of `flow`, from its source at the first hop of its route. A datagram
+    /// carries at least one byte (so `is_data` reads only the length).
+    pub fn datagram(flow: FlowId, d: Datagram) -> Self {
+        debug_assert!(d.len > 0, "an empty datagram");
+        let segment = Segment { seq: d.seq, len: d.len, ..Segment::default() };
+        Packet { flow, hop: 0, way: Way::Forward, carries: Carries::Datagram, sent_at: d.sent_at, segment }
     }
 
     #[inline]
     pub fn payload(&self) -> Payload<'_> {
-        match self.control {
-            None => Payload::Segment(&self.segment),
-            Some(signal) => Payload::Control(signal),
+        match self.carries {
+            Carries::Segment => Payload::Segment(&self.segment),
+            Carries::Control(signal) => Payload::Control(signal),
+            Carries::Datagram => Payload::Datagram(Datagram { seq: self.segment.seq, len: self.segment.len, sent_at: self.sent_at }),
         }
     }
 
-    /// A data packet: a forward TCP segment with payload (not a SYN, ACK or control message).
+    /// A data packet: a forward TCP segment with payload (not a SYN, ACK or control
+    /// message), or a datagram.
     #[inline]
     pub fn is_data(&self) -> bool {
-        self.way == Way::Forward && self.control.is_none() && self.segment.len > 0
+        self.way == Way::Forward && !matches!(self.carries, Carries::Control(_)) && self.segment.len > 0
     }
 
     /// Bytes on the wire.
     #[inline]
     pub fn wire_bytes(&self) -> u32 {
-        match self.control {
-            None => self.segment.wire_bytes(),
-            Some(_) => IcmpSignal::WIRE_BYTES,
+        match self.carries {
+            Carries::Segment => self.segment.wire_bytes(),
+            Carries::Datagram => self.segment.len + crate::transport::datagram::IP_UDP_HEADER_BYTES,
+            Carries::Control(_) => IcmpSignal::WIRE_BYTES,
         }
     }
 }
@@ -198,6 +221,11 @@ mod tests {
         let c = Packet::control(FlowId(3), 2, IcmpSignal::Defer, SimTime(7));
         assert!(!c.is_data());
         assert_eq!((c.wire_bytes(), c.way, c.hop), (IcmpSignal::WIRE_BYTES, Way::Reverse, 2));
+        let d = Datagram { seq: 9, len: 172, sent_at: SimTime(11) };
+        let p = Packet::datagram(FlowId(4), d);
+        assert!(p.is_data());
+        assert_eq!((p.wire_bytes(), p.way, p.sent_at), (200, Way::Forward, SimTime(11)));
+        assert!(matches!(p.payload(), Payload::Datagram(x) if x == d));
         assert!(matches!(c.payload(), Payload::Control(IcmpSignal::Defer)));
     }
 }

@@ -28,6 +28,24 @@ impl FlowKind {
     }
 }
 
+/// A flow's transport: the `transport` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    Tcp,
+    Udp,
+}
+
+impl TransportKind {
+    /// The name in the `transport` column.
+    pub fn label(self) -> &'static str {
+        match self {
+            TransportKind::Tcp => "tcp",
+            TransportKind::Udp => "udp",
+        }
+    }
+}
+
 /// A direction of a link: the forward (data) or reverse (ACK) direction of a scenario's link
 /// or of the radio network's wired path, or a mobile user's dedicated uplink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -98,5 +116,6 @@ macro_rules! label_column {
     };
 }
 label_column!(FlowKind);
+label_column!(TransportKind);
 label_column!(LinkDirection);
 label_column!(EventKind);

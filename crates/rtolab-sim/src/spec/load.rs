@@ -208,7 +208,7 @@ mod tests {
     fn minimal_scenario_loads_with_defaults() {
         let s = from_toml(MINIMAL).unwrap();
         assert_eq!(s.links[0].rate.map(|r| r.bps()), Some(1e6));
-        assert_eq!(s.flows[0].tcp.mss(), 1448);
+        assert_eq!(s.flows[0].tcp().mss(), 1448);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub use crate::tcp::rto::RtoPreset;
 pub use crate::tcp::settings::TcpSpec;
 pub use crate::tcp::spurious::{DetectSpec, Response};
 pub use crate::tcp::DupAckRule;
+pub use crate::transport::UdpSpec;
 
 use crate::units::{Bytes, Duration, DurationRv, FlowSize, Rate, SizeRv};
 use schemars::JsonSchema;
@@ -78,7 +79,7 @@ impl Scenario {
 
     /// Every TCP table of the scenario (flows, then generators) with its field path.
     pub fn tcp_tables(&self) -> Vec<(String, &TcpSpec)> {
-        let flows = self.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].tcp"), &f.tcp));
+        let flows = self.flows.iter().enumerate().filter(|(_, f)| f.udp.is_none()).map(|(i, f)| (format!("flows[{i}].tcp"), f.tcp()));
         let gens = self.generators.iter().enumerate().map(|(i, g)| {
             let t = match g {
                 GeneratorSpec::Burst(b) => &b.tcp,
@@ -186,9 +187,22 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start: Option<Duration>,
     /// The flow's TCP: a stack profile and any field that overrides it (default rtolab's own
-    /// settings, no `stack`).
+    /// settings, no `stack`). A flow carries exactly one of `tcp` and `udp`; with neither it is
+    /// TCP with the defaults.
     #[serde(default)]
-    pub tcp: TcpSpec,
+    pub tcp: Option<TcpSpec>,
+    /// A UDP flow instead: constant bit rate, optionally on and off
+    /// (`udp = { rate = "1Mbps", size = "1200B" }`).
+    #[serde(default)]
+    pub udp: Option<UdpSpec>,
+}
+
+impl FlowSpec {
+    /// The flow's TCP settings (the defaults when it names none); meaningless for a UDP flow.
+    pub fn tcp(&self) -> &TcpSpec {
+        static DEFAULT: std::sync::LazyLock<TcpSpec> = std::sync::LazyLock::new(TcpSpec::default);
+        self.tcp.as_ref().unwrap_or(&DEFAULT)
+    }
 }
 
 fn infinite() -> FlowSize {

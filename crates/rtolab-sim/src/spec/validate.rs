@@ -1,8 +1,9 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, Scenario, SpecError, TcpSpec, WebSpec,
+    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, Scenario, SpecError, TcpSpec, UdpSpec, WebSpec,
 };
+use crate::transport::udp_spec::MAX_UDP_PAYLOAD;
 use crate::units::FlowSize;
 use std::collections::HashSet;
 
@@ -201,7 +202,11 @@ fn radio(r: &RadioSpec, links: &HashSet<&str>) -> Check {
 
 fn flow(f: &FlowSpec, s: &Scenario, p: &str) -> Check {
     route(&f.route, f.uplink, s, p)?;
-    tcp(&f.tcp, &format!("{p}.tcp"))?;
+    match (&f.tcp, &f.udp) {
+        (Some(_), Some(_)) => return fail(format!("{p}.udp"), format!("flow {:?} has both `tcp` and `udp`; expected exactly one", f.name)),
+        (_, Some(u)) => udp(u, &format!("{p}.udp"))?,
+        (_, None) => tcp(f.tcp(), &format!("{p}.tcp"))?,
+    }
     if f.size == FlowSize::Infinite && s.duration.is_none() {
         return fail(format!("{p}.size"), "an infinite flow needs a `duration` for the run");
     }
@@ -238,6 +243,20 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
             route(r, *uplink, s, p)?;
             tcp(t, &format!("{p}.tcp"))
         }
+    }
+}
+
+fn udp(u: &UdpSpec, p: &str) -> Check {
+    if !(u.rate.bps().is_finite() && u.rate.bps() > 0.0) {
+        return fail(format!("{p}.rate"), format!("got {} bit/s, expected a positive rate", u.rate.bps()));
+    }
+    if u.size.0 == 0 || u.size.0 > MAX_UDP_PAYLOAD {
+        return fail(format!("{p}.size"), format!("got {} B, expected a datagram payload of 1 to {MAX_UDP_PAYLOAD} bytes", u.size.0));
+    }
+    match (&u.on, &u.off) {
+        (Some(_), None) => fail(format!("{p}.off"), "missing; `on` needs `off` (e.g. off = \"exp(1s)\")"),
+        (None, Some(_)) => fail(format!("{p}.on"), "missing; `off` needs `on` (e.g. on = \"exp(1s)\")"),
+        _ => Ok(()),
     }
 }
 

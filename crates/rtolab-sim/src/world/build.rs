@@ -1,6 +1,7 @@
 //! Turns a validated `Scenario` into the run-time world.
 
 use super::configs::SenderConfigs;
+use super::datagram_flow::DatagramFlow;
 use super::events::EventLog;
 use super::flow::FlowRuntime;
 use super::plan::plan;
@@ -37,20 +38,33 @@ impl Simulation {
         // grows or shrinks such a block by allocating another one and copying, so collecting
         // them through a wider element (say, a tuple with each flow's UE) and then into
         // `Vec<FlowRuntime>` held two copies of every flow at once (the run's peak RSS).
-        let mut ues_of_flows: Vec<(Option<u32>, bool)> = Vec::with_capacity(planned.len());
-        let mut routes: Vec<FlowRoute> = Vec::with_capacity(planned.len());
-        let flows: Vec<FlowRuntime> = planned
-            .into_iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
-                routes.push(FlowRoute::new(fwd, rev));
-                let mut flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, f.tcp, seed, &mut configs);
-                flow.row = i as u32;
-                ues_of_flows.push((mobile(f.route, f.uplink), f.uplink));
-                flow
-            })
-            .collect();
+        // A flow's id, route and mobile user, in the plan's order (its row); datagram flows
+        // are numbered apart (`FlowId::datagram`).
+        let mut routed: Vec<(FlowId, FlowRoute, Option<u32>, bool)> = Vec::with_capacity(planned.len());
+        let mut rows = Vec::with_capacity(planned.len());
+        let mut datagram_flows = Vec::new();
+        let n_tcp = planned.iter().filter(|f| f.udp.is_none()).count();
+        let mut flows: Vec<FlowRuntime> = Vec::with_capacity(n_tcp);
+        for (i, f) in planned.into_iter().enumerate() {
+            let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
+            let id = match f.udp {
+                Some(udp) => {
+                    let mut flow = DatagramFlow::udp(f.name, f.origin, f.start, f.size, udp, seed);
+                    flow.row = i as u32;
+                    datagram_flows.push(flow);
+                    rows.push(RowSource::Datagram(FlowId::datagram(datagram_flows.len() as u32 - 1)));
+                    FlowId::datagram(datagram_flows.len() as u32 - 1)
+                }
+                None => {
+                    let mut flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, f.tcp, seed, &mut configs);
+                    flow.row = i as u32;
+                    flows.push(flow);
+                    rows.push(RowSource::Flow(FlowId(flows.len() as u32 - 1)));
+                    FlowId(flows.len() as u32 - 1)
+                }
+            };
+            routed.push((id, FlowRoute::new(fwd, rev), mobile(f.route, f.uplink), f.uplink));
+        }
         let mut web_users = Vec::new();
         let mut web_specs = Vec::new();
         for w in planned_web {
@@ -64,26 +78,27 @@ impl Simulation {
         }
         let radio = radio::build(scenario, ues as usize, &mut links, seed, record);
         if let Some(radio) = &radio {
-            for (route, &(ue, uplink)) in routes.iter_mut().zip(&ues_of_flows) {
-                if let Some(ue) = ue {
-                    route.reach_mobile(ue, radio.uplink(ue), uplink);
+            for (_, route, ue, uplink) in &mut routed {
+                if let Some(ue) = *ue {
+                    route.reach_mobile(ue, radio.uplink(ue), *uplink);
                 }
             }
         }
         let spikes = spike_processes(scenario, seed);
         let captures = captures(scenario, &links);
         let mut net = Fabric::new(links, spikes, radio, captures);
-        for (i, route) in routes.into_iter().enumerate() {
-            net.set_route(FlowId(i as u32), route);
+        for (id, route, _, _) in routed {
+            net.set_route(id, route);
         }
 
         let world = World {
             scenario_name: scenario.name.clone(),
             seed,
             reported_links: reported_links(scenario),
-            rows: (0..flows.len() as u32).map(|i| RowSource::Flow(FlowId(i))).collect(),
+            rows,
             files: Vec::new(),
             flows,
+            datagram_flows,
             web_users,
             web_specs,
             configs,
@@ -98,6 +113,7 @@ impl Simulation {
             completed: 0,
             data_packets: 0,
             segments: Vec::new(),
+            datagrams: Vec::new(),
             error: None,
         };
         let mut sim = Simulation { net, world };
@@ -112,8 +128,13 @@ impl Simulation {
         if let Some(t) = world.stop_at {
             net.events.schedule(t, Event::Stop);
         }
-        for (i, f) in world.flows.iter().enumerate() {
-            net.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
+        for row in &world.rows {
+            let (id, start) = match *row {
+                RowSource::Flow(f) => (f, world.flows[f.index()].start),
+                RowSource::Datagram(f) => (f, world.datagram_flows[f.slot()].start),
+                RowSource::File(_) => continue,
+            };
+            net.events.schedule(start, Event::FlowStart(id));
         }
         net.schedule_spikes();
         for u in 0..world.web_users.len() {

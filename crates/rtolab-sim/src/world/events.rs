@@ -165,7 +165,7 @@ impl EventLog {
         self.entries
             .into_iter()
             .map(|e| {
-                let flow = e.flow.map(|(f, _)| &flows[f.index()]);
+                let flow = e.flow.filter(|(f, _)| !f.is_datagram()).map(|(f, _)| &flows[f.index()]);
                 let (oracle, detected, undone) = match (flow, e.timeout) {
                     (Some(flow), Some(id)) => {
                         let verdict = match flow.oracle.verdicts()[id as usize] {

@@ -8,6 +8,8 @@
 
 mod build;
 mod configs;
+mod datagram_flow;
+mod datagrams;
 mod events;
 mod flow;
 pub mod plan;
@@ -28,7 +30,9 @@ use crate::results::{RunResult, SeriesMetric, SeriesTable};
 use crate::tcp::segment::FLAG_NS2_SIZES;
 use crate::tcp::{Segment, SenderNote};
 use crate::time::SimTime;
+use crate::transport::Datagram;
 use configs::SenderConfigs;
+use datagram_flow::DatagramFlow;
 use events::EventLog;
 use flow::FlowRuntime;
 use session::{RowSource, Session, SessionFile, Tally};
@@ -73,6 +77,8 @@ pub struct World {
     /// users' uplinks (the directions from this index on).
     reported_links: usize,
     flows: Vec<FlowRuntime>,
+    /// The datagram flows (UDP flows, calls), by `FlowId::slot`.
+    datagram_flows: Vec<DatagramFlow>,
     /// The flows table's rows in the order they began: a flow of its own, or a file of a
     /// per-session connection.
     rows: Vec<RowSource>,
@@ -96,6 +102,7 @@ pub struct World {
     data_packets: u64,
     /// Scratch buffers reused across events.
     segments: Vec<Segment>,
+    datagrams: Vec<Datagram>,
     error: Option<SimError>,
 }
 
@@ -127,7 +134,7 @@ impl Simulation {
                 return Err(SimError::EventBudget { max: world.max_events, at: now });
             }
             if world.stop_at.is_none() {
-                if world.completed == world.flows.len() && world.web_users.is_empty() {
+                if world.completed == world.flows.len() + world.datagram_flows.len() && world.web_users.is_empty() {
                     break now;
                 }
                 if now > world.max_time {
@@ -141,12 +148,16 @@ impl Simulation {
 
     /// Packet conservation (see `fabric::ledger`) at the end of a run.
     fn check_conservation(&self) -> Result<(), SimError> {
-        let flows = &self.world.flows;
-        let counts: Vec<FlowCount> = flows.iter().map(|f| f.ledger).collect();
+        let (flows, datagram_flows) = (&self.world.flows, &self.world.datagram_flows);
+        let counts: Vec<FlowCount> = flows.iter().map(|f| f.ledger).chain(datagram_flows.iter().map(|f| f.ledger)).collect();
         let net = &self.net;
         let radio_inside = net.radio().map_or(0, |r| r.packets_inside());
+        let name = |i: usize| match flows.get(i) {
+            Some(f) => f.name.clone(),
+            None => datagram_flows.get(i - flows.len()).map_or_else(|| format!("#{i}"), |f| f.name.clone()),
+        };
         net.ledger()
-            .check(net.links(), radio_inside, net.packets(), &counts, |i| flows.get(i).map_or_else(|| format!("#{i}"), |f| f.name.clone()))
+            .check(net.links(), radio_inside, net.packets(), &counts, flows.len(), name)
             .map_err(|(flow, message)| SimError::Invariant { flow, message })
     }
 }
@@ -160,6 +171,9 @@ impl Host<Packet> for World {
     #[inline]
     fn arrived(&mut self, net: &mut Fabric<Packet>, now: SimTime, id: PacketId, _exit: Exit) {
         let p = net.packet(id);
+        if p.flow.is_datagram() {
+            return self.datagram_arrived(net, now, id);
+        }
         self.flows[p.flow.index()].ledger.delivered(p);
         let (f, way, sent_at) = (p.flow, p.way, p.sent_at);
         let segment = match p.payload() {
@@ -168,6 +182,7 @@ impl Host<Packet> for World {
                 net.release(id);
                 return self.deliver_signal(net, now, f, signal);
             }
+            Payload::Datagram(_) => unreachable!("a datagram's flow id is a datagram flow's"),
         };
         if self.record_delay && way == Way::Forward && segment.len > 0 {
             self.series.push(now.as_secs_f64(), self.flows[f.index()].row, SeriesMetric::Delay, now.since(sent_at).as_secs_f64());
@@ -206,6 +221,9 @@ impl Host<Packet> for World {
 
     #[inline]
     fn dropped(&mut self, now: SimTime, site: DropSite, p: &Packet) {
+        if p.flow.is_datagram() {
+            return self.datagram_dropped(now, site, p);
+        }
         let flow = &mut self.flows[p.flow.index()];
         flow.ledger.dropped(p);
         if let Some(log) = &mut self.events {
@@ -235,6 +253,9 @@ impl Host<Packet> for World {
         let mut sent: Vec<(FlowId, IcmpSignal)> = Vec::new();
         for &(pkt, signal) in signals {
             let flow = net.packet(pkt).flow;
+            if flow.is_datagram() {
+                continue; // UDP has no use for the network's messages
+            }
             // One message per flow and kind for one event (a flush drops a whole buffer).
             if !sent.contains(&(flow, signal)) {
                 sent.push((flow, signal));
@@ -271,6 +292,9 @@ impl Host<Packet> for World {
         }
         if let Some(next) = link.upcoming_arrival(1) {
             let p = net.packet(next);
+            if p.flow.is_datagram() {
+                return;
+            }
             prefetch::lines(net.route(p.flow), ROUTE_LINES);
             let flow = &self.flows[p.flow.index()];
             prefetch::lines(flow, FLOW_HOT_LINES);
@@ -284,6 +308,9 @@ impl Host<Packet> for World {
 
 impl World {
     fn flow_start(&mut self, net: &mut Fabric<Packet>, now: SimTime, f: FlowId) {
+        if f.is_datagram() {
+            return self.datagram_start(net, now, f.slot());
+        }
         if let Some(ue) = net.route(f).ue {
             net.relocate(now, ue, self);
         }
@@ -297,6 +324,9 @@ impl World {
     }
 
     fn timer(&mut self, net: &mut Fabric<Packet>, now: SimTime, f: FlowId, side: Side, generation: u32) {
+        if f.is_datagram() {
+            return self.datagram_timer(net, now, f.slot(), generation);
+        }
         let k = side as usize;
         let flow = &mut self.flows[f.index()];
         if flow.timer_generation[k] != generation {

@@ -6,7 +6,7 @@
 use super::flow::Origin;
 use super::traffic::{Datagrams, WebUser};
 use crate::rng::stream;
-use crate::spec::{BurstSpec, GeneratorSpec, Scenario, TcpSpec, WebConnection, WebSpec};
+use crate::spec::{BurstSpec, GeneratorSpec, Scenario, TcpSpec, UdpSpec, WebConnection, WebSpec};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Duration, FlowSize, RvSampler};
 
@@ -21,6 +21,8 @@ pub struct PlannedFlow<'a> {
     /// The mobile user at the start of `route` sends (`FlowSpec::uplink`).
     pub uplink: bool,
     pub tcp: &'a TcpSpec,
+    /// A UDP flow's source, in place of TCP (`FlowSpec::udp`).
+    pub udp: Option<&'a UdpSpec>,
 }
 
 /// A web generator: its users fetch files until the run ends, each over a new connection or
@@ -55,7 +57,8 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
             },
             route: &f.route,
             uplink: f.uplink,
-            tcp: &f.tcp,
+            tcp: f.tcp(),
+            udp: f.udp.as_ref(),
         })
         .collect();
     let mut web = Vec::new();
@@ -76,6 +79,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
                         route,
                         uplink: *uplink,
                         tcp,
+                        udp: None,
                     });
                 }
             }

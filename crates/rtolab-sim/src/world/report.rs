@@ -1,10 +1,11 @@
 //! Builds the result tables at the end of a run.
 
+use super::datagram_flow::DatagramFlow;
 use super::flow::FlowRuntime;
 use super::session::{RowSource, Tally};
 use super::{Simulation, World};
 use crate::fabric::Parts;
-use crate::results::{FlowRow, RunMeta, RunResult};
+use crate::results::{FlowRow, RunMeta, RunResult, TransportKind};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -18,6 +19,7 @@ impl Simulation {
             .map(|(row, source)| match *source {
                 RowSource::Flow(f) => flow_row(row as u64, &w.flows[f.index()], end),
                 RowSource::File(k) => file_row(&w, k, end),
+                RowSource::Datagram(f) => datagram_row(row as u64, &w.datagram_flows[f.slot()], end),
             })
             .collect();
 
@@ -71,6 +73,7 @@ fn flow_row(row: u64, f: &FlowRuntime, end: SimTime) -> FlowRow {
         connection: row,
         name: f.name.clone(),
         kind,
+        transport: TransportKind::Tcp,
         generator,
         start_s: f.start.as_secs_f64(),
         end_s: finished.map(|t| t.as_secs_f64()),
@@ -103,6 +106,7 @@ fn flow_row(row: u64, f: &FlowRuntime, end: SimTime) -> FlowRow {
         timeout_idle_s: Some(s.timeout_idle_s),
         ca_acks: Some(s.ca_acks),
         linear_acks: Some(s.linear_acks),
+        ..FlowRow::blank()
     }
 }
 
@@ -127,6 +131,7 @@ fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
         connection: first.row as u64,
         name: file.name.clone(),
         kind,
+        transport: TransportKind::Tcp,
         generator,
         start_s: file.start.as_secs_f64(),
         end_s: file.end.map(|t| t.as_secs_f64()),
@@ -160,5 +165,36 @@ fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
         timeout_idle_s: Some(d.timeout_idle_s),
         ca_acks: Some(d.ca_acks),
         linear_acks: Some(d.linear_acks),
+        ..FlowRow::blank()
+    }
+}
+
+/// The row of datagram flow `f` at the run's `end`: the TCP counters 0 (`FlowRow::blank`),
+/// the datagram columns from its source, its sink and the world's drop count.
+fn datagram_row(row: u64, f: &DatagramFlow, end: SimTime) -> FlowRow {
+    let elapsed = f.end.unwrap_or(end).since(f.start).as_secs_f64();
+    let (kind, generator) = f.origin.kind_and_generator();
+    FlowRow {
+        flow: row,
+        connection: row,
+        name: f.name.clone(),
+        kind,
+        transport: TransportKind::Udp,
+        generator,
+        start_s: f.start.as_secs_f64(),
+        end_s: f.end.map(|t| t.as_secs_f64()),
+        completion_s: f.end.map(|t| t.since(f.start).as_secs_f64()),
+        size: f.size,
+        bytes: f.sink.bytes,
+        goodput_bps: (f.started && elapsed > 0.0).then(|| f.sink.bytes_in_time as f64 * 8.0 / elapsed),
+        throughput_bps: (f.started && elapsed > 0.0).then(|| f.source.bytes_sent as f64 * 8.0 / elapsed),
+        datagrams_sent: Some(f.source.sent),
+        datagrams_received: Some(f.sink.received),
+        datagrams_lost: Some(f.lost),
+        datagrams_late: Some(f.sink.late),
+        delay_mean_s: f.sink.delay_mean_s(),
+        delay_p99_s: f.sink.delay_p99_s(),
+        jitter_s: f.sink.jitter_s(),
+        ..FlowRow::blank()
     }
 }

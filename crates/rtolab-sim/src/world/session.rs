@@ -246,6 +246,8 @@ pub enum RowSource {
     Flow(FlowId),
     /// A file of a per-session connection (an index into the world's `files`).
     File(u32),
+    /// A datagram flow (a UDP flow, a call), by `FlowId::datagram`.
+    Datagram(FlowId),
 }
 
 #[cfg(test)]

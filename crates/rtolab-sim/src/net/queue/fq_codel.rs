@@ -247,10 +247,17 @@ impl Aqm for FqCodel {
 }
 
 impl FqCodel {
-    /// The bucket of `flow` (see the module's note on classification).
+    /// The bucket of `flow` (see the module's note on classification): TCP flows by their
+    /// index from the first bucket up, datagram flows by theirs from the last bucket down, so
+    /// that a run's first flows of each kind never share one by their numbering alone.
     #[inline]
     fn bucket(&self, flow: FlowId) -> usize {
-        flow.index() % self.flows.len()
+        let n = self.flows.len();
+        if flow.is_datagram() {
+            n - 1 - flow.slot() % n
+        } else {
+            flow.index() % n
+        }
     }
 
     /// Drops from the head of the flow with the largest backlog (the first such flow) until
