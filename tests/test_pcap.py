@@ -127,3 +127,21 @@ def test_tshark_reads_both_directions_and_agrees_on_retransmissions(tmp_path: Pa
     syn = _tshark(path, ["tcp.options.mss_val", "tcp.options.sack_perm", "tcp.options.wscale.shift"], "tcp.flags.syn == 1 && tcp.flags.ack == 0")
     mss, sack_perm, shift = syn[0]
     assert mss == "1200" and sack_perm != "" and 0 < int(shift) <= 14
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed (make validate installs it)")
+def test_tshark_decodes_udp_datagrams(tmp_path: Path) -> None:
+    """A UDP flow's capture: tshark decodes every packet as IPv4/UDP to port 5004, with the
+    payload length the flow sends (1200 B); one per datagram."""
+    r = rtolab.run(
+        {
+            "duration": "1s",
+            "links": [{"name": "l", "rate": "10Mbps", "delay": "10ms"}],
+            "flows": [{"name": "u", "route": ["l"], "size": "12kB", "udp": {"rate": "1Mbps", "size": "1200B"}}],
+            "output": {"pcap": ["l"]},
+        }
+    )
+    path = tmp_path / "l.pcap"
+    path.write_bytes(r.pcaps["l"])
+    rows = _tshark(path, ["udp.dstport", "udp.length", "ip.len"], "udp")
+    assert rows == [["5004", "1208", "1228"]] * 10

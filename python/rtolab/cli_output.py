@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from rich.markup import escape
 
@@ -36,6 +36,8 @@ FLOW_COLUMNS = [
     "spurious_detected", "undos", "fast_retransmits", "mean_rto_s",
 ]
 GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
+DATAGRAM_COLUMNS = ["name", "kind", "datagrams_sent", "datagrams_lost", "datagrams_late", "delay_mean_s", "delay_p99_s", "jitter_s", "goodput_bps", "mos"]
+DATAGRAM_GENERATOR_COLUMNS = ["generator", "kind", "flows", "datagrams_sent", "lost_share", "late_share", "delay_mean_median_s", "delay_p99_max_s", "mos_mean", "mos_min"]
 LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
 # Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
 RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
@@ -59,27 +61,40 @@ def result_table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
 def print_result(result: Result, all_flows: bool = False) -> None:
     """The run's flows and links, readable at any number of flows: generated flows as one
     summary row per generator, the scenario's own flows one by one (up to LISTED_FLOWS);
-    with ``all_flows`` every flow gets its row."""
+    with ``all_flows`` every flow gets its row. TCP flows and datagram flows (UDP flows,
+    calls) get tables of their own columns."""
     import polars as pl
 
-    from rtolab.flow_summary import by_generator
+    from rtolab.flow_summary import by_generator, datagrams_by_generator
 
     flows = result.flows
-    own = flows.filter(pl.col("generator").is_null())
-    listed = flows if all_flows else own if own.height <= LISTED_FLOWS else own.clear()
     title = f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})"
-    if listed.height:
-        out.print(result_table(title, listed, FLOW_COLUMNS))
-    if listed.height < flows.height:
-        # The scenario's own flows get a summary row only when they are not listed.
-        summarised = flows if listed.height == 0 else flows.filter(pl.col("generator").is_not_null())
-        out.print(result_table(f"{title} by generator", by_generator(summarised), GENERATOR_COLUMNS))
-        out.print(f"{summarised.height} of {flows.height} flows summarised by generator; --all lists every flow")
+    udp = pl.col("transport") == "udp" if "transport" in flows.columns else pl.lit(False)
+    _print_flows(title, flows.filter(~udp), FLOW_COLUMNS, by_generator, GENERATOR_COLUMNS, all_flows)
+    _print_flows(f"datagram {title}", flows.filter(udp), DATAGRAM_COLUMNS, datagrams_by_generator, DATAGRAM_GENERATOR_COLUMNS, all_flows)
     links = result.links
     radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
     out.print(result_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))
     if result.cells.height:
         out.print(result_table("cells", result.cells, CELL_COLUMNS))
+
+
+def _print_flows(
+    title: str, flows: pl.DataFrame, columns: list[str], summary: Callable[[pl.DataFrame], pl.DataFrame], summary_columns: list[str], all_flows: bool
+) -> None:
+    """``flows`` one by one (the scenario's own, up to LISTED_FLOWS, or all with
+    ``all_flows``), the rest as one ``summary`` row per generator."""
+    import polars as pl
+
+    own = flows.filter(pl.col("generator").is_null())
+    listed = flows if all_flows else own if own.height <= LISTED_FLOWS else own.clear()
+    if listed.height:
+        out.print(result_table(title, listed, columns))
+    if listed.height < flows.height:
+        # The scenario's own flows get a summary row only when they are not listed.
+        summarised = flows if listed.height == 0 else flows.filter(pl.col("generator").is_not_null())
+        out.print(result_table(f"{title} by generator", summary(summarised), summary_columns))
+        out.print(f"{summarised.height} of {flows.height} flows summarised by generator; --all lists every flow")
 
 
 class Format(StrEnum):

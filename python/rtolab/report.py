@@ -2,8 +2,9 @@
 
 Flows are grouped by grid point and by generator (or by flow, kind, or not at all); each
 summary is a mean over *replications* with its Student-t interval, the level stated
-(``report_data``). For goodput and completion time: a box plot and CDFs over flows, and a
-table; for TCP's events (timeouts, spurious ones, detected, undone, retransmissions) the
+(``report_data``). For goodput and completion time (and, where datagram flows ran, their
+one-way delay, the share of datagrams lost or late, and calls' MOS): a box plot and CDFs over
+flows, and a table; for TCP's events (timeouts, spurious ones, detected, undone, retransmissions) the
 mean per flow. Unbounded flows have no completion time; transfers unfinished at the end
 count in goodput at their goodput so far and are counted in the events table. With
 ``html=True`` the figures are embedded in one page that opens from disk with no server.
@@ -58,8 +59,10 @@ def sections(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0,
         note = f"Mean over replications of each run's mean over its flows [{unit}], with its {pct} Student-t interval; flow median over all flows."
         out.append(Section(metric, title, note, drawn, table))
     table = events(flows, level)
+    if table.is_empty():
+        return flows, out
     drawn = [f for f in (figures.events(table, flows),) if f is not None]
-    note = f"Mean count per flow over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious (oracle)' is the simulator's verdict, 'detected spurious' the sender's."
+    note = f"Mean count per TCP flow over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious (oracle)' is the simulator's verdict, 'detected spurious' the sender's."
     out.append(Section("events", "TCP events per flow", note, drawn, table))
     return flows, out
 

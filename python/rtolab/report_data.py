@@ -9,6 +9,8 @@ those values. The pooled per-flow values are kept apart, for box plots and CDFs.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,11 @@ from rtolab.store import Store
 DISTRIBUTIONS = {
     "goodput_bps": ("goodput", "bit/s"),
     "completion_s": ("completion time of finished transfers", "s"),
+    # Datagram flows only (null for TCP, so a TCP-only sweep has no such section).
+    "delay_mean_s": ("mean one-way delay of datagram flows", "s"),
+    "delay_p99_s": ("99th-percentile one-way delay of datagram flows", "s"),
+    "datagram_loss": ("datagrams lost or late, share of those sent", "share"),
+    "mos": ("MOS of calls (E-model)", "MOS"),
 }
 #: The TCP events a report counts per flow: column, label.
 EVENTS = {
@@ -88,8 +95,19 @@ def load(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0) -> 
         _group(by).alias(GROUP),
         completion.alias("completion_s"),
         (pl.col("size").is_not_null() & pl.col("end_s").is_null()).alias("unfinished"),
+        _datagram_loss(kept),
     )
     return Flows(name, params, table, warm_up_s, flows.height - kept.height)
+
+
+def _datagram_loss(flows: pl.DataFrame) -> pl.Expr:
+    """A datagram flow's share of its datagrams lost to the receiver: dropped by the network
+    or late past a call's playout, over those it sent (null for TCP, and for runs stored
+    before datagram flows existed)."""
+    if "datagrams_sent" not in flows.columns:
+        return pl.lit(None, dtype=pl.Float64).alias("datagram_loss")
+    sent = pl.col("datagrams_sent").cast(pl.Float64)
+    return pl.when(sent > 0).then((pl.col("datagrams_lost") + pl.col("datagrams_late")).cast(pl.Float64) / sent).otherwise(None).alias("datagram_loss")
 
 
 def measured(flows: Flows, metric: str) -> pl.DataFrame:
@@ -116,8 +134,10 @@ def summary(flows: Flows, metric: str, level: float = 0.9) -> pl.DataFrame:
 
 
 def events(flows: Flows, level: float = 0.9) -> pl.DataFrame:
-    """Per (grid point, group): each TCP event's mean count per flow over replications, with
-    the interval's half-width at ``level``, and the flows still unfinished at the end."""
+    """Per (grid point, group): each TCP event's mean count per TCP flow over replications,
+    with the interval's half-width at ``level``, and the flows still unfinished at the end."""
+    if "transport" in flows.table.columns:
+        flows = dataclasses.replace(flows, table=flows.table.filter(pl.col("transport") == "tcp"))
     out = flows.table.group_by(flows.keys, maintain_order=True).agg(pl.len().alias("flows"), pl.col("unfinished").sum().alias("unfinished"))
     for column in EVENTS:
         s = summary(flows, column, level).select(*flows.keys, pl.col("mean").alias(column), ((pl.col("ci_high") - pl.col("ci_low")) / 2).alias(f"{column} ±"))

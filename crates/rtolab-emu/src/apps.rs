@@ -28,7 +28,8 @@ pub struct SendPlan {
     pub cc: Option<&'static str>,
 }
 
-fn set_int_option(socket: &Socket, level: i32, name: i32, value: i32) -> std::io::Result<()> {
+/// Sets an `int` socket option (setsockopt(2)).
+pub fn set_int_option(socket: &Socket, level: i32, name: i32, value: i32) -> std::io::Result<()> {
     // SAFETY: an int option of the documented size on a live socket.
     let rc = unsafe {
         libc::setsockopt(socket.as_raw_fd(), level, name, &value as *const i32 as *const libc::c_void, std::mem::size_of::<i32>() as libc::socklen_t)

@@ -3,8 +3,10 @@
 //! directions, spike processes, radio network and routes, driven by the same event queue and
 //! dispatch as in the simulator) — and are written into the other namespace's TUN device
 //! when they leave it. The forwarder's `Edge` is the fabric's host: the TUN devices and the
-//! connections' trackers. A route into the radio network ends at a base station: the radio
-//! network holds the packet until a TTI of the user's cell hands it over.
+//! TCP connections' trackers; the drops of a datagram flow's datagrams go to the flow
+//! (`DatagramFlow::dropped`), as the simulator's world counts them. A route into the radio
+//! network ends at a base station: the radio network holds the packet until a TTI of the
+//! user's cell hands it over.
 //!
 //! Time is the monotonic clock since the start (`Clock`). Events run at their own (virtual)
 //! time as soon as the clock reaches it, so queueing, serialisation and propagation follow
@@ -13,8 +15,9 @@
 
 use crate::conn::ConnTrack;
 use crate::error::{EmuError, EmuResult};
+use crate::realtime;
 use crate::shared::{connection_of_port, Shared};
-use crate::wire::{self, TcpView};
+use crate::wire::{self, View};
 use rtolab_sim::engine::Event;
 use rtolab_sim::fabric::{Carried, DropSite, Exit, Fabric, FlowRoute, Host, Parts};
 use rtolab_sim::net::{DirId, FlowId, IcmpSignal, LinkDir, PacketId, SpikeProcess, Way};
@@ -30,8 +33,8 @@ use std::sync::Arc;
 
 /// A kernel's datagram between ingress and egress: what the fabric carries in the emulator.
 ///
-/// Invariant: `view` is the parse of `data`; `conn` is the connection (the fabric's flow)
-/// whose route it follows.
+/// Invariant: `view` is the parse of `data` (a TCP segment or a UDP datagram); `conn` is the
+/// connection (the fabric's flow) whose route it follows.
 pub struct Datagram {
     data: Vec<u8>,
     conn: FlowId,
@@ -39,7 +42,7 @@ pub struct Datagram {
     hop: u16,
     /// When it entered the forwarder (its "send" time for the oracle and one-way delay).
     entered: SimTime,
-    view: TcpView,
+    view: View,
 }
 
 impl Carried for Datagram {
@@ -65,7 +68,7 @@ impl Carried for Datagram {
     }
     #[inline]
     fn is_data(&self) -> bool {
-        self.way == Way::Forward && self.view.len > 0
+        self.way == Way::Forward && self.view.carries_data()
     }
     fn record(&self, capture: &mut Capture, now: SimTime) {
         capture.record_ip(now, &self.data);
@@ -82,7 +85,8 @@ pub struct Accuracy {
     last_release: Vec<Option<(SimTime, SimTime)>>,
     /// Real release time minus scheduled time, per released packet, in ns.
     pub lateness_ns: Vec<u64>,
-    /// Packets the forwarder could not attribute to a connection (not TCP, unknown port).
+    /// Packets the forwarder could not attribute to a connection (neither TCP nor UDP, an
+    /// unknown port).
     pub foreign_packets: u64,
     /// The forwarder ran under `SCHED_FIFO`.
     pub realtime: bool,
@@ -101,6 +105,9 @@ pub struct Edge {
     /// Per route id (a connection's `ConnMeta::route`); a connection's route is given to the
     /// fabric at its first packet.
     routes: Vec<FlowRoute>,
+    /// Per connection: its route has been given to the fabric.
+    routed: Vec<bool>,
+    /// Per connection: a TCP connection's tracker (none for a datagram flow).
     pub conns: Vec<Option<ConnTrack>>,
     shared: Arc<Shared>,
     pub accuracy: Accuracy,
@@ -141,6 +148,7 @@ impl Forwarder {
         let edge = Edge {
             tuns,
             routes,
+            routed: Vec::new(),
             conns: Vec::new(),
             shared,
             accuracy: Accuracy {
@@ -159,9 +167,8 @@ impl Forwarder {
 
     /// Forwards until `shared.stop` is set.
     pub fn run(mut self) -> EmuResult<ForwarderReport> {
-        // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
-        self.edge.accuracy.realtime = request_realtime();
+        realtime::fine_timer_slack();
+        self.edge.accuracy.realtime = realtime::request(realtime::FORWARDER_PRIORITY);
         let mut buf = vec![0u8; 1 << 16];
         while !self.edge.shared.stop.load(Ordering::Relaxed) {
             self.run_due();
@@ -248,6 +255,10 @@ impl Host<Datagram> for Edge {
             Exit::Radio => None,
         };
         self.note_release(net.links(), dir, t, real, len);
+        // A datagram's arrival is the sink's to see, in the receiver's namespace.
+        let View::Tcp(view) = view else {
+            return;
+        };
         if let Some(track) = self.conns.get_mut(k.index()).and_then(|c| c.as_mut()) {
             match way {
                 Way::Forward => {
@@ -261,10 +272,18 @@ impl Host<Datagram> for Edge {
         }
     }
 
-    fn dropped(&mut self, _now: SimTime, _site: DropSite, d: &Datagram) {
-        if d.way == Way::Forward {
-            if let Some(track) = self.conns.get_mut(d.conn.index()).and_then(|c| c.as_mut()) {
-                track.dropped(d.entered, &d.view);
+    fn dropped(&mut self, now: SimTime, _site: DropSite, d: &Datagram) {
+        if d.way != Way::Forward {
+            return;
+        }
+        match &d.view {
+            View::Tcp(view) => {
+                if let Some(track) = self.conns.get_mut(d.conn.index()).and_then(|c| c.as_mut()) {
+                    track.dropped(d.entered, view);
+                }
+            }
+            View::Udp(_) => {
+                self.shared.with_datagram_flow(d.conn.0, |f| f.dropped(now));
             }
         }
     }
@@ -280,23 +299,39 @@ impl Host<Datagram> for Edge {
 }
 
 impl Edge {
-    /// Connection `k`'s tracker, made at its first packet (`now`), when the fabric gets its
-    /// route; a connection of a mobile user starts a new transfer from a new place, as in the
-    /// simulator, and what the user's base-station buffer still held is dropped.
-    fn track(&mut self, net: &mut Fabric<Datagram>, k: u32, now: SimTime) -> Option<&mut ConnTrack> {
+    /// Gives the fabric connection `k`'s route at its first packet (`now`); a connection of
+    /// a mobile user starts a new transfer from a new place, as in the simulator, and what
+    /// the user's base-station buffer still held is dropped. False for a connection the
+    /// registry does not know.
+    fn open(&mut self, net: &mut Fabric<Datagram>, k: u32, now: SimTime) -> bool {
+        let i = k as usize;
+        if self.routed.get(i).copied().unwrap_or(false) {
+            return true;
+        }
+        let Some(meta) = self.shared.connection(k) else {
+            return false;
+        };
+        if self.routed.len() <= i {
+            self.routed.resize(i + 1, false);
+        }
+        let route = self.routes.get(meta.route as usize).cloned().unwrap_or_default();
+        let ue = route.ue;
+        net.set_route(FlowId(k), route);
+        self.routed[i] = true;
+        if let Some(ue) = ue {
+            net.relocate(now, ue, self);
+        }
+        true
+    }
+
+    /// TCP connection `k`'s tracker, made at its first packet.
+    fn track(&mut self, k: u32) -> Option<&mut ConnTrack> {
         let i = k as usize;
         if self.conns.len() <= i {
             self.conns.resize_with(i + 1, || None);
         }
         if self.conns[i].is_none() {
-            let meta = self.shared.connection(k)?;
-            let route = self.routes.get(meta.route as usize).cloned().unwrap_or_default();
-            let ue = route.ue;
-            net.set_route(FlowId(k), route);
-            self.conns[i] = Some(ConnTrack::new(meta));
-            if let Some(ue) = ue {
-                net.relocate(now, ue, self);
-            }
+            self.conns[i] = Some(ConnTrack::new(self.shared.connection(k)?));
         }
         self.conns[i].as_mut()
     }
@@ -308,17 +343,19 @@ impl Edge {
             return;
         };
         let way = if side == 0 { Way::Forward } else { Way::Reverse };
-        let port = if way == Way::Forward { view.sport } else { view.dport };
-        let Some(k) = connection_of_port(port) else {
+        let port = if way == Way::Forward { view.sport() } else { view.dport() };
+        let Some(k) = connection_of_port(port).filter(|&k| self.open(net, k, now)) else {
             self.accuracy.foreign_packets += 1;
             return;
         };
-        let Some(track) = self.track(net, k, now) else {
-            self.accuracy.foreign_packets += 1;
-            return;
-        };
-        if way == Way::Forward {
-            track.sent(now, &view);
+        if let View::Tcp(tcp) = &view {
+            let Some(track) = self.track(k) else {
+                self.accuracy.foreign_packets += 1;
+                return;
+            };
+            if way == Way::Forward {
+                track.sent(now, tcp);
+            }
         }
         let conn = FlowId(k);
         let id = net.alloc_with(
@@ -353,16 +390,4 @@ impl Edge {
         }
         acc.last_release[dir] = Some((scheduled, real));
     }
-}
-
-/// Asks for `SCHED_FIFO` at a middle priority for the calling thread, so that other work on
-/// the machine cannot hold a release back (sched(7)); the forwarder sleeps in `ppoll`
-/// between releases, so it never monopolises a core. Returns whether it was granted (root
-/// without an `RLIMIT_RTPRIO` or cgroup restriction); without it the forwarder runs at normal
-/// priority and the accuracy figures say how late it was.
-fn request_realtime() -> bool {
-    let param = libc::sched_param { sched_priority: 50 };
-    // SAFETY: sched_setscheduler(0, ...) changes only the calling thread's policy; `param`
-    // outlives the call.
-    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }

@@ -3,20 +3,27 @@
 //! Two network namespaces (sender side, receiver side) are joined by TUN devices to a
 //! forwarder that runs the scenario's network with the simulator's own fabric
 //! (`rtolab_sim::fabric`: links, spikes, radio network, routes, event queue and dispatch). Real sockets carry the scenario's flows, planned exactly as
-//! the simulator plans them (`world::plan`). The result has the simulator's tables, so a
+//! the simulator plans them (`world::plan`): TCP connections, and UDP datagram flows driven
+//! by the simulator's own sources and sinks. The result has the simulator's tables, so a
 //! kernel run and a simulated run compare column by column.
 
 mod apps;
 mod conn;
+mod datagram_flow;
 mod error;
 mod forwarder;
 pub mod kernel;
 pub mod netns;
+mod realtime;
 mod report;
 mod run;
 mod shared;
+mod stamp;
 mod tcpinfo;
 mod tun;
+mod udp_apps;
+mod udp_check;
+mod users;
 mod wire;
 
 pub use error::{EmuError, EmuResult};

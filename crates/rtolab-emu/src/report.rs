@@ -7,15 +7,19 @@
 //! detected (an undo out of the Loss state), fast retransmits (entries into Recovery). From
 //! the forwarder: segments, bytes, duplicates, SYN timeouts, completion time (the ACK of the
 //! last byte delivered to the sender), and the oracle's verdict on each timeout.
+//!
+//! A datagram flow's row is the simulator's (`world::datagram_columns`) from the same source
+//! and sink the simulator drives, with the drops of rtolab's links as its losses.
 
 use crate::conn::{ConnTrack, DataEvent};
+use crate::datagram_flow::DatagramFlow;
 use crate::forwarder::{Accuracy, ForwarderReport};
 use crate::kernel::NsSettings;
 use crate::shared::{ReceiverOutcome, SenderOutcome};
 use crate::tcpinfo::{Sample, CA_CWR, CA_LOSS, CA_RECOVERY};
 use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, TransportKind};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
-use rtolab_sim::world::{Origin, SpuriousOracle};
+use rtolab_sim::world::{datagram_columns, Origin, SpuriousOracle};
 use rtolab_sim::{SimDuration, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -265,6 +269,32 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         ca_acks: None,
         linear_acks: None,
         ..FlowRow::blank()
+    }
+}
+
+/// The `flows` row of datagram flow `k` at the run's `end`, as the simulator builds it.
+pub fn datagram_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, f: &DatagramFlow, end: SimTime) -> FlowRow {
+    let elapsed = f.end.unwrap_or(end).since(f.start).as_secs_f64();
+    let (kind, generator) = origin.kind_and_generator();
+    FlowRow {
+        flow: k.into(),
+        connection: k.into(),
+        name: name.to_string(),
+        kind,
+        generator,
+        start_s: f.start.as_secs_f64(),
+        end_s: f.end.map(|t| t.as_secs_f64()),
+        completion_s: f.end.map(|t| t.since(f.start).as_secs_f64()),
+        size,
+        ..datagram_columns(&f.source, &f.sink, f.lost, f.codec, f.started.then_some(elapsed))
+    }
+}
+
+/// A datagram flow's `delay` series: each datagram's one-way delay at its arrival, as its
+/// sink measured it (the simulator records the same per datagram).
+pub fn datagram_series(series: &mut SeriesTable, k: u32, f: &DatagramFlow) {
+    for &(t, delay) in f.delays.iter().flatten() {
+        series.push(t.as_secs_f64(), k, SeriesMetric::Delay, delay);
     }
 }
 

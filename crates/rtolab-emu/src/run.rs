@@ -4,6 +4,8 @@
 //! everything, remove the namespaces, and report.
 
 use crate::apps::{self, SendPlan};
+use crate::datagram_flow::DatagramFlow;
+use crate::users;
 use crate::error::{EmuError, EmuResult};
 use crate::forwarder::Forwarder;
 use crate::kernel::{self, NsSettings};
@@ -11,12 +13,13 @@ use crate::netns::{self, ip, Namespace};
 use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
 use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
+use crate::udp_apps;
+use crate::udp_check;
 use rtolab_sim::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
 use rtolab_sim::build::radio;
 use rtolab_sim::fabric::FlowRoute;
 use rtolab_sim::spec::{GeneratorSpec, Scenario, SeriesMetric, WebConnection};
 use rtolab_sim::world::plan::plan;
-use rtolab_sim::world::Origin;
 use rtolab_sim::SimTime;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,16 +150,7 @@ fn refuse_per_session(scenario: &Scenario) -> EmuResult<()> {
     Ok(())
 }
 
-/// UDP flows run in the simulator only, for now: the emulator carries the kernel's TCP
-/// connections.
-fn refuse_udp(scenario: &Scenario) -> EmuResult<()> {
-    match scenario.flows.iter().position(|f| f.udp.is_some()) {
-        Some(i) => Err(EmuError::unsupported(format!("flows[{i}].udp"), "UDP flows run in the simulator only (rtolab run); the emulator carries TCP connections")),
-        None => Ok(()),
-    }
-}
-
-/// Runs `scenario` over the kernel's TCP. `interrupt` set by the caller (Ctrl-C) ends the
+/// Runs `scenario` over the kernel's TCP and UDP. `interrupt` set by the caller (Ctrl-C) ends the
 /// run early with `EmuError::Interrupted`, after cleaning up.
 pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
     let seed = seed.or(scenario.seed).unwrap_or(1);
@@ -164,8 +158,8 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         return Err(EmuError::unsupported("output.events", "the event log is the simulator's: the kernel's TCP does not tell the emulator of its timeouts one by one"));
     }
     refuse_per_session(scenario)?;
-    refuse_udp(scenario)?;
     let settings = kernel::settings(scenario)?;
+    udp_check::refuse_unfit(&plan(scenario, seed).0, scenario.flows.len(), settings.mtu())?;
     netns::check_machine()?;
     check_congestion_controls(scenario)?;
     let stale = netns::remove_stale();
@@ -203,12 +197,24 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let mut routes = Vec::new();
     let shared = Arc::new(Shared::new(Clock::start()));
     let mut static_plans = Vec::new();
+    // A datagram flow drives the simulator's own source and sink, made from its plan as the
+    // simulator makes them; nothing at or after `duration` counts, as in the simulator.
+    let mut datagram_starts = Vec::new();
+    let horizon = scenario.duration.map(|d| SimTime::ZERO + d.sim());
     for f in &flows {
         routes.push(route_of(f.route, f.uplink));
-        let cc = Some(kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
+        let cc = f.datagrams.is_none().then(|| kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
         let meta = ConnMeta { name: f.name.clone(), origin: f.origin.clone(), route: routes.len() as u32 - 1, size: f.size, cc };
         let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
-        static_plans.push((k, f.start, SendPlan { connection: k, size: f.size, cc }));
+        match &f.datagrams {
+            Some(p) => {
+                let source = p.source(&f.name, f.size, f.start, seed);
+                let flow = DatagramFlow::new(f.start, source, p.sink(), p.codec, horizon, series_wanted.contains(&SeriesMetric::Delay));
+                shared.datagram_flows.lock().unwrap_or_else(|e| e.into_inner()).insert(k, flow);
+                datagram_starts.push((k, f.start));
+            }
+            None => static_plans.push((k, f.start, SendPlan { connection: k, size: f.size, cc })),
+        }
     }
     // A route per web user when its users are mobile (each has its own uplink), else one per
     // generator.
@@ -249,28 +255,27 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
             }
         }));
     }
+    if !datagram_starts.is_empty() {
+        // Bound before any datagram is sent, so that none finds the port closed.
+        let sink = receivers.run(|| udp_apps::bind_sink().map_err(|e| EmuError::system("binding the datagram flows' socket", e)))?;
+        let sh = shared.clone();
+        threads.others.push(apps::spawn_in(&receivers, move || udp_apps::receive(&sh, sink)));
+    }
+    for (k, start) in datagram_starts {
+        let sh = shared.clone();
+        threads.senders.push(apps::spawn_in(&senders, move || {
+            let out = udp_apps::send(&sh, k, start);
+            sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
+        }));
+    }
     let n_static = flows.len();
     let has_web = webs.iter().any(|w| !w.users.is_empty());
     for (w, user_routes) in webs.into_iter().zip(web_routes) {
         let cc = Some(kernel::congestion_control(w.tcp).unwrap_or(DEFAULT_CC));
-        for (mut user, route) in w.users.into_iter().zip(user_routes) {
+        for (u, (behaviour, route)) in w.users.into_iter().zip(user_routes).enumerate() {
             let sh = shared.clone();
-            let (name, start) = (w.name.clone(), w.start);
-            threads.senders.push(apps::spawn_in(&senders, move || {
-                let mut wake = start + user.draw_think();
-                while sh.clock.sleep_until(wake, &sh.apps_stop) {
-                    let size = user.draw_size();
-                    let origin = Origin::Web { user: user.user, generator: name.clone() };
-                    let meta = ConnMeta { name: format!("{name}.u{}.{}", user.user, user.files), origin, route, size: Some(size), cc };
-                    user.files += 1;
-                    let Some(k) = sh.add_connection(meta) else {
-                        break;
-                    };
-                    let out = apps::send(&sh, SendPlan { connection: k, size: Some(size), cc });
-                    sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
-                    wake = sh.clock.now() + user.draw_think();
-                }
-            }));
+            let place = users::UserPlace { generator: w.name.clone(), user: u as u32, route, cc, start: w.start };
+            threads.senders.push(apps::spawn_in(&senders, move || users::drive(&sh, place, behaviour)));
         }
     }
 
@@ -321,8 +326,18 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let mut series = std::mem::take(&mut fwd.series);
     let mut data_packets = 0;
     let mut congestion_control = BTreeMap::new();
+    let datagram_flows = std::mem::take(&mut *shared.datagram_flows.lock().unwrap_or_else(|e| e.into_inner()));
     for (k, meta) in conns.iter().enumerate() {
         let k = k as u32;
+        if let Some(f) = datagram_flows.get(&k) {
+            if let Some(e) = &f.send_error {
+                return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("the sending host lost a datagram outside rtolab's links: {e}") });
+            }
+            report::datagram_series(&mut series, k, f);
+            data_packets += f.source.sent;
+            rows.push(report::datagram_row(k, &meta.name, &meta.origin, meta.size, f, end));
+            continue;
+        }
         let s = samples.get(&k).map(Vec::as_slice).unwrap_or(&[]);
         report::sample_series(&mut series, k, s, &series_wanted);
         let track = fwd.conns.get_mut(k as usize).and_then(|c| c.as_mut());
@@ -343,6 +358,14 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         }
         congestion_control.insert(meta.name.clone(), meta.cc.unwrap_or(DEFAULT_CC).to_string());
         rows.push(row);
+    }
+    let discarded = shared.udp_in_errors.load(Ordering::Relaxed);
+    if discarded > 0 {
+        let names: Vec<&str> = conns.iter().enumerate().filter(|(k, _)| datagram_flows.contains_key(&(*k as u32))).map(|(_, m)| m.name.as_str()).collect();
+        return Err(EmuError::Invariant {
+            flow: names.join(", "),
+            message: format!("the receiving host discarded {discarded} datagrams (Udp InErrors), lost outside rtolab's links"),
+        });
     }
     let (accuracy, latency, late_packets, released) = report::accuracy(&fwd);
     let foreign_packets = fwd.accuracy.foreign_packets;

@@ -1,26 +1,35 @@
 //! State shared by the emulator's threads: the clock, the connection registry, the sockets
-//! under observation and what the applications report.
+//! under observation, what the applications report and the datagram flows.
 //!
-//! Connection `k` binds source port `BASE_PORT + k` in the sender's namespace, so the
-//! forwarder maps any packet to its connection from the port alone.
+//! Connection `k` (a TCP connection or a datagram flow) binds source port `BASE_PORT + k` in
+//! the sender's namespace, so the forwarder maps any packet to its connection from the port
+//! alone.
 
+use crate::datagram_flow::DatagramFlow;
 use crate::tcpinfo::Sample;
 use rtolab_sim::world::Origin;
 use rtolab_sim::SimTime;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddrV4};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 pub const BASE_PORT: u16 = 10_000;
 pub const MAX_CONNECTIONS: usize = 50_000;
 pub const LISTEN_PORT: u16 = 5001;
+/// Where every datagram flow's sink listens (RTP's port, RFC 3551 §8, as in the simulator's
+/// pcaps).
+pub const DATAGRAM_PORT: u16 = 5004;
 pub const SENDER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
 pub const RECEIVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
 
 pub fn receiver_endpoint() -> SocketAddrV4 {
     SocketAddrV4::new(RECEIVER_ADDR, LISTEN_PORT)
+}
+
+pub fn datagram_endpoint() -> SocketAddrV4 {
+    SocketAddrV4::new(RECEIVER_ADDR, DATAGRAM_PORT)
 }
 
 /// The connection a port belongs to, if it is one of ours.
@@ -103,6 +112,12 @@ pub struct Shared {
     pub samples: Mutex<HashMap<u32, Vec<Sample>>>,
     pub senders: Mutex<HashMap<u32, SenderOutcome>>,
     pub receivers: Mutex<HashMap<u32, ReceiverOutcome>>,
+    /// Datagram flows by connection; the sender, the receiver and the forwarder each fill in
+    /// their part.
+    pub datagram_flows: Mutex<HashMap<u32, DatagramFlow>>,
+    /// Datagrams the receiving host's UDP discarded (`Udp: InErrors` of its namespace, a
+    /// full receive buffer): lost outside rtolab's links.
+    pub udp_in_errors: AtomicU64,
 }
 
 impl Shared {
@@ -116,6 +131,8 @@ impl Shared {
             samples: Mutex::new(HashMap::new()),
             senders: Mutex::new(HashMap::new()),
             receivers: Mutex::new(HashMap::new()),
+            datagram_flows: Mutex::new(HashMap::new()),
+            udp_in_errors: AtomicU64::new(0),
         }
     }
 
@@ -138,6 +155,11 @@ impl Shared {
 
     pub fn record_sample(&self, k: u32, s: Sample) {
         self.samples.lock().unwrap_or_else(|e| e.into_inner()).entry(k).or_default().push(s);
+    }
+
+    /// Runs `f` on datagram flow `k`, if `k` is one.
+    pub fn with_datagram_flow<T>(&self, k: u32, f: impl FnOnce(&mut DatagramFlow) -> T) -> Option<T> {
+        self.datagram_flows.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&k).map(f)
     }
 
     pub fn stopping(&self) -> bool {

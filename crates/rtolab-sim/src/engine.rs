@@ -51,7 +51,8 @@ pub enum Event {
         side: Side,
         generation: u32,
     },
-    /// A web user (by index) ends its think time and fetches the next file.
+    /// A generator's user (by index) wakes and requests its next transfer (`traffic::User`):
+    /// the one application event, whatever the kind of generator.
     UserWake(u32),
     /// The run's stop time.
     Stop,

@@ -7,6 +7,7 @@
 //! - `tcp` (endpoints; the messages the network carries to them: `Segment`, `IcmpSignal`),
 //!   `transport` (the sans-IO interface every transport's endpoints answer to, TCP's
 //!   included, and UDP's ends), `voice` (codecs and the E-model that scores a call),
+//!   `traffic` (the generators as parts: each kind's table and its plan),
 //!   `net` (links, queues, ARQ, spikes: they carry TCP's packets), `radio` (the HSDPA
 //!   network: it uses `net`'s hops), `pcap` (captures of `net`'s packets). Each component
 //!   owns the types of its settings (`net::QueueSpec`, `radio::RadioSpec`, `tcp::cc::CcKind`,
@@ -19,8 +20,8 @@
 //!   stack driven packet by packet (`rtolab drill`).
 
 /// Every top-level module of the crate, lowest layer first.
-pub const ORDER: [&str; 21] = [
-    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "transport", "voice", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
+pub const ORDER: [&str; 22] = [
+    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "transport", "voice", "traffic", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
 ];
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub mod rng;
 pub mod spec;
 pub mod tcp;
 pub mod time;
+pub mod traffic;
 pub mod transport;
 pub mod units;
 pub mod voice;

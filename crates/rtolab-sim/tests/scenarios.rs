@@ -19,5 +19,7 @@ mod schema_docs;
 mod spurious_profiles;
 #[path = "scenarios/tcp_scenarios.rs"]
 mod tcp_scenarios;
+#[path = "scenarios/voice_calls.rs"]
+mod voice_calls;
 #[path = "scenarios/web_sessions.rs"]
 mod web_sessions;

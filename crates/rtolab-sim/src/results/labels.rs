@@ -8,13 +8,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// What made a flow: the scenario's own `[[flows]]`, a burst generator or a web generator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// What made a flow: the scenario's own `[[flows]]`, a burst generator, a web generator, or
+/// a generator of another registered kind (`Generator("voip")`: its `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowKind {
     Flow,
     Burst,
     Web,
+    Generator(&'static str),
 }
 
 impl FlowKind {
@@ -24,7 +25,15 @@ impl FlowKind {
             FlowKind::Flow => "flow",
             FlowKind::Burst => "burst",
             FlowKind::Web => "web",
+            FlowKind::Generator(kind) => kind,
         }
+    }
+}
+
+/// Written as its label, as in the tables.
+impl Serialize for FlowKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
     }
 }
 

@@ -123,7 +123,7 @@ fn json_message(e: &serde_json::Error) -> String {
 /// its `kind` came after the entry in error (`net/channel/table.rs`); its model's table reads
 /// it again, `kind` included.
 fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
-    use super::{BurstSpec, LossModelKind, QueueSpec, WebSpec};
+    use super::{GeneratorSpec, LossModelKind, QueueSpec};
     let pointer = format!("/{}", path.replace("].", "/").replace('[', "/").replace(']', "").replace('.', "/"));
     let mut table = tree.pointer(&pointer)?.as_object()?.clone();
     if path.ends_with("loss") {
@@ -132,17 +132,8 @@ fn refine_tagged(path: &str, tree: &serde_json::Value) -> Option<SpecError> {
     }
     let kind = table.remove("kind")?;
     let value = serde_json::Value::Object(table);
-    fn inner<T: serde::de::DeserializeOwned>(path: &str, v: serde_json::Value) -> Option<SpecError> {
-        Some(inner_error(path, &serde_path_to_error::deserialize::<_, T>(v).err()?))
-    }
-    if path.ends_with("queue") {
-        return Some(inner_error(path, &QueueSpec::table_error(kind.as_str()?, value)?));
-    }
-    match kind.as_str()? {
-        "burst" => inner::<BurstSpec>(path, value),
-        "web" => inner::<WebSpec>(path, value),
-        _ => None,
-    }
+    let error = if path.ends_with("queue") { QueueSpec::table_error(kind.as_str()?, value) } else { GeneratorSpec::table_error(kind.as_str()?, value) };
+    Some(inner_error(path, &error?))
 }
 
 /// `err`, from reading the table at `path` again, with its field's path.

@@ -25,8 +25,12 @@ pub use crate::tcp::settings::TcpSpec;
 pub use crate::tcp::spurious::{DetectSpec, Response};
 pub use crate::tcp::DupAckRule;
 pub use crate::transport::UdpSpec;
+pub use crate::traffic::burst::BurstSpec;
+pub use crate::traffic::voip::VoipSpec;
+pub use crate::traffic::web::{DatagramsSpec, WebConnection, WebSpec};
+pub use crate::traffic::GeneratorSpec;
 
-use crate::units::{Bytes, Duration, DurationRv, FlowSize, Rate, SizeRv};
+use crate::units::{Duration, DurationRv, FlowSize, Rate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -80,13 +84,7 @@ impl Scenario {
     /// Every TCP table of the scenario (flows, then generators) with its field path.
     pub fn tcp_tables(&self) -> Vec<(String, &TcpSpec)> {
         let flows = self.flows.iter().enumerate().filter(|(_, f)| f.udp.is_none()).map(|(i, f)| (format!("flows[{i}].tcp"), f.tcp()));
-        let gens = self.generators.iter().enumerate().map(|(i, g)| {
-            let t = match g {
-                GeneratorSpec::Burst(b) => &b.tcp,
-                GeneratorSpec::Web(w) => &w.tcp,
-            };
-            (format!("generators[{i}].tcp"), t)
-        });
+        let gens = self.generators.iter().enumerate().filter_map(|(i, g)| g.tcp().map(|t| (format!("generators[{i}].tcp"), t)));
         flows.chain(gens).collect()
     }
 
@@ -207,112 +205,6 @@ impl FlowSpec {
 
 fn infinite() -> FlowSize {
     FlowSize::Infinite
-}
-
-/// Traffic generators that create flows.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum GeneratorSpec {
-    /// `kind = "burst"`: flows that start together and share a number of bytes.
-    Burst(BurstSpec),
-    /// `kind = "web"`: users that fetch files and think in between.
-    Web(WebSpec),
-}
-
-/// `flows` simultaneous flows that share `total` bytes equally.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BurstSpec {
-    /// The generator's name, and the prefix of its flows' names (default "burst<index>").
-    pub name: Option<String>,
-    /// How many flows start together.
-    pub flows: u32,
-    /// Bytes the flows share equally, e.g. "180kB".
-    pub total: Bytes,
-    /// When the burst starts (default 0 s).
-    pub start: Option<Duration>,
-    /// Random offset added to each flow's start (drawn per flow from the generator's stream).
-    pub jitter: Option<DurationRv>,
-    /// Links crossed by data, in order; ACKs return over the same links reversed.
-    pub route: Vec<String>,
-    /// The mobile user sends: the route names the radio network first, data leaves over the
-    /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
-    /// channel. Default false (a route into the radio ends at a mobile receiver).
-    #[serde(default)]
-    pub uplink: bool,
-    /// The flows' TCP (default rtolab's own settings, no `stack`).
-    #[serde(default)]
-    pub tcp: TcpSpec,
-}
-
-/// Web users (paper 000): each fetches a file of random size, then thinks for a random time,
-/// and again, until the run ends; each file over a new connection, or all of a user's files
-/// over one (`connection`).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WebSpec {
-    /// The generator's name, and the prefix of its flows' names (default "web<index>").
-    pub name: Option<String>,
-    /// How many users fetch files independently.
-    pub users: u32,
-    /// The file size; with `datagrams`, the size of each datagram of a packet call.
-    pub size: SizeRv,
-    /// The time between the end of one file and the request of the next (reading time),
-    /// e.g. "exp(1.5s)".
-    pub think: DurationRv,
-    /// When the users start (default 0 s).
-    pub start: Option<Duration>,
-    /// Links crossed by data, in order; ACKs return over the same links reversed.
-    pub route: Vec<String>,
-    /// The mobile user sends: the route names the radio network first, data leaves over the
-    /// user's dedicated uplink and the radio's wired path, ACKs come back through the shared
-    /// channel. Default false (a route into the radio ends at a mobile receiver).
-    #[serde(default)]
-    pub uplink: bool,
-    /// The users' TCP (default rtolab's own settings, no `stack`).
-    #[serde(default)]
-    pub tcp: TcpSpec,
-    /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number
-    /// of datagrams, each of a size drawn from `size`.
-    pub datagrams: Option<DatagramsSpec>,
-    /// "per-file" (a new TCP connection for each file, the default) or "per-session" (one
-    /// connection per user, opened at its first file and carrying every later file after
-    /// the think time, with the sender's timer and window state as the idle gap left them).
-    #[serde(default)]
-    pub connection: WebConnection,
-}
-
-/// How a web user's files map onto TCP connections.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum WebConnection {
-    /// A new connection (handshake, fresh RTO and window) for each file: paper 000's web
-    /// sessions, the 3GPP model's packet calls each on a connection of its own.
-    #[default]
-    PerFile,
-    /// One connection per user session, a reading of paper 001 (Sec. IV: "We simulate a
-    /// single user running a single session"; Sec. II: the "session completion time" is
-    /// measured "on a single TCP session"): opened at the user's first file (one handshake),
-    /// each later file written to it after the think time. The RTO, its back-off,
-    /// SRTT/RTTVAR, cwnd, ssthresh and the loss state carry over the idle gap as the stack's
-    /// own rules leave them (no stack here restarts the window after idle). It never closes
-    /// (no FIN). A mobile user of the radio network is placed once, when it opens.
-    PerSession,
-}
-
-/// A packet call of the 3GPP non-real-time (web browsing) traffic model, ETSI TR 101 112
-/// (UMTS 30.03) Annex B: a geometric number N of datagrams (support 1, 2, …, mean
-/// `mean_count`; 25 in the standard), each of a size S drawn from the generator's `size`
-/// (the standard's Pareto, k = 81.5 B, α = 1.1) and cut off at `max_size` (66 666 B, "Pareto
-/// with cut-off": larger draws become `max_size`). The file is their total, so its mean is
-/// E[N]·E[min(S, max_size)] (Wald's identity; 25 · 480 B ≈ 12 kB in the standard).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DatagramsSpec {
-    /// Mean number of datagrams per packet call, at least 1 (1 means exactly one).
-    pub mean_count: f64,
-    /// Datagram sizes above this are set to it; none means no cut-off.
-    pub max_size: Option<Bytes>,
 }
 
 /// What to record beyond the always-on `flows` and `links` tables.

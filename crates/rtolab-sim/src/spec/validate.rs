@@ -1,7 +1,7 @@
 //! Semantic checks a type cannot express: names, ranges and cross-field rules.
 
 use super::{
-    ArqOverride, ArqSpec, BurstSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, Scenario, SpecError, TcpSpec, UdpSpec, WebSpec,
+    ArqOverride, ArqSpec, FlowSpec, GeneratorSpec, LinkSpec, LossSpec, QueueSpec, RadioSpec, Scenario, SpecError, TcpSpec, UdpSpec,
 };
 use crate::transport::udp_spec::MAX_UDP_PAYLOAD;
 use crate::units::FlowSize;
@@ -214,35 +214,12 @@ fn flow(f: &FlowSpec, s: &Scenario, p: &str) -> Check {
 }
 
 fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
-    match g {
-        GeneratorSpec::Burst(BurstSpec { flows, total, route: r, uplink, tcp: t, .. }) => {
-            if *flows == 0 {
-                return fail(format!("{p}.flows"), "expected at least one flow");
-            }
-            if total.0 < *flows as u64 {
-                return fail(format!("{p}.total"), format!("got {} B, expected at least one byte per flow", total.0));
-            }
-            route(r, *uplink, s, p)?;
-            tcp(t, &format!("{p}.tcp"))
-        }
-        GeneratorSpec::Web(WebSpec { users, route: r, uplink, tcp: t, datagrams, .. }) => {
-            if *users == 0 {
-                return fail(format!("{p}.users"), "expected at least one user");
-            }
-            if let Some(d) = datagrams {
-                if !(d.mean_count.is_finite() && d.mean_count >= 1.0) {
-                    return fail(format!("{p}.datagrams.mean_count"), format!("got {}, expected a mean of at least 1 datagram per packet call", d.mean_count));
-                }
-                if d.max_size.is_some_and(|b| b.0 == 0) {
-                    return fail(format!("{p}.datagrams.max_size"), "got 0 B, expected a positive cut-off size");
-                }
-            }
-            if s.duration.is_none() {
-                return fail(p.to_string(), "web users never stop: the run needs a `duration`");
-            }
-            route(r, *uplink, s, p)?;
-            tcp(t, &format!("{p}.tcp"))
-        }
+    g.check(s.duration.is_some()).map_err(|(field, message)| SpecError::new(if field.is_empty() { p.to_string() } else { format!("{p}.{field}") }, message))?;
+    let (r, uplink) = g.route();
+    route(r, uplink, s, p)?;
+    match g.tcp() {
+        Some(t) => tcp(t, &format!("{p}.tcp")),
+        None => Ok(()),
     }
 }
 

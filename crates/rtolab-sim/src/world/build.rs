@@ -6,14 +6,14 @@ use super::events::EventLog;
 use super::flow::FlowRuntime;
 use super::plan::plan;
 use super::session::RowSource;
-use super::traffic::WebGenerator;
+use super::users::{UserGroup, UserSlot};
 use super::{Simulation, World};
 use crate::build::links::{captures, link_dirs, reported_links, route_dirs, spike_processes, LinkRecording};
 use crate::build::radio;
 use crate::engine::Event;
 use crate::fabric::{Fabric, FlowRoute};
 use crate::net::FlowId;
-use crate::spec::{Scenario, SeriesMetric, WebConnection};
+use crate::spec::{Scenario, SeriesMetric};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -23,7 +23,7 @@ impl Simulation {
         let series = &scenario.output.series;
         let record = LinkRecording::of(series);
         let mut links = link_dirs(scenario, seed, record);
-        let (planned, planned_web) = plan(scenario, seed);
+        let (planned, planned_users) = plan(scenario, seed);
         // Every flow and web user whose route ends in the radio network is a mobile user.
         let mut ues = 0u32;
         let mut mobile = |route: &[String], uplink: bool| {
@@ -43,13 +43,13 @@ impl Simulation {
         let mut routed: Vec<(FlowId, FlowRoute, Option<u32>, bool)> = Vec::with_capacity(planned.len());
         let mut rows = Vec::with_capacity(planned.len());
         let mut datagram_flows = Vec::new();
-        let n_tcp = planned.iter().filter(|f| f.udp.is_none()).count();
+        let n_tcp = planned.iter().filter(|f| f.datagrams.is_none()).count();
         let mut flows: Vec<FlowRuntime> = Vec::with_capacity(n_tcp);
         for (i, f) in planned.into_iter().enumerate() {
             let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
-            let id = match f.udp {
-                Some(udp) => {
-                    let mut flow = DatagramFlow::udp(f.name, f.origin, f.start, f.size, udp, seed);
+            let id = match &f.datagrams {
+                Some(plan) => {
+                    let mut flow = DatagramFlow::planned(f.name, f.origin, f.start, f.size, plan, seed);
                     flow.row = i as u32;
                     datagram_flows.push(flow);
                     rows.push(RowSource::Datagram(FlowId::datagram(datagram_flows.len() as u32 - 1)));
@@ -65,16 +65,15 @@ impl Simulation {
             };
             routed.push((id, FlowRoute::new(fwd, rev), mobile(f.route, f.uplink), f.uplink));
         }
-        let mut web_users = Vec::new();
-        let mut web_specs = Vec::new();
-        for w in planned_web {
+        let mut users = Vec::new();
+        let mut user_groups = Vec::new();
+        for (group, w) in planned_users.into_iter().enumerate() {
             let (forward, reverse) = route_dirs(scenario, w.route, w.uplink);
-            let per_session = w.connection == WebConnection::PerSession;
-            web_specs.push(WebGenerator { name: w.name, forward, reverse, tcp: w.tcp.clone(), start: w.start, uplink: w.uplink, per_session });
-            for mut user in w.users {
-                user.ue = mobile(w.route, w.uplink);
-                web_users.push(user);
+            for (user, behaviour) in w.users.into_iter().enumerate() {
+                let ue = mobile(w.route, w.uplink);
+                users.push(UserSlot { group: group as u32, user: user as u32, files: 0, ue, connection: None, behaviour });
             }
+            user_groups.push(UserGroup { name: w.name, forward, reverse, tcp: w.tcp.clone(), start: w.start, uplink: w.uplink, one_connection: w.one_connection });
         }
         let radio = radio::build(scenario, ues as usize, &mut links, seed, record);
         if let Some(radio) = &radio {
@@ -99,8 +98,8 @@ impl Simulation {
             files: Vec::new(),
             flows,
             datagram_flows,
-            web_users,
-            web_specs,
+            users,
+            user_groups,
             configs,
             stop_at: scenario.duration.map(|d| SimTime::ZERO + d.sim()),
             max_events: scenario.limits.max_events,
@@ -121,7 +120,7 @@ impl Simulation {
         sim
     }
 
-    /// The stop, the flows' starts, the spikes, the web users' first wake-ups, in this order
+    /// The stop, the flows' starts, the spikes, the users' first wake-ups, in this order
     /// (which fixes the order of events at the same instant).
     fn schedule_initial_events(&mut self) {
         let (net, world) = (&mut self.net, &mut self.world);
@@ -137,10 +136,10 @@ impl Simulation {
             net.events.schedule(start, Event::FlowStart(id));
         }
         net.schedule_spikes();
-        for u in 0..world.web_users.len() {
-            let start = world.web_specs[world.web_users[u].spec as usize].start;
-            let think = world.web_users[u].draw_think();
-            net.events.schedule(start + think, Event::UserWake(u as u32));
+        for u in 0..world.users.len() {
+            let start = world.user_groups[world.users[u].group as usize].start;
+            let wake = world.users[u].behaviour.first_wake(start);
+            net.events.schedule(wake, Event::UserWake(u as u32));
         }
     }
 }

@@ -1,12 +1,12 @@
 //! A datagram flow at run time: a UDP source and its sink, and what the world counts that
 //! they cannot see (drops, the packet ledger, when the last datagram's fate was known).
 
-use super::flow::Origin;
+use crate::traffic::Origin;
+use super::plan::DatagramPlan;
 use crate::fabric::ledger::FlowCount;
-use crate::rng::stream;
-use crate::time::{SimDuration, SimTime};
-use crate::transport::{OnOff, UdpSink, UdpSource, UdpSpec};
-use crate::units::RvSampler;
+use crate::time::SimTime;
+use crate::transport::{UdpSink, UdpSource};
+use crate::voice::codec::Codec;
 
 /// Invariant: `source.sent` = `sink.received` + `lost` + the flow's datagrams still in the
 /// network (`FlowCount`'s law); `end` is set once the source has sent everything and none is
@@ -30,30 +30,28 @@ pub struct DatagramFlow {
     /// Generation and time of the pending timer event (as `FlowRuntime::timer_generation`).
     pub timer_generation: u32,
     pub timer_at: Option<SimTime>,
+    /// A call's codec: its row is scored by the E-model.
+    pub codec: Option<Codec>,
 }
 
 impl DatagramFlow {
-    /// A UDP flow of `size` bytes per `udp`, its on/off periods drawn from the flow's own
-    /// random stream.
-    pub fn udp(name: String, origin: Origin, start: SimTime, size: Option<u64>, udp: &UdpSpec, seed: u64) -> Self {
-        let on_off = match (&udp.on, &udp.off) {
-            (Some(on), Some(off)) => {
-                Some(OnOff { on: RvSampler::new(on.0.clone()), off: RvSampler::new(off.0.clone()), rng: stream(seed, &format!("flows/{name}"), "on-off") })
-            }
-            _ => None,
-        };
-        let source = UdpSource::new(udp.rate.bps(), udp.size.0 as u32, size, start, on_off);
-        Self::new(name, origin, start, size, source, None)
+    /// Flow `name` of `size` bytes from `start` as `plan` says, its on/off periods drawn
+    /// from the flow's own random stream.
+    pub fn planned(name: String, origin: Origin, start: SimTime, size: Option<u64>, plan: &DatagramPlan, seed: u64) -> Self {
+        let source = plan.source(&name, size, start, seed);
+        let mut flow = Self::new(name, origin, start, size, source, plan.sink());
+        flow.codec = plan.codec;
+        flow
     }
 
-    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, source: UdpSource, playout: Option<SimDuration>) -> Self {
+    pub fn new(name: String, origin: Origin, start: SimTime, size: Option<u64>, source: UdpSource, sink: UdpSink) -> Self {
         DatagramFlow {
             name,
             origin,
             start,
             size,
             source,
-            sink: UdpSink::new(playout),
+            sink,
             ledger: FlowCount::default(),
             lost: 0,
             row: 0,
@@ -61,6 +59,7 @@ impl DatagramFlow {
             end: None,
             timer_generation: 0,
             timer_at: None,
+            codec: None,
         }
     }
 

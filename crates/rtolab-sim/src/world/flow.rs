@@ -3,9 +3,9 @@
 
 use super::configs::SenderConfigs;
 use super::session::Session;
+use crate::traffic::Origin;
 use crate::fabric::ledger::FlowCount;
 use crate::intervals::IntervalSet;
-use crate::results::FlowKind;
 use crate::rng::stream;
 use crate::spec::TcpSpec;
 use crate::tcp::jiffies::JIFFY;
@@ -266,29 +266,6 @@ impl DeliveryCheck {
             format!("delivery of [{start}, {end}) includes bytes that never arrived")
         } else {
             format!("delivery up to {end} beyond the flow's {} bytes", self.limit)
-        }
-    }
-}
-
-/// Where a flow came from.
-#[derive(Clone, Debug)]
-pub enum Origin {
-    Static,
-    Burst(String),
-    /// `user` indexes the simulation's web users; `generator` is the generator's name.
-    Web {
-        user: u32,
-        generator: String,
-    },
-}
-
-impl Origin {
-    /// The flows table's `kind` and `generator` of a flow made this way.
-    pub fn kind_and_generator(&self) -> (FlowKind, Option<String>) {
-        match self {
-            Origin::Static => (FlowKind::Flow, None),
-            Origin::Burst(g) => (FlowKind::Burst, Some(g.clone())),
-            Origin::Web { generator, .. } => (FlowKind::Web, Some(generator.clone())),
         }
     }
 }

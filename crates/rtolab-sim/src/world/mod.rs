@@ -15,9 +15,11 @@ mod flow;
 pub mod plan;
 mod report;
 mod session;
-pub mod traffic;
+mod users;
 
-pub use flow::{DeliveryCheck, Origin, SpuriousOracle, Verdict};
+pub use crate::traffic::Origin;
+pub use flow::{DeliveryCheck, SpuriousOracle, Verdict};
+pub use report::datagram_columns;
 
 use crate::control::{RunControl, POLL_EVERY};
 use crate::engine::{Event, Side};
@@ -37,7 +39,7 @@ use events::EventLog;
 use flow::FlowRuntime;
 use session::{RowSource, Session, SessionFile, Tally};
 use thiserror::Error;
-use traffic::{WebGenerator, WebUser};
+use users::{UserGroup, UserSlot};
 
 /// A run that could not complete.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -84,8 +86,9 @@ pub struct World {
     rows: Vec<RowSource>,
     /// The files of the per-session connections, in the order they began.
     files: Vec<SessionFile>,
-    web_users: Vec<WebUser>,
-    web_specs: Vec<WebGenerator>,
+    /// Generators' users, and their groups (one per generator with users).
+    users: Vec<UserSlot>,
+    user_groups: Vec<UserGroup>,
     /// Sender configurations shared by the flows that have equal ones.
     configs: SenderConfigs,
     stop_at: Option<SimTime>,
@@ -134,7 +137,7 @@ impl Simulation {
                 return Err(SimError::EventBudget { max: world.max_events, at: now });
             }
             if world.stop_at.is_none() {
-                if world.completed == world.flows.len() + world.datagram_flows.len() && world.web_users.is_empty() {
+                if world.completed == world.flows.len() + world.datagram_flows.len() && world.users.is_empty() {
                     break now;
                 }
                 if now > world.max_time {
@@ -269,7 +272,7 @@ impl Host<Packet> for World {
         match event {
             Event::FlowStart(f) => self.flow_start(net, now, f),
             Event::Timer { flow, side, generation } => self.timer(net, now, flow, side, generation),
-            Event::UserWake(u) => self.start_web_file(net, now, u),
+            Event::UserWake(u) => self.start_user_file(net, now, u),
             _ => {}
         }
     }
@@ -486,21 +489,21 @@ impl World {
     fn flow_completed(&mut self, net: &mut Fabric<Packet>, now: SimTime, f: FlowId) {
         self.completed += 1;
         if let Origin::Web { user, .. } = self.flows[f.index()].origin {
-            let think = self.web_users[user as usize].draw_think();
-            net.events.schedule(now + think, Event::UserWake(user));
+            let wake = self.users[user as usize].behaviour.next_wake(now);
+            net.events.schedule(wake, Event::UserWake(user));
         }
     }
 
-    /// Web user `u` requests its next file: over a new connection, or written to the user's
-    /// connection under "per-session".
-    fn start_web_file(&mut self, net: &mut Fabric<Packet>, now: SimTime, u: u32) {
-        let user = &mut self.web_users[u as usize];
-        let size = user.draw_size();
-        let g = &self.web_specs[user.spec as usize];
+    /// User `u` requests its next file: over a new connection, or written to the user's
+    /// connection when its group keeps one per user.
+    fn start_user_file(&mut self, net: &mut Fabric<Packet>, now: SimTime, u: u32) {
+        let user = &mut self.users[u as usize];
+        let size = user.behaviour.request();
+        let g = &self.user_groups[user.group as usize];
         let name = format!("{}.u{}.{}", g.name, user.user, user.files);
         user.files += 1;
         let origin = Origin::Web { user: u, generator: g.name.clone() };
-        if g.per_session {
+        if g.one_connection {
             return self.write_session_file(net, now, u, name, origin, size);
         }
         let mut flow = FlowRuntime::new(name, origin, now, Some(size), &g.tcp, self.seed, &mut self.configs);
@@ -517,11 +520,11 @@ impl World {
     /// handshake, the mobile user placed once), or it is written to the open connection,
     /// whose sender carries its RTO, back-off, RTT estimates and window over the idle gap.
     fn write_session_file(&mut self, net: &mut Fabric<Packet>, now: SimTime, u: u32, name: String, origin: Origin, size: u64) {
-        let user = &self.web_users[u as usize];
+        let user = &self.users[u as usize];
         let (f, opens) = match user.connection {
             Some(f) => (f, false),
             None => {
-                let g = &self.web_specs[user.spec as usize];
+                let g = &self.user_groups[user.group as usize];
                 let mut flow = FlowRuntime::new(format!("{}.u{}", g.name, user.user), origin.clone(), now, None, &g.tcp, self.seed, &mut self.configs);
                 flow.sender.expect_writes();
                 flow.session = Some(Box::default());
@@ -530,7 +533,7 @@ impl World {
                 let f = FlowId(self.flows.len() as u32);
                 self.flows.push(flow);
                 net.set_route(f, route);
-                self.web_users[u as usize].connection = Some(f);
+                self.users[u as usize].connection = Some(f);
                 (f, true)
             }
         };
@@ -570,8 +573,8 @@ impl World {
         }
         file.end = Some(now);
         if let Origin::Web { user, .. } = flow.origin {
-            let think = self.web_users[user as usize].draw_think();
-            net.events.schedule(now + think, Event::UserWake(user));
+            let wake = self.users[user as usize].behaviour.next_wake(now);
+            net.events.schedule(wake, Event::UserWake(user));
         }
     }
 
@@ -607,7 +610,7 @@ impl World {
 
 /// The route of a new connection of `user`, of generator `g`: the generator's, reaching the
 /// user's mobile when it has one.
-fn web_route(g: &WebGenerator, user: &WebUser, net: &Fabric<Packet>) -> FlowRoute {
+fn web_route(g: &UserGroup, user: &UserSlot, net: &Fabric<Packet>) -> FlowRoute {
     let mut route = FlowRoute::new(g.forward.clone(), g.reverse.clone());
     if let (Some(ue), Some(radio)) = (user.ue, net.radio()) {
         route.reach_mobile(ue, radio.uplink(ue), g.uplink);

@@ -7,6 +7,9 @@ use super::{Simulation, World};
 use crate::fabric::Parts;
 use crate::results::{FlowRow, RunMeta, RunResult, TransportKind};
 use crate::time::SimTime;
+use crate::transport::{UdpSink, UdpSource};
+use crate::voice::codec::Codec;
+use crate::voice::emodel::score_call;
 
 impl Simulation {
     pub(super) fn report(self, end: SimTime) -> RunResult {
@@ -179,22 +182,46 @@ fn datagram_row(row: u64, f: &DatagramFlow, end: SimTime) -> FlowRow {
         connection: row,
         name: f.name.clone(),
         kind,
-        transport: TransportKind::Udp,
         generator,
         start_s: f.start.as_secs_f64(),
         end_s: f.end.map(|t| t.as_secs_f64()),
         completion_s: f.end.map(|t| t.since(f.start).as_secs_f64()),
         size: f.size,
-        bytes: f.sink.bytes,
-        goodput_bps: (f.started && elapsed > 0.0).then(|| f.sink.bytes_in_time as f64 * 8.0 / elapsed),
-        throughput_bps: (f.started && elapsed > 0.0).then(|| f.source.bytes_sent as f64 * 8.0 / elapsed),
-        datagrams_sent: Some(f.source.sent),
-        datagrams_received: Some(f.sink.received),
-        datagrams_lost: Some(f.lost),
-        datagrams_late: Some(f.sink.late),
-        delay_mean_s: f.sink.delay_mean_s(),
-        delay_p99_s: f.sink.delay_p99_s(),
-        jitter_s: f.sink.jitter_s(),
+        ..datagram_columns(&f.source, &f.sink, f.lost, f.codec, f.started.then_some(elapsed))
+    }
+}
+
+/// The columns of a datagram flow's row that its source, its sink and the network's drops
+/// (`lost`) give: transport UDP, bytes received, goodput (bytes in time) and throughput
+/// (bytes sent) over `elapsed_s` (from the flow's start to its end, or to the run's; `None`
+/// if it never started), the datagram counts, one-way delay, jitter, and a call's MOS
+/// (`codec`). The simulator's rows and the emulator's (`rtolab-emu`) are built by this one
+/// function, so that they compare column by column. The other columns are blank.
+pub fn datagram_columns(source: &UdpSource, sink: &UdpSink, lost: u64, codec: Option<Codec>, elapsed_s: Option<f64>) -> FlowRow {
+    let rate = |bytes: u64| elapsed_s.filter(|&e| e > 0.0).map(|e| bytes as f64 * 8.0 / e);
+    FlowRow {
+        transport: TransportKind::Udp,
+        bytes: sink.bytes,
+        goodput_bps: rate(sink.bytes_in_time),
+        throughput_bps: rate(source.bytes_sent),
+        datagrams_sent: Some(source.sent),
+        datagrams_received: Some(sink.received),
+        datagrams_lost: Some(lost),
+        datagrams_late: Some(sink.late),
+        delay_mean_s: sink.delay_mean_s(),
+        delay_p99_s: sink.delay_p99_s(),
+        jitter_s: sink.jitter_s(),
+        mos: codec.and_then(|codec| call_mos(codec, sink, lost)),
         ..FlowRow::blank()
     }
+}
+
+/// A call's MOS (ITU-T G.107 via `voice::emodel::score_call`): Id from the mean one-way
+/// delay of the datagrams received, Ie,eff from the share of datagrams lost to the listener
+/// (dropped, or later than the playout delay) among those whose fate is known at the end.
+/// `None` for a call of which nothing arrived or was dropped.
+fn call_mos(codec: Codec, sink: &UdpSink, lost: u64) -> Option<f64> {
+    let known = sink.received + lost;
+    let delay = sink.delay_mean_s().unwrap_or(0.0);
+    (known > 0).then(|| score_call(codec, delay, (lost + sink.late) as f64 / known as f64).mos)
 }

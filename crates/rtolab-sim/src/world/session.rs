@@ -21,7 +21,8 @@
 //! under the row of its latest file (`FlowRuntime::row`), so a series' entity stays the
 //! flows table's row of the same index.
 
-use super::flow::{FlowRuntime, Origin, Verdict};
+use super::flow::{FlowRuntime, Verdict};
+use crate::traffic::Origin;
 use crate::net::FlowId;
 use crate::tcp::segment::SackBlocks;
 use crate::tcp::Segment;
