@@ -67,6 +67,7 @@ def loss_ratio(row: dict[str, Any]) -> float:
     return lost / (lost + received)
 
 
+@pytest.mark.slow  # 10-20 s of real time each
 def test_cbr_below_capacity_loses_nothing_and_waits_as_simulated() -> None:
     """1 Mbit/s of 1200-byte payloads on a 10 Mbit/s, 40 ms link for 10 s: no loss either
     way, and the mean one-way delay (40 ms + 0.98 ms of serialisation in the simulator)
@@ -79,6 +80,7 @@ def test_cbr_below_capacity_loses_nothing_and_waits_as_simulated() -> None:
     assert relative(emu["delay_mean_s"], sim["delay_mean_s"]) < TOLERANCE, (emu["delay_mean_s"], sim["delay_mean_s"])
 
 
+@pytest.mark.slow  # 10-20 s of real time each
 def test_cbr_above_capacity_loses_and_waits_as_simulated() -> None:
     """4 Mbit/s into a 2 Mbit/s, 20 ms link behind a 50-packet drop-tail queue for 20 s: the
     loss ratio (lost among lost and received) and the mean one-way delay within 2 %

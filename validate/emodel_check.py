@@ -65,12 +65,12 @@ def r_factor(p: dict[str, float]) -> float:
 
 
 def mos(r: float) -> float:
-    """G.107 Annex B."""
+    """G.107 Annex B, floored at the scale's 1 where the polynomial dips below it (0 < R < 6.5)."""
     if r < 0:
         return 1.0
     if r > 100:
         return 4.5
-    return 1 + 0.035 * r + r * (r - 60) * (100 - r) * 7e-6
+    return max(1.0, 1 + 0.035 * r + r * (r - 60) * (100 - r) * 7e-6)
 
 
 def call_mos(codec: str, delay_s: float, loss: float) -> float:

@@ -247,14 +247,15 @@ impl Params {
 
 /// G.107 Annex B (B-4): the estimated conversational MOS of a rating R. MOS = 1 for R < 0,
 /// 4.5 for R > 100, and 1 + 0.035·R + R·(R − 60)·(100 − R)·7·10⁻⁶ between (continuous at both
-/// ends).
+/// ends). The polynomial dips below the scale's floor for 0 < R < 6.5 (to 0.9888 at R ≈ 3.3):
+/// there the MOS is 1, the lowest score the scale has, so the result always lies in [1, 4.5].
 pub fn mos_from_r(r: f64) -> f64 {
     if r < 0.0 {
         1.0
     } else if r > 100.0 {
         4.5
     } else {
-        1.0 + 0.035 * r + r * (r - 60.0) * (100.0 - r) * 7e-6
+        (1.0 + 0.035 * r + r * (r - 60.0) * (100.0 - r) * 7e-6).max(1.0)
     }
 }
 

@@ -109,3 +109,17 @@ fn mos_falls_with_delay_past_200_ms() {
         }
     }
 }
+
+/// The MOS never leaves the scale [1, 4.5]: Annex B's polynomial dips to 0.9888 near R = 3.3
+/// (1 + 0.1155 − 3.3·56.7·96.7·7·10⁻⁶), where the score is the floor, 1; it is 1 at R = 0 and
+/// rises again from R ≈ 6.5 on.
+#[test]
+fn mos_stays_on_its_scale() {
+    assert_eq!(mos_from_r(3.3), 1.0);
+    assert_eq!(mos_from_r(0.0), 1.0);
+    assert!(mos_from_r(7.0) > 1.0);
+    for k in -100..=1100 {
+        let m = mos_from_r(k as f64 / 10.0);
+        assert!((1.0..=4.5).contains(&m), "R {} gives {m}", k as f64 / 10.0);
+    }
+}

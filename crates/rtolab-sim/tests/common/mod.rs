@@ -64,3 +64,14 @@ pub fn matrix_cases() -> Vec<(String, String)> {
     }
     cases
 }
+
+/// A bulk CUBIC flow "bulk" on a 2 Mbit/s, 20 ms link "l" behind `queue` for `duration`, with
+/// `traffic` (more flows or generators) spliced after it: the set-up where voice meets a
+/// queue TCP keeps full.
+#[allow(dead_code)] // not every test binary uses every helper
+pub fn beside_bulk_cubic(queue: &str, duration: &str, traffic: &str) -> String {
+    format!(
+        "duration = \"{duration}\"\n[[links]]\nname = \"l\"\nrate = \"2Mbps\"\ndelay = \"20ms\"\nqueue = {queue}\n\
+         [[flows]]\nname = \"bulk\"\nroute = [\"l\"]\ntcp = {{ cc = \"cubic\", max_window = 1000 }}\n{traffic}"
+    )
+}

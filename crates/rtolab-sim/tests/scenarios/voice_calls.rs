@@ -2,7 +2,7 @@
 //! talking, P.59's talk spurts and silences, late packets lost to the listener, and the
 //! E-model's MOS per call, on clean, lossy, spiky and shared links and over the radio network.
 
-use crate::common::run;
+use crate::common::{beside_bulk_cubic, run};
 use rtolab_sim::results::{FlowKind, TransportKind};
 use rtolab_sim::spec::from_toml;
 use rtolab_sim::{FlowRow, RunResult};
@@ -98,27 +98,8 @@ fn talk_spurts_follow_p59_and_amr_packets_are_small() {
 /// FQ-CoDel, whose flow queues keep the voice apart.
 #[test]
 fn voice_beside_bulk_cubic_droptail_against_fq_codel() {
-    let scenario = |queue: &str| {
-        format!(
-            r#"
-duration = "40s"
-[[links]]
-name = "l"
-rate = "2Mbps"
-delay = "20ms"
-queue = {queue}
-[[flows]]
-name = "bulk"
-route = ["l"]
-tcp = {{ cc = "cubic", max_window = 1000 }}
-[[generators]]
-kind = "voip"
-users = 1
-start = "10s"
-route = ["l"]
-"#
-        )
-    };
+    let call = "[[generators]]\nkind = \"voip\"\nusers = 1\nstart = \"10s\"\nroute = [\"l\"]\n";
+    let scenario = |queue: &str| beside_bulk_cubic(queue, "40s", call);
     let droptail = run(&scenario("{ kind = \"droptail\", limit = \"200p\" }"));
     let fq = run(&scenario("{ kind = \"fq_codel\" }"));
     let (d, q) = (call_rows(&droptail)[0], call_rows(&fq)[0]);
