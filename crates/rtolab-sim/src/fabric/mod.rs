@@ -168,6 +168,13 @@ pub struct Parts<P> {
     pub packets: PacketArena<P>,
 }
 
+/// `routes[i]`, kept out of line: a datagram flow's route, off the TCP packets' hot path.
+#[cold]
+#[inline(never)]
+fn cold_route(routes: &[FlowRoute], i: usize) -> &FlowRoute {
+    &routes[i]
+}
+
 /// The network of one run. See the module's documentation for the invariants.
 pub struct Fabric<P: Carried = Packet> {
     /// The run's event queue: the network's events and the host's own.
@@ -230,10 +237,13 @@ impl<P: Carried> Fabric<P> {
     #[inline(always)]
     pub fn route(&self, f: FlowId) -> &FlowRoute {
         if f.is_datagram() {
-            &self.datagram_routes[f.slot()]
-        } else {
-            &self.routes[f.index()]
+            return self.datagram_route(f);
         }
+        &self.routes[f.index()]
+    }
+
+    fn datagram_route(&self, f: FlowId) -> &FlowRoute {
+        cold_route(&self.datagram_routes, f.slot())
     }
 
     /// Flow `f`'s endpoints, for the captures' SYN options and windows (nothing without a
@@ -453,7 +463,7 @@ impl<P: Carried> Fabric<P> {
     fn forward<H: Host<P>>(&mut self, now: SimTime, dir: DirId, id: PacketId, host: &mut H) {
         let p = self.packets.get_mut(id);
         let f = p.flow();
-        let route = if f.is_datagram() { &self.datagram_routes[f.slot()] } else { &self.routes[f.index()] };
+        let route = if f.is_datagram() { cold_route(&self.datagram_routes, f.slot()) } else { &self.routes[f.index()] };
         let hops = route.way(p.way());
         let next = p.hop() as usize + 1;
         if next < hops.len() {

@@ -174,19 +174,17 @@ impl Host<Packet> for World {
     #[inline]
     fn arrived(&mut self, net: &mut Fabric<Packet>, now: SimTime, id: PacketId, _exit: Exit) {
         let p = net.packet(id);
-        if p.flow.is_datagram() {
-            return self.datagram_arrived(net, now, id);
-        }
-        self.flows[p.flow.index()].ledger.delivered(p);
         let (f, way, sent_at) = (p.flow, p.way, p.sent_at);
         let segment = match p.payload() {
             Payload::Segment(s) => s,
+            // A control message is never a data packet: the ledger does not count it.
             Payload::Control(signal) => {
                 net.release(id);
                 return self.deliver_signal(net, now, f, signal);
             }
-            Payload::Datagram(_) => unreachable!("a datagram's flow id is a datagram flow's"),
+            Payload::Datagram(_) => return self.datagram_arrived(net, now, id),
         };
+        self.flows[f.index()].ledger.delivered(p);
         if self.record_delay && way == Way::Forward && segment.len > 0 {
             self.series.push(now.as_secs_f64(), self.flows[f.index()].row, SeriesMetric::Delay, now.since(sent_at).as_secs_f64());
         }
