@@ -1,8 +1,10 @@
-//! The registry of generator kinds: one line per kind (`kind = "..."` and its table type,
-//! which implements `GeneratorKind`). The macro makes `GeneratorSpec`, the tagged table users
-//! write, and dispatches every `GeneratorKind` call to the kind's own type.
+//! The registry of generator kinds: `generators!`, invoked in `traffic/mod.rs` with one line
+//! per kind (`Variant("kind", file::Table)`, the table implementing `GeneratorKind`), makes
+//! `GeneratorSpec`, the tagged table users write, and dispatches every `GeneratorKind` call
+//! to the kind's own type.
 
-use super::kind::{GeneratorKind, Traffic};
+use super::kind::Traffic;
+use super::GeneratorSpec;
 use crate::tcp::settings::TcpSpec;
 
 macro_rules! generators {
@@ -34,7 +36,7 @@ macro_rules! generators {
                 }
             }
 
-            fn inner(&self) -> &dyn GeneratorKind {
+            pub(super) fn inner(&self) -> &dyn $crate::traffic::GeneratorKind {
                 match self {
                     $( $(#[cfg($cfg)])? GeneratorSpec::$kind(g) => g, )*
                 }
@@ -43,17 +45,7 @@ macro_rules! generators {
     };
 }
 
-generators! {
-    /// `kind = "burst"`: flows that start together and share a number of bytes.
-    Burst("burst", super::burst::BurstSpec),
-    /// `kind = "web"`: users that fetch files and think in between.
-    Web("web", super::web::WebSpec),
-    /// `kind = "voip"`: voice calls, one per user, scored by the E-model.
-    Voip("voip", super::voip::VoipSpec),
-    /// `kind = "toy"`: the registry's own example of a new kind (tests only).
-    #[cfg(test)]
-    Toy("toy", super::toy::ToySpec),
-}
+pub(super) use generators;
 
 impl GeneratorSpec {
     /// The generator's name: its table's, or "<kind><index>" for generator `index`.
