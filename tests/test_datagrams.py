@@ -89,3 +89,14 @@ def test_report_shows_delay_loss_and_mos_of_datagram_flows(tmp_path: Path) -> No
     for stem in ("delay_mean_s", "delay_p99_s", "datagram_loss", "mos"):
         assert any(stem in name for name in written), (stem, sorted(written))
     assert not any(name.startswith("events") for name in written), sorted(written)
+
+
+def test_compare_sets_the_stack_on_tcp_flows_only() -> None:
+    """`rtolab compare` names the stack on every TCP flow and generator, never on a UDP flow or
+    a kind without a TCP table (calls), which would make the scenario invalid."""
+    from rtolab.emulate import _with_stack
+
+    tree = _with_stack(SCENARIO + '[[flows]]\nname = "t"\nroute = ["l"]\nsize = "10kB"\n', "linux")
+    assert "tcp" not in tree["flows"][0] and tree["flows"][1]["tcp"] == {"stack": "linux"}
+    assert "tcp" not in tree["generators"][0]
+    rtolab.validate(tree)

@@ -105,10 +105,18 @@ def compare(
     for col, justify in (("flow", "left"), ("metric", "left"), ("simulated", "right"), ("kernel", "right")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for row in summary.iter_rows(named=True):
-        for i, col in enumerate(COMPARED):
-            table.add_row(row["name"] if i == 0 else "", col, _fmt(row[col]), _fmt(row[col + "_kernel"]), end_section=i == len(COMPARED) - 1)
+        # A metric neither side has for this flow (a datagram column of a TCP flow), or a TCP
+        # counter of a datagram flow (0 by definition), is left out of its rows.
+        datagram = row["delay_mean_s"] is not None or row["delay_mean_s_kernel"] is not None
+        shown = [col for col in COMPARED if (row[col] is not None or row[col + "_kernel"] is not None) and not (datagram and col in TCP_ONLY)]
+        for i, col in enumerate(shown):
+            table.add_row(row["name"] if i == 0 else "", col, _fmt(row[col]), _fmt(row[col + "_kernel"]), end_section=i == len(shown) - 1)
     out.print(table)
     _write_comparison(c, out_dir, force)
+
+
+#: The compared columns that only TCP flows have a use for.
+TCP_ONLY = {"retransmits", "timeouts", "spurious_timeouts", "spurious_detected", "undos", "fast_retransmits", "mean_rto_s", "mean_rtt_s"}
 
 
 def _write_comparison(c: Comparison, out_dir: Path, force: bool) -> None:

@@ -25,6 +25,8 @@ from rtolab.spec import SpecLike, absolute_traces, source_dir, text_sha256, to_t
 COMPARED = [
     "goodput_bps", "completion_s", "retransmits", "timeouts", "spurious_timeouts", "spurious_detected", "undos",
     "fast_retransmits", "mean_rto_s", "mean_rtt_s",
+    # Datagram flows (null for TCP).
+    "datagrams_lost", "delay_mean_s", "delay_p99_s", "jitter_s", "mos",
 ]
 
 
@@ -48,13 +50,24 @@ def emulate(spec: SpecLike, seed: int | None = None, wall_limit_s: float = 300.0
     return Result.from_core(raw, meta)
 
 
+def _tcp_items(tree: dict[str, Any]) -> list[dict[str, Any]]:
+    """The flows and generators of ``tree`` whose connections run TCP: not a UDP flow, nor a
+    generator whose kind has no ``tcp`` table in the scenario schema (calls)."""
+    from rtolab.spec import schema
+
+    kinds = schema()["$defs"]["GeneratorSpec"]["oneOf"]
+    with_tcp = {k["properties"]["kind"]["const"] for k in kinds if "tcp" in k["properties"]}
+    flows = [f for f in tree.get("flows", []) if "udp" not in f]
+    return [*flows, *[g for g in tree.get("generators", []) if g.get("kind") in with_tcp]]
+
+
 def _with_stack(spec: SpecLike, stack: str) -> dict[str, Any]:
-    """The scenario as a mapping with ``tcp.stack`` set on every flow and generator."""
+    """The scenario as a mapping with ``tcp.stack`` set on every TCP flow and generator."""
     import tomllib
 
     text, fmt = to_text(spec)
     tree: dict[str, Any] = tomllib.loads(text) if fmt == "toml" else json.loads(text)
-    for item in [*tree.get("flows", []), *tree.get("generators", [])]:
+    for item in _tcp_items(tree):
         item.setdefault("tcp", {})["stack"] = stack
     return absolute_traces(tree, source_dir(spec))
 
@@ -93,7 +106,7 @@ def compare(spec: SpecLike, stack: str = "linux", reps: int = 1, wall_limit_s: f
     output = tree.setdefault("output", {})
     output["series"] = sorted(set(output.get("series", [])) | {"cwnd", "srtt", "pacing_rate"})
     kernel_tree = json.loads(json.dumps(tree))
-    for item in [*kernel_tree.get("flows", []), *kernel_tree.get("generators", [])]:
+    for item in _tcp_items(kernel_tree):
         item["tcp"].pop("stack", None)
     frames = []
     first: dict[str, Result] = {}
