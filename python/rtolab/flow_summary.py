@@ -39,19 +39,20 @@ def by_generator(flows: pl.DataFrame) -> pl.DataFrame:
 def datagrams_by_generator(flows: pl.DataFrame) -> pl.DataFrame:
     """One row per generator of datagram flows (UDP flows, calls), in order of first
     appearance: generator, kind, flows, datagrams_sent (summed), lost_share and late_share
-    (of the datagrams sent), delay_mean_median_s (the median of the flows' mean one-way
+    (among the datagrams whose fate is known at the end: received or dropped, as the MOS
+    counts them), delay_mean_median_s (the median of the flows' mean one-way
     delays), delay_p99_max_s (the largest of their 99th percentiles), mos_mean and mos_min
     (null for flows that are not calls)."""
-    sent = pl.col("datagrams_sent").sum()
+    known = pl.col("datagrams_received").sum() + pl.col("datagrams_lost").sum()
     return (
         flows.with_columns(pl.col("generator").fill_null(SCENARIO_FLOWS))
         .group_by("generator", maintain_order=True)
         .agg(
             pl.col("kind").first(),
             pl.len().alias("flows"),
-            sent.alias("datagrams_sent"),
-            (pl.col("datagrams_lost").sum() / sent).alias("lost_share"),
-            (pl.col("datagrams_late").sum() / sent).alias("late_share"),
+            pl.col("datagrams_sent").sum(),
+            (pl.col("datagrams_lost").sum() / known).alias("lost_share"),
+            (pl.col("datagrams_late").sum() / known).alias("late_share"),
             pl.col("delay_mean_s").median().alias("delay_mean_median_s"),
             pl.col("delay_p99_s").max().alias("delay_p99_max_s"),
             pl.col("mos").mean().alias("mos_mean"),

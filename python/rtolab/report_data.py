@@ -28,7 +28,7 @@ DISTRIBUTIONS = {
     # Datagram flows only (null for TCP, so a TCP-only sweep has no such section).
     "delay_mean_s": ("mean one-way delay of datagram flows", "s"),
     "delay_p99_s": ("99th-percentile one-way delay of datagram flows", "s"),
-    "datagram_loss": ("datagrams lost or late, share of those sent", "share"),
+    "datagram_loss": ("datagrams lost or late, share of those whose fate is known", "share"),
     "mos": ("MOS of calls (E-model)", "MOS"),
 }
 #: The TCP events a report counts per flow: column, label.
@@ -102,12 +102,13 @@ def load(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0) -> 
 
 def _datagram_loss(flows: pl.DataFrame) -> pl.Expr:
     """A datagram flow's share of its datagrams lost to the receiver: dropped by the network
-    or late past a call's playout, over those it sent (null for TCP, and for runs stored
-    before datagram flows existed)."""
+    or late past a call's playout, among those whose fate is known at the end (received or
+    dropped), as the MOS counts them (null for TCP, and for runs stored before datagram flows
+    existed)."""
     if "datagrams_sent" not in flows.columns:
         return pl.lit(None, dtype=pl.Float64).alias("datagram_loss")
-    sent = pl.col("datagrams_sent").cast(pl.Float64)
-    return pl.when(sent > 0).then((pl.col("datagrams_lost") + pl.col("datagrams_late")).cast(pl.Float64) / sent).otherwise(None).alias("datagram_loss")
+    known = (pl.col("datagrams_received") + pl.col("datagrams_lost")).cast(pl.Float64)
+    return pl.when(known > 0).then((pl.col("datagrams_lost") + pl.col("datagrams_late")).cast(pl.Float64) / known).otherwise(None).alias("datagram_loss")
 
 
 def measured(flows: Flows, metric: str) -> pl.DataFrame:

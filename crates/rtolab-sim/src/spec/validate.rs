@@ -233,6 +233,7 @@ fn udp(u: &UdpSpec, p: &str) -> Check {
     match (&u.on, &u.off) {
         (Some(_), None) => fail(format!("{p}.off"), "missing; `on` needs `off` (e.g. off = \"exp(1s)\")"),
         (None, Some(_)) => fail(format!("{p}.on"), "missing; `off` needs `on` (e.g. on = \"exp(1s)\")"),
+        (Some(on), Some(_)) if !on.0.mean().is_some_and(|m| m > 0.0) => fail(format!("{p}.on"), "expected on periods of a positive mean length (a source that is never on sends nothing)"),
         _ => Ok(()),
     }
 }

@@ -75,6 +75,9 @@ impl GeneratorKind for VoipSpec {
         None
     }
     fn check(&self, has_duration: bool) -> Result<(), (String, String)> {
+        if !self.talk.0.mean().is_some_and(|m| m > 0.0) {
+            return Err(("talk".into(), "expected talk spurts of a positive mean length (a caller who never talks sends nothing)".into()));
+        }
         if self.playout.sim() == SimDuration::ZERO {
             return Err(("playout".into(), "got 0 s, expected a positive playout delay".into()));
         }

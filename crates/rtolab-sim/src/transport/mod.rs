@@ -1,7 +1,9 @@
 //! What runs on a host, as parts: one sans-IO interface (`Endpoint`) for every transport's
-//! endpoint — a unit in, units out, and the time it next wants to be woken — so the world
-//! drives TCP, UDP and whatever comes next the same way, and a new transport is a new
-//! implementation, not a new path through the world.
+//! endpoint — a unit in, units out, and the time it next wants to be woken. TCP's endpoints
+//! implement it as they are (the world still calls them directly on its hot path, for what
+//! only TCP has: the receiver's delivered range, the sender's notes); the world drives a
+//! datagram flow's source and sink through it (`world/datagrams.rs`); the next transport
+//! over datagrams implements it for its two ends.
 //!
 //! Invariant of every implementation: it does no I/O and reads no clock. It acts only when
 //! called, at the `now` it is given (never earlier than the previous call's), and everything

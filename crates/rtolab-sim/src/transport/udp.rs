@@ -82,6 +82,13 @@ impl UdpSource {
     pub fn finished(&self) -> bool {
         self.remaining == Some(0)
     }
+
+    /// The end of the current on period, when it comes no later than the next send (a
+    /// datagram due exactly at the end is not sent): the source must wake then to start its
+    /// silence, not at the next send, or the next period could begin in the past.
+    fn period_end(&self) -> Option<SimTime> {
+        self.on_until.filter(|&end| self.next.is_some_and(|next| end <= next))
+    }
 }
 
 impl Endpoint for UdpSource {
@@ -91,15 +98,17 @@ impl Endpoint for UdpSource {
     fn receive(&mut self, _now: SimTime, _unit: &Datagram, _out: &mut Vec<Datagram>) {}
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Datagram>) {
-        while let Some(at) = self.next.filter(|&t| t <= now) {
-            if let Some(end) = self.on_until.filter(|&end| at >= end) {
-                // The on period is over: silence for one draw of `off`, then a new period.
+        loop {
+            if let Some(end) = self.period_end().filter(|&end| end <= now) {
+                // The on period is over at `end`: silence for one draw of `off`, then a new
+                // period (from `end`, so nothing is ever sent with a time in the past).
                 let o = self.on_off.as_mut().expect("an on period ends only with on/off");
                 let off = SimDuration::from_secs_f64(o.off.sample(&mut o.rng));
                 self.begin_on_period(end + off);
                 self.next = Some(self.scheduled());
                 continue;
             }
+            let Some(at) = self.next.filter(|&t| t <= now) else { break };
             let len = self.remaining.map_or(self.payload, |r| r.min(self.payload as u64) as u32);
             out.push(Datagram { seq: self.sent, len, sent_at: at });
             self.sent += 1;
@@ -112,8 +121,9 @@ impl Endpoint for UdpSource {
         }
     }
 
+    /// The next send, or the end of the current on period when that comes first.
     fn next_wakeup(&self) -> Option<SimTime> {
-        self.next
+        self.period_end().or(self.next)
     }
 }
 

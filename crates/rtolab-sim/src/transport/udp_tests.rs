@@ -114,3 +114,21 @@ fn tcp_endpoints_run_through_the_interface() {
     assert_eq!(receiver.delivered(), 100_000);
     assert!(sender.completed_at().is_some());
 }
+
+/// A source woken exactly when it asks sends every datagram at its own send time, never
+/// one dated in the past: on 30 ms, off 5 ms, one datagram every 10 ms (the off period is
+/// shorter than the gap to the next send, so the source must wake at the period's end, 30 ms,
+/// to start the next period at 35 ms).
+#[test]
+fn on_off_never_sends_in_the_past() {
+    let on_off = OnOff { on: RvSampler::new(RandomVar::Const(0.03)), off: RvSampler::new(RandomVar::Const(0.005)), rng: stream(1, "t", "on-off") };
+    let mut s = UdpSource::new(400_000.0, 500, None, ms(0), Some(on_off));
+    let mut sent = Vec::new();
+    while let Some(t) = s.next_wakeup().filter(|&t| t <= ms(100)) {
+        let mut out = Vec::new();
+        s.wake(t, &mut out);
+        assert!(out.iter().all(|d| d.sent_at == t), "at {t:?}: {out:?}");
+        sent.extend(out.iter().map(|d| d.sent_at.0 / 1_000_000));
+    }
+    assert_eq!(sent, vec![0, 10, 20, 35, 45, 55, 70, 80, 90]);
+}

@@ -261,10 +261,10 @@ pub fn mos_from_r(r: f64) -> f64 {
 
 /// Scores one direction of a call from what the network did to its datagrams.
 ///
-/// `mean_one_way_delay_s` is the mean mouth-to-ear delay of the call's datagrams in seconds
-/// (the caller includes packetisation and any jitter buffer); `loss_ratio` is the fraction of
-/// datagrams that did not play out, counting datagrams that arrived too late for the jitter
-/// buffer as lost. Both must be finite, the delay ≥ 0 and the ratio within [0, 1].
+/// `mean_one_way_delay_s` is the delay the E-model takes as mouth-to-ear, in seconds: rtolab
+/// passes the network's mean one-way delay of the datagrams received (late ones included),
+/// without packetisation or a jitter buffer, which it does not model; `loss_ratio` is the
+/// fraction of datagrams that did not play out, counting those that arrived too late as lost. Both must be finite, the delay ≥ 0 and the ratio within [0, 1].
 ///
 /// The E-model inputs: T = Ta = the delay in ms (echo and absolute delay are the same path),
 /// Tr = 2·T (the round trip of the echo loop), Ie and Bpl from the codec (G.113 Appendix I),

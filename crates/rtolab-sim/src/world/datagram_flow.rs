@@ -15,7 +15,7 @@ pub struct DatagramFlow {
     pub name: String,
     pub origin: Origin,
     pub start: SimTime,
-    /// Payload bytes to send; `None` until the run ends.
+    /// Payload bytes to send; `None`: unbounded, until the run ends.
     pub size: Option<u64>,
     pub source: UdpSource,
     pub sink: UdpSink,

@@ -1,6 +1,7 @@
 //! The world's side of datagram flows: starting them, waking their sources, handing arrivals
-//! to their sinks and counting drops. Every transport endpoint is driven through
-//! `transport::Endpoint` here.
+//! to their sinks and counting drops. The source and the sink are driven through
+//! `transport::Endpoint` alone; a sink that answers (not UDP's) would need its replies sent
+//! back over the reverse route, which this file does not do yet.
 
 use super::World;
 use crate::engine::{Event, Side};
