@@ -144,6 +144,7 @@ def test_censored_transfer_counts_at_its_goodput_so_far() -> None:
     assert one["flows"] == 2
 
 
+@pytest.mark.slow  # the longest end-to-end check of `make test` (12-18 s); `make test-all` runs it
 def test_quick_reproduction_grades_every_finding(tmp_path: Path) -> None:
     """``rtolab reproduce minrto-hsdpa --quick`` with one replication: the findings table has
     every finding of the registry, graded by its own numbers, the targets are measured at the

@@ -68,6 +68,7 @@ def test_every_spike_timeout_is_spurious_without_loss(table_40k: pl.DataFrame) -
     assert (lossless["spurious_share"] == 1.0).all()
 
 
+@pytest.mark.slow  # the longest end-to-end check of `make test` (12-18 s); `make test-all` runs it
 def test_reproduce_spikes_quick_end_to_end(tmp_path: Path) -> None:
     """``rtolab reproduce spikes --quick`` (2 replications of its 5, for time): every point
     compared, Figures 6–9 as PNG and SVG."""
