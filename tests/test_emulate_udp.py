@@ -7,7 +7,6 @@ and loss. The tolerances below were fixed before the first run."""
 
 from __future__ import annotations
 
-import os
 import struct
 from pathlib import Path
 from typing import Any
@@ -19,17 +18,10 @@ from rtolab import SpecError
 from rtolab.emulate import emulate
 
 from conftest import rtolab_cli
+from test_emulate import _missing
 
 #: Relative tolerance of the acceptance line (mean one-way delay, loss ratio).
 TOLERANCE = 0.02
-
-
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "emulation needs root"
-    if not Path("/dev/net/tun").exists():
-        return "emulation needs /dev/net/tun"
-    return None
 
 
 pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
