@@ -55,9 +55,9 @@ FUZZ_CASES ?= 100000
 FUZZ_SEED ?= 1
 FUZZ_MEMORY_KB ?= 4000000
 fuzz:
-	cargo test --release -p rtolab-sim --test fuzz_scenarios --no-run
+	cargo test --release -p rtolab-sim --test scenarios --no-run
 	ulimit -v $(FUZZ_MEMORY_KB) && RTOLAB_FUZZ_CASES=$(FUZZ_CASES) RTOLAB_FUZZ_SEED=$(FUZZ_SEED) \
-		cargo test --release -p rtolab-sim --test fuzz_scenarios -- --nocapture
+		cargo test --release -p rtolab-sim --test scenarios -- fuzz:: --nocapture
 
 # Benchmarks always measure the profile-guided build (the figures in README's Speed section).
 bench:

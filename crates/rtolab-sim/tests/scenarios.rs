@@ -1,14 +1,19 @@
-//! The whole-simulation tests but the snapshot matrix and the property tests, in one test
-//! binary: each integration-test binary links the simulator anew (a thin-LTO release link
-//! of about 40 s on two cores), so the files of `scenarios/` are modules of this one (a test
-//! crate's root finds its modules beside it, hence the paths).
+//! The whole-simulation tests but the snapshot matrix, in one test binary: each
+//! integration-test binary links the simulator anew (a thin-LTO release link of about 40 s on
+//! two cores), so the files of `scenarios/` are modules of this one (a test crate's root finds
+//! its modules beside it, hence the paths). The property tests are `fuzz` (`make fuzz` runs
+//! them long: `--test scenarios -- fuzz::`).
 
 mod common;
 
+#[path = "scenarios/aqm.rs"]
+mod aqm;
 #[path = "scenarios/control.rs"]
 mod control;
 #[path = "scenarios/datagram_flows.rs"]
 mod datagram_flows;
+#[path = "scenarios/fuzz.rs"]
+mod fuzz;
 #[path = "scenarios/hsdpa.rs"]
 mod hsdpa;
 #[path = "scenarios/radio_links.rs"]
