@@ -138,6 +138,7 @@ def _scratch(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow  # one of the longest end-to-end checks (5-7 s); `make test-all` runs it
 def test_the_readme_runs_in_order(tmp_path: Path) -> None:
     """The README's commands and Python, in its order, in a scratch copy: each command that
     runs in seconds runs (exit 0), the others were parsed above; each Python block runs."""

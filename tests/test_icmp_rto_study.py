@@ -104,6 +104,7 @@ def test_calls_keep_only_the_first_k_finished_in_every_point() -> None:
     assert set(c["completion_s"].to_list()) == {1.0, 2.0}
 
 
+@pytest.mark.slow  # one of the longest end-to-end checks (5-7 s); `make test-all` runs it
 def test_tiny_reproduction(tmp_path: Path) -> None:
     """``rtolab reproduce icmp-rto --quick`` with two replications: every output is written,
     and the channel does what it must. At 0 % bad no DROP is ever sent, so the scheme changes

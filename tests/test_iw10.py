@@ -80,6 +80,7 @@ def test_per_burst_elapsed_rtos_and_fairness_by_hand() -> None:
     assert between["jain_between"][0] == pytest.approx(800**2 / (4 * (100**2 + 300**2 + 2 * 200**2)))
 
 
+@pytest.mark.slow  # one of the longest end-to-end checks (5-7 s); `make test-all` runs it
 def test_quick_reproduction_writes_outputs_and_iw10_helps_a_single_flow(tmp_path: Path) -> None:
     r = reproduce("iw10-irto", tmp_path / "iw", quick=True, executor=rtolab.LocalExecutor(2), replications=3)
     # (EDGE 2BDP, 50p, REDok; HSPA 2BDP, REDok) × N × IW × IRTO × reps, at the chosen offset

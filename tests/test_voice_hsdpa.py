@@ -5,6 +5,8 @@ to 20 s runs and 2 replications. No claim about what the study finds."""
 
 from __future__ import annotations
 
+import pytest
+
 import copy
 import subprocess
 import sys
@@ -45,6 +47,7 @@ def test_without_voice_and_udp_the_scenario_is_paper_000s_at_100_users() -> None
     assert base == paper
 
 
+@pytest.mark.slow  # one of the longest end-to-end checks (5-7 s); `make test-all` runs it
 def test_the_quick_chain_fills_its_tables(tmp_path: Path) -> None:
     out, docs = tmp_path / "out", tmp_path / "docs"
     proc = subprocess.run(
