@@ -96,13 +96,8 @@ impl DatagramFlow {
         }
     }
 
-    /// Whether every datagram is sent and accounted for (arrived or dropped).
-    pub fn all_accounted(&self) -> bool {
-        self.source.finished() && self.sink.received + self.lost == self.source.sent
-    }
-
     fn check_done(&mut self, now: SimTime) {
-        if self.end.is_none() && self.all_accounted() {
+        if self.end.is_none() && self.source.all_accounted(self.sink.received, self.lost) {
             self.end = Some(now);
         }
     }

@@ -198,8 +198,7 @@ pub struct FlowSpec {
 impl FlowSpec {
     /// The flow's TCP settings (the defaults when it names none); meaningless for a UDP flow.
     pub fn tcp(&self) -> &TcpSpec {
-        static DEFAULT: std::sync::LazyLock<TcpSpec> = std::sync::LazyLock::new(TcpSpec::default);
-        self.tcp.as_ref().unwrap_or(&DEFAULT)
+        self.tcp.as_ref().unwrap_or(TcpSpec::none_given())
     }
 }
 

@@ -24,6 +24,13 @@ pub struct ResolvedTcp {
 }
 
 impl TcpSpec {
+    /// The settings of a flow or generator that names none: one shared value, borrowed where a
+    /// `&TcpSpec` is needed and none was written (a UDP flow, a call).
+    pub fn none_given() -> &'static TcpSpec {
+        static DEFAULT: std::sync::LazyLock<TcpSpec> = std::sync::LazyLock::new(TcpSpec::default);
+        &DEFAULT
+    }
+
     pub fn profile(&self) -> Profile {
         self.stack.unwrap_or_default().profile()
     }

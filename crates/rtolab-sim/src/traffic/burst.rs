@@ -2,10 +2,10 @@
 //! bursts), each start offset by an optional random jitter.
 
 use super::kind::{GeneratorKind, Traffic};
-use super::planned::{Origin, PlannedFlow};
+use super::planned::{start_time, Origin, PlannedFlow};
 use crate::rng::stream;
 use crate::tcp::settings::TcpSpec;
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
 use crate::units::{Bytes, Duration, DurationRv, RvSampler};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -62,7 +62,7 @@ impl GeneratorKind for BurstSpec {
         let (share, extra) = (self.total.0 / n, self.total.0 % n);
         let mut jitter = self.jitter.as_ref().map(|j| RvSampler::new(j.0.clone()));
         let mut rng = stream(seed, &format!("generators/{name}"), "jitter");
-        let start = SimTime::ZERO + self.start.map_or(SimDuration::ZERO, |d| d.sim());
+        let start = start_time(self.start);
         let flows = (0..n)
             .map(|k| {
                 let offset = jitter.as_mut().map_or(SimDuration::ZERO, |j| SimDuration::from_secs_f64(j.sample(&mut rng)));

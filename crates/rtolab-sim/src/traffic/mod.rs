@@ -20,7 +20,7 @@ pub mod web;
 mod toy;
 
 pub use kind::{GeneratorKind, Traffic};
-pub use planned::{DatagramPlan, Origin, PlannedFlow, PlannedUsers, User};
+pub use planned::{start_time, DatagramPlan, Origin, PlannedFlow, PlannedUsers, User};
 
 // The registry: each kind's `kind` and table, in the schema's order.
 registry::generators! {

@@ -6,8 +6,13 @@ use crate::rng::stream;
 use crate::tcp::settings::TcpSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{OnOff, UdpSink, UdpSource, UdpSpec};
-use crate::units::{RandomVar, RvSampler};
+use crate::units::{Duration, RandomVar, RvSampler};
 use crate::voice::codec::Codec;
+
+/// The time a table's optional `start` names: from the run's beginning, 0 s when absent.
+pub fn start_time(start: Option<Duration>) -> SimTime {
+    SimTime::ZERO + start.map_or(SimDuration::ZERO, |d| d.sim())
+}
 
 /// Where a flow came from.
 #[derive(Clone, Debug)]

@@ -4,10 +4,10 @@
 //! E-model (ITU-T G.107) from what reached the listener within the playout delay.
 
 use super::kind::{GeneratorKind, Traffic};
-use super::planned::{DatagramPlan, Origin, PlannedFlow};
+use super::planned::{start_time, DatagramPlan, Origin, PlannedFlow};
 use crate::rng::stream;
 use crate::tcp::settings::TcpSpec;
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
 use crate::units::{Duration, DurationRv, RandomVar};
 use crate::voice::codec::Codec;
 use rand::Rng;
@@ -90,7 +90,6 @@ impl GeneratorKind for VoipSpec {
     /// from the generator's stream in call order; it sends `codec`'s RTP packets (RTP header
     /// and frame) at one per frame interval while talking.
     fn plan(&self, kind: &'static str, name: String, seed: u64) -> Traffic<'_> {
-        static NO_TCP: std::sync::LazyLock<TcpSpec> = std::sync::LazyLock::new(TcpSpec::default);
         let frame = self.codec.frame_interval();
         let payload = self.codec.datagram_payload_bytes();
         let plan = DatagramPlan {
@@ -101,7 +100,7 @@ impl GeneratorKind for VoipSpec {
             codec: Some(self.codec),
         };
         let mut rng = stream(seed, &format!("generators/{name}"), "phase");
-        let start = SimTime::ZERO + self.start.map_or(SimDuration::ZERO, |d| d.sim());
+        let start = start_time(self.start);
         let calls = (0..self.users)
             .map(|u| PlannedFlow {
                 name: format!("{name}.u{u}"),
@@ -110,7 +109,7 @@ impl GeneratorKind for VoipSpec {
                 size: None,
                 route: &self.route,
                 uplink: self.uplink,
-                tcp: &NO_TCP,
+                tcp: TcpSpec::none_given(),
                 datagrams: Some(plan.clone()),
             })
             .collect();

@@ -4,7 +4,7 @@
 //! all of a user's over one, `WebConnection`).
 
 use super::kind::{GeneratorKind, Traffic};
-use super::planned::{PlannedUsers, User};
+use super::planned::{start_time, PlannedUsers, User};
 use crate::rng::stream;
 use crate::tcp::settings::TcpSpec;
 use crate::time::{SimDuration, SimTime};
@@ -171,7 +171,7 @@ impl GeneratorKind for WebSpec {
             .collect();
         Traffic::Users(PlannedUsers {
             name,
-            start: SimTime::ZERO + self.start.map_or(SimDuration::ZERO, |d| d.sim()),
+            start: start_time(self.start),
             route: &self.route,
             uplink: self.uplink,
             tcp: &self.tcp,

@@ -83,6 +83,12 @@ impl UdpSource {
         self.remaining == Some(0)
     }
 
+    /// Whether every datagram is sent and accounted for, `received` at the sink or `lost` in
+    /// the network: the end of a bounded flow, in the simulator and the emulator alike.
+    pub fn all_accounted(&self, received: u64, lost: u64) -> bool {
+        self.finished() && received + lost == self.sent
+    }
+
     /// The end of the current on period, when it comes no later than the next send (a
     /// datagram due exactly at the end is not sent): the source must wake then to start its
     /// silence, not at the next send, or the next period could begin in the past.

@@ -62,9 +62,4 @@ impl DatagramFlow {
             codec: None,
         }
     }
-
-    /// Whether every datagram is sent and accounted for (arrived or dropped).
-    pub fn all_accounted(&self) -> bool {
-        self.source.finished() && self.sink.received + self.lost == self.source.sent
-    }
 }

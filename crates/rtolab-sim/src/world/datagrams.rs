@@ -102,7 +102,7 @@ impl World {
     /// Flow `j` ends once every datagram is sent and accounted for.
     fn datagram_check_done(&mut self, now: SimTime, j: usize) {
         let flow = &mut self.datagram_flows[j];
-        if flow.end.is_none() && flow.all_accounted() {
+        if flow.end.is_none() && flow.source.all_accounted(flow.sink.received, flow.lost) {
             flow.end = Some(now);
             self.completed += 1;
         }

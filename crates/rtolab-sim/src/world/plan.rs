@@ -5,8 +5,7 @@
 
 pub use crate::traffic::{DatagramPlan, PlannedFlow, PlannedUsers};
 use crate::spec::Scenario;
-use crate::time::{SimDuration, SimTime};
-use crate::traffic::{Origin, Traffic};
+use crate::traffic::{start_time, Origin, Traffic};
 use crate::units::FlowSize;
 
 /// The plan of `scenario` under `seed`: the scenario's flows, then each generator's in
@@ -18,7 +17,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
         .map(|f| PlannedFlow {
             name: f.name.clone(),
             origin: Origin::Static,
-            start: SimTime::ZERO + f.start.map_or(SimDuration::ZERO, |d| d.sim()),
+            start: start_time(f.start),
             size: match f.size {
                 FlowSize::Finite(b) => Some(b),
                 FlowSize::Infinite => None,
