@@ -18,6 +18,7 @@ pub mod intervals;
 pub mod layers;
 pub mod net;
 pub mod pcap;
+pub mod quic;
 pub mod prefetch;
 pub mod radio;
 pub mod results;

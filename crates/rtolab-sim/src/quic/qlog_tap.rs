@@ -1,0 +1,170 @@
+//! What quinn-proto reports of itself, read from its own qlog (draft-ietf-quic-qlog-quic-events,
+//! the `QlogStream` of its `TransportConfig`): each packet sent, received and declared lost,
+//! and its recovery metrics (PTO count, smoothed RTT, RTT variance, congestion window). The
+//! library writes JSON-SEQ records (RFC 7464: RS, a JSON text, LF) into a buffer this module
+//! owns; the end that drove the call reads them back right after (`Tap::drain`), so every
+//! record belongs to the call that made it.
+
+use quinn_proto::QlogStream;
+use serde::Deserialize;
+use std::io;
+use std::sync::{Arc, Mutex};
+
+/// A packet number space (RFC 9000 §12.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Initial,
+    Handshake,
+    /// 0-RTT and 1-RTT packets.
+    Data,
+}
+
+impl Space {
+    fn of(packet_type: &str) -> Option<Space> {
+        match packet_type {
+            "initial" => Some(Space::Initial),
+            "handshake" => Some(Space::Handshake),
+            "0RTT" | "1RTT" => Some(Space::Data),
+            _ => None,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One thing the library reported.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Report {
+    Sent(Space, u64),
+    Received(Space, u64),
+    Lost(Space, u64),
+    /// Recovery metrics that changed since the last report (qlog sends only those).
+    Metrics(Metrics),
+}
+
+/// `recovery:metrics_updated` (times in seconds).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    pub pto_count: Option<u32>,
+    pub smoothed_rtt_s: Option<f64>,
+    pub rtt_variance_s: Option<f64>,
+    pub congestion_window: Option<u64>,
+    pub ssthresh: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a str>,
+    #[serde(borrow, default)]
+    data: Option<Data<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Data<'a> {
+    #[serde(borrow, default)]
+    header: Option<Header<'a>>,
+    #[serde(default)]
+    pto_count: Option<u32>,
+    #[serde(default)]
+    smoothed_rtt: Option<f64>,
+    #[serde(default)]
+    rtt_variance: Option<f64>,
+    #[serde(default)]
+    congestion_window: Option<u64>,
+    #[serde(default)]
+    ssthresh: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Header<'a> {
+    #[serde(borrow)]
+    packet_type: &'a str,
+    #[serde(default)]
+    packet_number: Option<u64>,
+}
+
+/// The writer quinn-proto's qlog streamer writes into: a shared byte buffer.
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().map_err(|_| io::Error::other("qlog buffer poisoned"))?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One connection's qlog, as reports.
+pub struct Tap {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    scratch: Vec<u8>,
+}
+
+impl Tap {
+    /// A tap and the stream to give the connection's `TransportConfig::qlog_stream`.
+    pub fn new(start: std::time::Instant) -> (Tap, QlogStream) {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let mut config = quinn_proto::QlogConfig::default();
+        config.writer(Box::new(Sink(buffer.clone()))).start_time(start);
+        let stream = config.into_stream().expect("qlog starts on an in-memory buffer");
+        (Tap { buffer, scratch: Vec::new() }, stream)
+    }
+
+    /// Moves what the library wrote since the last call into `out`, in order.
+    pub fn drain(&mut self, out: &mut Vec<Report>) {
+        {
+            let mut b = self.buffer.lock().expect("qlog buffer poisoned");
+            if b.is_empty() {
+                return;
+            }
+            std::mem::swap(&mut *b, &mut self.scratch);
+        }
+        for text in self.scratch.split(|&c| c == 0x1e).filter(|t| !t.iter().all(u8::is_ascii_whitespace)) {
+            if let Some(report) = parse(text) {
+                out.push(report);
+            }
+        }
+        self.scratch.clear();
+    }
+}
+
+/// The report of one record; `None` for records of other kinds (and the log's header).
+fn parse(text: &[u8]) -> Option<Report> {
+    let record: Record = serde_json::from_slice(text).expect("quinn-proto writes well-formed qlog records");
+    let data = record.data?;
+    let packet = || data.header.as_ref().and_then(|h| Some((Space::of(h.packet_type)?, h.packet_number?)));
+    match record.name? {
+        "transport:packet_sent" => packet().map(|(s, n)| Report::Sent(s, n)),
+        "transport:packet_received" => packet().map(|(s, n)| Report::Received(s, n)),
+        "recovery:packet_lost" => packet().map(|(s, n)| Report::Lost(s, n)),
+        "recovery:metrics_updated" => Some(Report::Metrics(Metrics {
+            pto_count: data.pto_count,
+            smoothed_rtt_s: data.smoothed_rtt.map(|ms| ms / 1e3),
+            rtt_variance_s: data.rtt_variance.map(|ms| ms / 1e3),
+            congestion_window: data.congestion_window,
+            ssthresh: data.ssthresh,
+        })),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_records_it_needs_and_skips_the_rest() {
+        let text = br#"{"time":1.5,"name":"transport:packet_sent","data":{"header":{"packet_type":"1RTT","packet_number":7,"length":1200}}}"#;
+        assert_eq!(parse(text), Some(Report::Sent(Space::Data, 7)));
+        let text = br#"{"time":2.0,"name":"recovery:packet_lost","data":{"header":{"packet_type":"initial","packet_number":0},"trigger":"time_threshold"}}"#;
+        assert_eq!(parse(text), Some(Report::Lost(Space::Initial, 0)));
+        let text = br#"{"time":2.0,"name":"recovery:metrics_updated","data":{"smoothed_rtt":40.5,"pto_count":2}}"#;
+        assert_eq!(parse(text), Some(Report::Metrics(Metrics { pto_count: Some(2), smoothed_rtt_s: Some(0.0405), ..Metrics::default() })));
+        assert_eq!(parse(br#"{"qlog_version":"0.3","trace":{}}"#), None);
+    }
+}

@@ -1,0 +1,125 @@
+//! A QUIC transfer as the world sees it: a client and a server (`QuicEnd`), the datagrams
+//! between them with the way each travels (the server sends forward along the flow's route,
+//! as a TCP sender does; the client's datagrams go the reverse way, as ACKs do), and when it
+//! ended.
+//!
+//! Invariant: once the transfer has ended neither end is driven again; datagrams still in
+//! the network only tell the oracles their fate.
+
+use super::end::{end_draws, QuicDatagram, QuicEnd, Role};
+use super::oracle::Verdicts;
+use super::settings::QuicSpec;
+use crate::net::Way;
+use crate::time::SimTime;
+use crate::transport::Endpoint;
+
+pub struct QuicTransfer {
+    pub client: QuicEnd,
+    pub server: QuicEnd,
+    scratch: Vec<QuicDatagram>,
+}
+
+/// A datagram leaving an end, with the way it goes.
+pub type Outgoing = (Way, QuicDatagram);
+
+fn way_of(role: Role) -> Way {
+    match role {
+        Role::Server => Way::Forward,
+        Role::Client => Way::Reverse,
+    }
+}
+
+impl QuicTransfer {
+    /// Flow `name`'s transfer of `size` bytes (`None`: unbounded) under `seed`; the server
+    /// keeps its recovery metrics when `record`.
+    pub fn new(spec: &QuicSpec, name: &str, size: Option<u64>, seed: u64, record: bool) -> Self {
+        QuicTransfer {
+            client: QuicEnd::client(spec, size, end_draws(seed, name, Role::Client)),
+            server: QuicEnd::server(spec, end_draws(seed, name, Role::Server), record),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The client connects at `now`.
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Outgoing>) {
+        self.client.connect(now, &mut self.scratch);
+        out.extend(self.scratch.drain(..).map(|d| (Way::Reverse, d)));
+    }
+
+    /// Datagram `d` travelling `way` reached its end.
+    pub fn deliver(&mut self, now: SimTime, way: Way, d: &QuicDatagram, out: &mut Vec<Outgoing>) {
+        let (sender, receiver) = match way {
+            Way::Forward => (&mut self.server, &mut self.client),
+            Way::Reverse => (&mut self.client, &mut self.server),
+        };
+        sender.oracle.arrived(d.index);
+        if receiver.done_at().or(receiver.failure.as_ref().map(|f| f.0)).is_some() || sender.failure.is_some() || sender.done_at().is_some() {
+            return;
+        }
+        receiver.receive(now, d, &mut self.scratch);
+        let w = way_of(receiver.role());
+        out.extend(self.scratch.drain(..).map(|d| (w, d)));
+    }
+
+    /// The network dropped datagram `index` travelling `way`.
+    pub fn dropped(&mut self, way: Way, index: u32) {
+        match way {
+            Way::Forward => self.server.oracle.dropped(index),
+            Way::Reverse => self.client.oracle.dropped(index),
+        }
+    }
+
+    /// Wakes each end whose timer has come.
+    pub fn wake(&mut self, now: SimTime, out: &mut Vec<Outgoing>) {
+        if self.ended().is_some() {
+            return;
+        }
+        for end in [&mut self.client, &mut self.server] {
+            if end.next_wakeup().is_some_and(|t| t <= now) {
+                end.wake(now, &mut self.scratch);
+                let w = way_of(end.role());
+                out.extend(self.scratch.drain(..).map(|d| (w, d)));
+            }
+        }
+    }
+
+    /// When either end next wants waking; `None` once the transfer has ended.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        if self.ended().is_some() {
+            return None;
+        }
+        [self.client.next_wakeup(), self.server.next_wakeup()].into_iter().flatten().min()
+    }
+
+    /// When the client had the whole response.
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.client.done_at()
+    }
+
+    /// Why and when the connection failed before the transfer was done.
+    pub fn failure(&self) -> Option<&(SimTime, String)> {
+        self.client.failure.as_ref().or(self.server.failure.as_ref())
+    }
+
+    /// When the transfer ended: complete, or failed.
+    pub fn ended(&self) -> Option<SimTime> {
+        self.completed_at().or(self.failure().map(|f| f.0))
+    }
+
+    /// The oracle's verdicts over both ends (the client's PTOs are its handshake's, as a TCP
+    /// sender's SYN timeouts are its own).
+    pub fn verdicts(&self) -> Verdicts {
+        let (c, s) = (self.client.oracle.verdicts(), self.server.oracle.verdicts());
+        Verdicts {
+            ptos: c.ptos + s.ptos,
+            spurious_ptos: c.spurious_ptos + s.spurious_ptos,
+            declared_lost: c.declared_lost + s.declared_lost,
+            spurious_declared_lost: c.spurious_declared_lost + s.spurious_declared_lost,
+        }
+    }
+
+    /// Congestion events at both ends (quinn-proto's own count).
+    pub fn congestion_events(&self) -> u64 {
+        [&self.client, &self.server].iter().filter_map(|e| e.stats()).map(|s| s.path.congestion_events).sum()
+    }
+}
