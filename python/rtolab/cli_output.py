@@ -38,6 +38,11 @@ FLOW_COLUMNS = [
 GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "timeouts", "spurious_timeouts"]
 DATAGRAM_COLUMNS = ["name", "kind", "datagrams_sent", "datagrams_lost", "datagrams_late", "delay_mean_s", "delay_p99_s", "jitter_s", "goodput_bps", "mos"]
 DATAGRAM_GENERATOR_COLUMNS = ["generator", "kind", "flows", "datagrams_sent", "lost_share", "late_share", "delay_mean_median_s", "delay_p99_max_s", "mos_mean", "mos_min"]
+QUIC_COLUMNS = [
+    "name", "kind", "bytes", "goodput_bps", "completion_s", "datagrams_lost", "declared_lost", "spurious_declared_lost",
+    "ptos", "spurious_ptos", "congestion_events",
+]
+QUIC_GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "ptos", "spurious_ptos", "declared_lost"]
 LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
 # Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
 RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]
@@ -61,17 +66,18 @@ def result_table(title: str, df: pl.DataFrame, columns: list[str]) -> Table:
 def print_result(result: Result, all_flows: bool = False) -> None:
     """The run's flows and links, readable at any number of flows: generated flows as one
     summary row per generator, the scenario's own flows one by one (up to LISTED_FLOWS);
-    with ``all_flows`` every flow gets its row. TCP flows and datagram flows (UDP flows,
-    calls) get tables of their own columns."""
+    with ``all_flows`` every flow gets its row. TCP flows, datagram flows (UDP flows,
+    calls) and QUIC flows get tables of their own columns."""
     import polars as pl
 
-    from rtolab.flow_summary import by_generator, datagrams_by_generator
+    from rtolab.flow_summary import by_generator, datagrams_by_generator, quic_by_generator
 
     flows = result.flows
     title = f"flows of {result.meta.get('scenario')} (seed {result.meta.get('seed')})"
-    udp = pl.col("transport") == "udp" if "transport" in flows.columns else pl.lit(False)
-    _print_flows(title, flows.filter(~udp), FLOW_COLUMNS, by_generator, GENERATOR_COLUMNS, all_flows)
-    _print_flows(f"datagram {title}", flows.filter(udp), DATAGRAM_COLUMNS, datagrams_by_generator, DATAGRAM_GENERATOR_COLUMNS, all_flows)
+    transport = pl.col("transport") if "transport" in flows.columns else pl.lit("tcp")
+    _print_flows(title, flows.filter(transport == "tcp"), FLOW_COLUMNS, by_generator, GENERATOR_COLUMNS, all_flows)
+    _print_flows(f"datagram {title}", flows.filter(transport == "udp"), DATAGRAM_COLUMNS, datagrams_by_generator, DATAGRAM_GENERATOR_COLUMNS, all_flows)
+    _print_flows(f"QUIC {title}", flows.filter(transport == "quic"), QUIC_COLUMNS, quic_by_generator, QUIC_GENERATOR_COLUMNS, all_flows)
     links = result.links
     radio = links["arq_attempts"].sum() > 0 or links["bad_share"].is_not_null().any()
     out.print(result_table("links", links, LINK_COLUMNS + (RADIO_COLUMNS if radio else [])))

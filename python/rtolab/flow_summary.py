@@ -36,6 +36,27 @@ def by_generator(flows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def quic_by_generator(flows: pl.DataFrame) -> pl.DataFrame:
+    """One row per generator of QUIC flows, in order of first appearance: generator, kind,
+    flows, finished (transfers that completed), goodput_median_bps, goodput_p90_bps, and
+    ptos, spurious_ptos and declared_lost summed over the group's flows."""
+    goodput = pl.col("goodput_bps").drop_nulls()
+    return (
+        flows.with_columns(pl.col("generator").fill_null(SCENARIO_FLOWS))
+        .group_by("generator", maintain_order=True)
+        .agg(
+            pl.col("kind").first(),
+            pl.len().alias("flows"),
+            pl.col("completion_s").is_not_null().sum().alias("finished"),
+            goodput.median().alias("goodput_median_bps"),
+            goodput.quantile(0.9, interpolation="linear").alias("goodput_p90_bps"),
+            pl.col("ptos").sum(),
+            pl.col("spurious_ptos").sum(),
+            pl.col("declared_lost").sum(),
+        )
+    )
+
+
 def datagrams_by_generator(flows: pl.DataFrame) -> pl.DataFrame:
     """One row per generator of datagram flows (UDP flows, calls), in order of first
     appearance: generator, kind, flows, datagrams_sent (summed), lost_share and late_share

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 
 from rtolab import report_figures as figures
-from rtolab.report_data import DISTRIBUTIONS, Flows, events, load, summary
+from rtolab.report_data import DISTRIBUTIONS, QUIC_EVENTS, Flows, events, load, summary
 from rtolab.report_groups import GroupBy
 from rtolab.store import Store
 
@@ -59,11 +59,16 @@ def sections(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0,
         note = f"Mean over replications of each run's mean over its flows [{unit}], with its {pct} Student-t interval; flow median over all flows."
         out.append(Section(metric, title, note, drawn, table))
     table = events(flows, level)
-    if table.is_empty():
-        return flows, out
-    drawn = [f for f in (figures.events(table, flows),) if f is not None]
-    note = f"Mean count per TCP flow over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious (oracle)' is the simulator's verdict, 'detected spurious' the sender's."
-    out.append(Section("events", "TCP events per flow", note, drawn, table))
+    if not table.is_empty():
+        drawn = [f for f in (figures.events(table, flows),) if f is not None]
+        note = f"Mean count per TCP flow over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious (oracle)' is the simulator's verdict, 'detected spurious' the sender's."
+        out.append(Section("events", "TCP events per flow", note, drawn, table))
+    table = events(flows, level, "quic", QUIC_EVENTS)
+    if not table.is_empty():
+        shown = {c: n for c, n in QUIC_EVENTS.items() if c != "congestion_events"}
+        drawn = [f for f in (figures.events(table, flows, shown, "PTOs and lost packets, and what the oracle made of them"),) if f is not None]
+        note = f"Mean count per QUIC flow (both ends) over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious' is the oracle's verdict: a PTO that waited for nothing lost, a declared loss whose datagram arrived."
+        out.append(Section("quic-events", "QUIC events per flow", note, drawn, table))
     return flows, out
 
 

@@ -39,6 +39,15 @@ EVENTS = {
     "undos": "undone",
     "retransmits": "retransmitted segments",
 }
+#: The QUIC events a report counts per flow (RFC 9002's PTOs and loss declarations, each
+#: with the oracle's verdict): column, label.
+QUIC_EVENTS = {
+    "ptos": "PTOs",
+    "spurious_ptos": "spurious PTOs (oracle)",
+    "declared_lost": "packets declared lost",
+    "spurious_declared_lost": "spurious losses (oracle)",
+    "congestion_events": "congestion events",
+}
 GROUP = "group"
 
 
@@ -134,13 +143,16 @@ def summary(flows: Flows, metric: str, level: float = 0.9) -> pl.DataFrame:
     )
 
 
-def events(flows: Flows, level: float = 0.9) -> pl.DataFrame:
-    """Per (grid point, group): each TCP event's mean count per TCP flow over replications,
-    with the interval's half-width at ``level``, and the flows still unfinished at the end."""
+def events(flows: Flows, level: float = 0.9, transport: str = "tcp", counted: dict[str, str] = EVENTS) -> pl.DataFrame:
+    """Per (grid point, group): each event's mean count per flow of ``transport`` over
+    replications (``counted``: TCP's by default, ``QUIC_EVENTS`` for QUIC), with the
+    interval's half-width at ``level``, and the flows still unfinished at the end."""
     if "transport" in flows.table.columns:
-        flows = dataclasses.replace(flows, table=flows.table.filter(pl.col("transport") == "tcp"))
+        flows = dataclasses.replace(flows, table=flows.table.filter(pl.col("transport") == transport))
+    elif transport != "tcp":
+        flows = dataclasses.replace(flows, table=flows.table.clear())
     out = flows.table.group_by(flows.keys, maintain_order=True).agg(pl.len().alias("flows"), pl.col("unfinished").sum().alias("unfinished"))
-    for column in EVENTS:
+    for column in counted:
         s = summary(flows, column, level).select(*flows.keys, pl.col("mean").alias(column), ((pl.col("ci_high") - pl.col("ci_low")) / 2).alias(f"{column} ±"))
         out = out.join(s, on=flows.keys, how="left", maintain_order="left")
     return out

@@ -105,18 +105,18 @@ def cdf(flows: Flows, metric: str, title: str, unit: str) -> bytes | None:
 DRAWN_EVENTS = {c: n for c, n in EVENTS.items() if c != "retransmits"}
 
 
-def events(table: pl.DataFrame, flows: Flows) -> bytes | None:
-    """Mean timeouts per flow (all, spurious by the oracle, detected by the sender, undone),
-    bars with their intervals over replications, one row of bars per grid point and group;
-    None without flows."""
+def events(table: pl.DataFrame, flows: Flows, drawn: dict[str, str] = DRAWN_EVENTS, title: str = "timeouts and what became of them") -> bytes | None:
+    """Mean counts per flow of ``drawn`` (TCP's: timeouts, spurious by the oracle, detected
+    by the sender, undone), bars with their intervals over replications, one row of bars per
+    grid point and group; None without flows."""
     if table.is_empty():
         return None
     names = [label(r, flows) for r in table.iter_rows(named=True)]
     fig = Figure(figsize=(8.0, _height(len(names) * 1.5)))
     ax = fig.subplots()
-    width = 0.8 / len(DRAWN_EVENTS)
+    width = 0.8 / len(drawn)
     y = np.arange(len(names))
-    for i, (column, name) in enumerate(DRAWN_EVENTS.items()):
+    for i, (column, name) in enumerate(drawn.items()):
         mean = table[column].fill_null(0).to_numpy()
         half = table[f"{column} ±"].fill_null(0).fill_nan(0).to_numpy()
         ax.barh(y + i * width - 0.4 + width / 2, mean, width, xerr=half, label=name, capsize=2)
@@ -124,6 +124,6 @@ def events(table: pl.DataFrame, flows: Flows) -> bytes | None:
     ax.invert_yaxis()
     ax.set_xlim(left=0)
     ax.set_xlabel("per flow (mean over replications, interval over replications)")
-    ax.set_title("timeouts and what became of them", fontsize=10)
+    ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
     return _png(fig)

@@ -150,6 +150,16 @@ fn refuse_per_session(scenario: &Scenario) -> EmuResult<()> {
     Ok(())
 }
 
+/// QUIC flows run in the simulator only, for now.
+fn refuse_quic(scenario: &Scenario) -> EmuResult<()> {
+    let flows = scenario.flows.iter().enumerate().filter(|(_, f)| f.quic.is_some()).map(|(i, _)| format!("flows[{i}].quic"));
+    let generators = scenario.generators.iter().enumerate().filter(|(_, g)| g.quic().is_some()).map(|(i, _)| format!("generators[{i}].quic"));
+    match flows.chain(generators).next() {
+        Some(path) => Err(EmuError::unsupported(path, "QUIC runs in the simulator only (`rtolab run`); the emulator carries the kernel's TCP and UDP")),
+        None => Ok(()),
+    }
+}
+
 /// Runs `scenario` over the kernel's TCP and UDP. `interrupt` set by the caller (Ctrl-C) ends the
 /// run early with `EmuError::Interrupted`, after cleaning up.
 pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
@@ -158,6 +168,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         return Err(EmuError::unsupported("output.events", "the event log is the simulator's: the kernel's TCP does not tell the emulator of its timeouts one by one"));
     }
     refuse_per_session(scenario)?;
+    refuse_quic(scenario)?;
     let settings = kernel::settings(scenario)?;
     udp_check::refuse_unfit(&plan(scenario, seed).0, scenario.flows.len(), settings.mtu())?;
     netns::check_machine()?;

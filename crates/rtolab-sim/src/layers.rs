@@ -6,7 +6,8 @@
 //! - `engine`: the event queue. `results`: the tables a run returns (rows, series).
 //! - `tcp` (endpoints; the messages the network carries to them: `Segment`, `IcmpSignal`),
 //!   `transport` (the sans-IO interface every transport's endpoints answer to, TCP's
-//!   included, and UDP's ends), `voice` (codecs and the E-model that scores a call),
+//!   included, and UDP's ends), `quic` (quinn-proto's QUIC on simulated time: its two ends
+//!   and their oracle), `voice` (codecs and the E-model that scores a call),
 //!   `traffic` (the generators as parts: each kind's table and its plan),
 //!   `net` (links, queues, ARQ, spikes: they carry TCP's packets), `radio` (the HSDPA
 //!   network: it uses `net`'s hops), `pcap` (captures of `net`'s packets). Each component
@@ -20,8 +21,8 @@
 //!   stack driven packet by packet (`rtolab drill`).
 
 /// Every top-level module of the crate, lowest layer first.
-pub const ORDER: [&str; 22] = [
-    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "transport", "voice", "traffic", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
+pub const ORDER: [&str; 23] = [
+    "time", "units", "rng", "intervals", "prefetch", "control", "ids", "engine", "results", "tcp", "transport", "quic", "voice", "traffic", "net", "radio", "pcap", "spec", "build", "fabric", "world", "bench", "drill",
 ];
 
 #[cfg(test)]

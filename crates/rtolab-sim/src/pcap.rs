@@ -189,13 +189,19 @@ impl Capture {
         let j = p.flow.slot() as u32;
         let (hi, lo) = ((j >> 8) as u8, j as u8);
         let payload = d.len as usize;
-        let Ok(ip) = Ipv4Header::new((UdpHeader::LEN + payload) as u16, 64, IpNumber::UDP, [10, 3, hi, lo], [10, 4, hi, lo]) else {
+        let (source, sink, port) = ([10, 3, hi, lo], [10, 4, hi, lo], 20_000 + (j % 40_000) as u16);
+        // A QUIC client's datagrams travel the reverse way, from the sink's side.
+        let (src, dst, sport, dport) = match p.way {
+            Way::Forward => (source, sink, port, 5004),
+            Way::Reverse => (sink, source, 5004, port),
+        };
+        let Ok(ip) = Ipv4Header::new((UdpHeader::LEN + payload) as u16, 64, IpNumber::UDP, src, dst) else {
             return;
         };
         if self.zeros.len() < payload {
             self.zeros.resize(payload, 0);
         }
-        let Ok(udp) = UdpHeader::with_ipv4_checksum(20_000 + (j % 40_000) as u16, 5004, &ip, &self.zeros[..payload]) else {
+        let Ok(udp) = UdpHeader::with_ipv4_checksum(sport, dport, &ip, &self.zeros[..payload]) else {
             return;
         };
         let mut bytes = Vec::with_capacity(ip.header_len() + UdpHeader::LEN);

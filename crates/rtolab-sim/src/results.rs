@@ -45,8 +45,8 @@ result_table! {
         /// "flow", "burst" or "web".
         #[unit = ""]
         pub kind: FlowKind,
-        /// "tcp", or "udp" for a datagram flow (a UDP flow, a call), whose TCP counters are 0
-        /// and whose datagram columns are set.
+        /// "tcp", "udp" for a UDP flow or a call, "quic" for a QUIC transfer; the TCP
+        /// counters of the latter two are 0, their datagram columns set (and QUIC's own).
         #[unit = ""]
         pub transport: TransportKind,
         /// The generator that made it, if any.
@@ -197,6 +197,25 @@ result_table! {
         /// datagrams counted as lost; null for every other flow.
         #[unit = ""]
         pub mos: Option<f64>,
+        /// QUIC's probe timeouts (RFC 9002 §6.2) at both ends, each a rise of quinn-proto's
+        /// own `pto_count` in its qlog; null for TCP and UDP.
+        #[unit = "count"]
+        pub ptos: Option<u64>,
+        /// PTOs the oracle found spurious: no packet the end waited for had been lost (every
+        /// datagram it had sent and not yet declared lost reached the peer). Null as above.
+        #[unit = "count"]
+        pub spurious_ptos: Option<u64>,
+        /// Packets the ends declared lost (RFC 9002 §6.1), from quinn-proto's qlog; null as
+        /// above.
+        #[unit = "packets"]
+        pub declared_lost: Option<u64>,
+        /// Of those, the ones whose datagram reached the peer. Null as above.
+        #[unit = "packets"]
+        pub spurious_declared_lost: Option<u64>,
+        /// Congestion events (window reductions) at both ends, quinn-proto's own count; null
+        /// as above.
+        #[unit = "count"]
+        pub congestion_events: Option<u64>,
     }
 }
 
@@ -442,6 +461,11 @@ impl FlowRow {
             delay_p99_s: None,
             jitter_s: None,
             mos: None,
+            ptos: None,
+            spurious_ptos: None,
+            declared_lost: None,
+            spurious_declared_lost: None,
+            congestion_events: None,
         }
     }
 }

@@ -12,6 +12,8 @@ mod aqm;
 mod control;
 #[path = "scenarios/datagram_flows.rs"]
 mod datagram_flows;
+#[path = "scenarios/quic_flows.rs"]
+mod quic_flows;
 #[path = "scenarios/fuzz.rs"]
 mod fuzz;
 #[path = "scenarios/hsdpa.rs"]

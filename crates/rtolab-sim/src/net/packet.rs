@@ -41,7 +41,8 @@ enum Carries {
 
 /// A packet in flight.
 ///
-/// Invariant: `carries` says how to read the rest (`Carries`); a datagram travels `Forward`.
+/// Invariant: `carries` says how to read the rest (`Carries`); a UDP datagram travels
+/// `Forward`, a QUIC datagram either way.
 ///
 /// Layout: `repr(C, align(64))`, 128 bytes: the routing fields (16 bytes) and the segment's
 /// header fields and SACK count (46 bytes, see `Segment`) fill the first cache line, the SACK
@@ -75,9 +76,15 @@ impl Packet {
     /// Datagram `d` of `flow`, from its source at the first hop of its route. A datagram
     /// carries at least one byte (so `is_data` reads only the length).
     pub fn datagram(flow: FlowId, d: Datagram) -> Self {
+        Packet::datagram_on(flow, Way::Forward, d)
+    }
+
+    /// Datagram `d` of `flow` travelling `way` (a QUIC client's go `Reverse`), at the first
+    /// hop of its route for that way.
+    pub fn datagram_on(flow: FlowId, way: Way, d: Datagram) -> Self {
         debug_assert!(d.len > 0, "an empty datagram");
         let segment = Segment { seq: d.seq, len: d.len, ..Segment::default() };
-        Packet { flow, hop: 0, way: Way::Forward, carries: Carries::Datagram, sent_at: d.sent_at, segment }
+        Packet { flow, hop: 0, way, carries: Carries::Datagram, sent_at: d.sent_at, segment }
     }
 
     #[inline]

@@ -259,7 +259,7 @@ fn take_reports(reports: &mut Vec<Report>, packets: &mut Vec<(Space, u64)>, orac
             Report::Metrics(m) => {
                 if let Some(count) = m.pto_count {
                     for _ in *pto_count..count {
-                        oracle.pto(now);
+                        oracle.pto_fired(now);
                     }
                     *pto_count = count;
                 }

@@ -43,8 +43,8 @@ pub struct Oracle {
     carried_by: [Vec<u32>; 3],
     /// Per space, by packet number: when the end declared it lost.
     lost_at: [Vec<Option<SimTime>>; 3],
-    /// Declared losses, in order.
-    declared: Vec<(Space, u64)>,
+    /// Declared losses, in order, with when.
+    declared: Vec<(Space, u64, SimTime)>,
     /// Datagrams the network dropped, in the order sent.
     dropped: Vec<u32>,
     /// The times the end's PTO fired.
@@ -97,11 +97,11 @@ impl Oracle {
             at.resize(i + 1, None);
         }
         at[i].get_or_insert(now);
-        self.declared.push((space, pn));
+        self.declared.push((space, pn, now));
     }
 
     /// The end's PTO fired at `now`.
-    pub fn pto(&mut self, now: SimTime) {
+    pub fn pto_fired(&mut self, now: SimTime) {
         self.ptos.push(now);
     }
 
@@ -137,7 +137,24 @@ impl Oracle {
 
     /// Each declared loss, in order, with whether it was spurious.
     pub fn loss_verdicts(&self) -> impl Iterator<Item = ((Space, u64), bool)> + '_ {
-        self.declared.iter().map(|&(s, pn)| ((s, pn), self.loss_spurious(s, pn)))
+        self.declared.iter().map(|&(s, pn, _)| ((s, pn), self.loss_spurious(s, pn)))
+    }
+
+    /// PTOs and declared losses so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.ptos.len(), self.declared.len())
+    }
+
+    /// PTO `i`: when it fired and whether it was spurious.
+    pub fn pto(&self, i: usize) -> (SimTime, bool) {
+        let t = self.ptos[i];
+        (t, !self.genuine(t))
+    }
+
+    /// Declared loss `i`: when, its packet number, and whether it was spurious.
+    pub fn declared(&self, i: usize) -> (SimTime, u64, bool) {
+        let (s, pn, t) = self.declared[i];
+        (t, pn, self.loss_spurious(s, pn))
     }
 
     pub fn verdicts(&self) -> Verdicts {
@@ -165,7 +182,7 @@ mod tests {
         o.connected(t(0));
         let a = o.sent(t(1), &[(Space::Data, 0)]);
         let b = o.sent(t(2), &[(Space::Data, 1)]);
-        o.pto(t(100)); // both held in a spike, both arrive later
+        o.pto_fired(t(100)); // both held in a spike, both arrive later
         o.arrived(a);
         o.arrived(b);
         assert_eq!(o.verdicts(), Verdicts { ptos: 1, spurious_ptos: 1, declared_lost: 0, spurious_declared_lost: 0 });
@@ -179,11 +196,11 @@ mod tests {
         let b = o.sent(t(2), &[(Space::Data, 1)]);
         o.dropped(a);
         o.arrived(b);
-        o.pto(t(50)); // waited for packet 0, which was dropped: genuine
+        o.pto_fired(t(50)); // waited for packet 0, which was dropped: genuine
         o.lost(t(60), Space::Data, 0);
         let c = o.sent(t(61), &[(Space::Data, 2)]);
         o.arrived(c);
-        o.pto(t(200)); // packet 0 already declared lost; everything else arrived: spurious
+        o.pto_fired(t(200)); // packet 0 already declared lost; everything else arrived: spurious
         let v: Vec<bool> = o.pto_verdicts().map(|(_, s)| s).collect();
         assert_eq!(v, vec![false, true]);
         assert_eq!(o.verdicts().spurious_declared_lost, 0);
@@ -200,7 +217,7 @@ mod tests {
         let b = o.sent(t(6), &[(Space::Handshake, 1)]);
         o.dropped(b);
         o.connected(t(7));
-        o.pto(t(8));
+        o.pto_fired(t(8));
         assert_eq!(o.pto_verdicts().next(), Some((t(8), true)));
     }
 }

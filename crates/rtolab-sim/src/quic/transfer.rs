@@ -1,6 +1,6 @@
 //! A QUIC transfer as the world sees it: a client and a server (`QuicEnd`), the datagrams
-//! between them with the way each travels (the server sends forward along the flow's route,
-//! as a TCP sender does; the client's datagrams go the reverse way, as ACKs do), and when it
+//! between them with the end that sent each (the world sends the server's forward along the
+//! flow's route, as a TCP sender's, and the client's the reverse way, as ACKs), and when it
 //! ended.
 //!
 //! Invariant: once the transfer has ended neither end is driven again; datagrams still in
@@ -9,7 +9,6 @@
 use super::end::{end_draws, QuicDatagram, QuicEnd, Role};
 use super::oracle::Verdicts;
 use super::settings::QuicSpec;
-use crate::net::Way;
 use crate::time::SimTime;
 use crate::transport::Endpoint;
 
@@ -19,15 +18,8 @@ pub struct QuicTransfer {
     scratch: Vec<QuicDatagram>,
 }
 
-/// A datagram leaving an end, with the way it goes.
-pub type Outgoing = (Way, QuicDatagram);
-
-fn way_of(role: Role) -> Way {
-    match role {
-        Role::Server => Way::Forward,
-        Role::Client => Way::Reverse,
-    }
-}
+/// A datagram leaving an end, with the end that sent it.
+pub type Outgoing = (Role, QuicDatagram);
 
 impl QuicTransfer {
     /// Flow `name`'s transfer of `size` bytes (`None`: unbounded) under `seed`; the server
@@ -43,29 +35,29 @@ impl QuicTransfer {
     /// The client connects at `now`.
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Outgoing>) {
         self.client.connect(now, &mut self.scratch);
-        out.extend(self.scratch.drain(..).map(|d| (Way::Reverse, d)));
+        out.extend(self.scratch.drain(..).map(|d| (Role::Client, d)));
     }
 
-    /// Datagram `d` travelling `way` reached its end.
-    pub fn deliver(&mut self, now: SimTime, way: Way, d: &QuicDatagram, out: &mut Vec<Outgoing>) {
-        let (sender, receiver) = match way {
-            Way::Forward => (&mut self.server, &mut self.client),
-            Way::Reverse => (&mut self.client, &mut self.server),
+    /// Datagram `d` that `from` sent reached the other end.
+    pub fn deliver(&mut self, now: SimTime, from: Role, d: &QuicDatagram, out: &mut Vec<Outgoing>) {
+        let (sender, receiver) = match from {
+            Role::Server => (&mut self.server, &mut self.client),
+            Role::Client => (&mut self.client, &mut self.server),
         };
         sender.oracle.arrived(d.index);
         if receiver.done_at().or(receiver.failure.as_ref().map(|f| f.0)).is_some() || sender.failure.is_some() || sender.done_at().is_some() {
             return;
         }
         receiver.receive(now, d, &mut self.scratch);
-        let w = way_of(receiver.role());
-        out.extend(self.scratch.drain(..).map(|d| (w, d)));
+        let role = receiver.role();
+        out.extend(self.scratch.drain(..).map(|d| (role, d)));
     }
 
-    /// The network dropped datagram `index` travelling `way`.
-    pub fn dropped(&mut self, way: Way, index: u32) {
-        match way {
-            Way::Forward => self.server.oracle.dropped(index),
-            Way::Reverse => self.client.oracle.dropped(index),
+    /// The network dropped datagram `index` that `from` sent.
+    pub fn dropped(&mut self, from: Role, index: u32) {
+        match from {
+            Role::Server => self.server.oracle.dropped(index),
+            Role::Client => self.client.oracle.dropped(index),
         }
     }
 
@@ -77,8 +69,8 @@ impl QuicTransfer {
         for end in [&mut self.client, &mut self.server] {
             if end.next_wakeup().is_some_and(|t| t <= now) {
                 end.wake(now, &mut self.scratch);
-                let w = way_of(end.role());
-                out.extend(self.scratch.drain(..).map(|d| (w, d)));
+                let role = end.role();
+                out.extend(self.scratch.drain(..).map(|d| (role, d)));
             }
         }
     }

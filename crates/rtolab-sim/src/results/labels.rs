@@ -43,6 +43,7 @@ impl Serialize for FlowKind {
 pub enum TransportKind {
     Tcp,
     Udp,
+    Quic,
 }
 
 impl TransportKind {
@@ -51,6 +52,7 @@ impl TransportKind {
         match self {
             TransportKind::Tcp => "tcp",
             TransportKind::Udp => "udp",
+            TransportKind::Quic => "quic",
         }
     }
 }
@@ -96,10 +98,14 @@ pub enum EventKind {
     Drop,
     /// A delay spike began or ended on a link direction.
     Spike,
+    /// A QUIC end's probe timeout fired (RFC 9002 §6.2).
+    Pto,
+    /// A QUIC end declared a packet lost (RFC 9002 §6.1).
+    Lost,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 6] = [EventKind::Timeout, EventKind::Spurious, EventKind::Undo, EventKind::Retransmit, EventKind::Drop, EventKind::Spike];
+    pub const ALL: [EventKind; 8] = [EventKind::Timeout, EventKind::Spurious, EventKind::Undo, EventKind::Retransmit, EventKind::Drop, EventKind::Spike, EventKind::Pto, EventKind::Lost];
 
     /// The name in the `kind` column and in `output.events`.
     pub fn label(self) -> &'static str {
@@ -110,6 +116,8 @@ impl EventKind {
             EventKind::Retransmit => "retransmit",
             EventKind::Drop => "drop",
             EventKind::Spike => "spike",
+            EventKind::Pto => "pto",
+            EventKind::Lost => "lost",
         }
     }
 }

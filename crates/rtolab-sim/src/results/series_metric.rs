@@ -35,11 +35,13 @@ pub enum SeriesMetric {
     Sojourn,
     /// Per flow: each RTT sample the sender takes, at the ACK that gives it.
     Rtt,
+    /// Per QUIC flow: the server's RTT variance (RFC 9002 §5.3 rttvar), on change.
+    Rttvar,
 }
 
 impl SeriesMetric {
     /// Every metric, in declaration order.
-    pub const ALL: [SeriesMetric; 12] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate, Self::Sojourn, Self::Rtt];
+    pub const ALL: [SeriesMetric; 13] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate, Self::Queue, Self::Delay, Self::Channel, Self::Sir, Self::Rate, Self::Sojourn, Self::Rtt, Self::Rttvar];
     /// The per-flow sender state, in the order a sender's values are sampled.
     pub const SENDER: [SeriesMetric; 5] = [Self::Cwnd, Self::Ssthresh, Self::Srtt, Self::Rto, Self::PacingRate];
 
@@ -58,6 +60,7 @@ impl SeriesMetric {
             Self::Rate => "rate",
             Self::Sojourn => "sojourn",
             Self::Rtt => "rtt",
+            Self::Rttvar => "rttvar",
         }
     }
 
@@ -65,7 +68,7 @@ impl SeriesMetric {
     pub fn unit(self) -> &'static str {
         match self {
             Self::Cwnd | Self::Ssthresh => "bytes",
-            Self::Srtt | Self::Rto | Self::Delay | Self::Sojourn | Self::Rtt => "s",
+            Self::Srtt | Self::Rto | Self::Delay | Self::Sojourn | Self::Rtt | Self::Rttvar => "s",
             Self::Queue => "packets",
             Self::Channel => "state",
             Self::Sir => "dB",
@@ -87,6 +90,7 @@ impl SeriesMetric {
             Self::Sir => "per mobile user of the radio network: its SIR in each TTI it is served",
             Self::Rate => "per mobile user of the radio network: the IP bytes its block carried in a TTI it is served, as a rate (0 when damaged)",
             Self::Sojourn => "per link direction with CoDel, PIE or FQ-CoDel: each sent packet's time in the queue, at its departure",
+            Self::Rttvar => "per QUIC flow: the server's RTT variance (RFC 9002 rttvar), on change",
             Self::Rtt => "per flow: each RTT sample the sender takes (Karn's rule: none from a retransmitted segment), at the ACK that gives it",
         }
     }

@@ -83,7 +83,7 @@ impl Scenario {
 
     /// Every TCP table of the scenario (flows, then generators) with its field path.
     pub fn tcp_tables(&self) -> Vec<(String, &TcpSpec)> {
-        let flows = self.flows.iter().enumerate().filter(|(_, f)| f.udp.is_none()).map(|(i, f)| (format!("flows[{i}].tcp"), f.tcp()));
+        let flows = self.flows.iter().enumerate().filter(|(_, f)| f.udp.is_none() && f.quic.is_none()).map(|(i, f)| (format!("flows[{i}].tcp"), f.tcp()));
         let gens = self.generators.iter().enumerate().filter_map(|(i, g)| g.tcp().map(|t| (format!("generators[{i}].tcp"), t)));
         flows.chain(gens).collect()
     }
@@ -193,6 +193,10 @@ pub struct FlowSpec {
     /// (`udp = { rate = "1Mbps", size = "1200B" }`).
     #[serde(default)]
     pub udp: Option<UdpSpec>,
+    /// A QUIC transfer instead (quinn-proto): the client at the route's end asks for `size`
+    /// bytes on one stream and the server sends them (`quic = { cc = "cubic" }`).
+    #[serde(default)]
+    pub quic: Option<crate::quic::QuicSpec>,
 }
 
 impl FlowSpec {

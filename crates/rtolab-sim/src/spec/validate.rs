@@ -202,10 +202,14 @@ fn radio(r: &RadioSpec, links: &HashSet<&str>) -> Check {
 
 fn flow(f: &FlowSpec, s: &Scenario, p: &str) -> Check {
     route(&f.route, f.uplink, s, p)?;
-    match (&f.tcp, &f.udp) {
-        (Some(_), Some(_)) => return fail(format!("{p}.udp"), format!("flow {:?} has both `tcp` and `udp`; expected exactly one", f.name)),
-        (_, Some(u)) => udp(u, &format!("{p}.udp"))?,
-        (_, None) => tcp(f.tcp(), &format!("{p}.tcp"))?,
+    let given: Vec<&str> = [("tcp", f.tcp.is_some()), ("udp", f.udp.is_some()), ("quic", f.quic.is_some())].into_iter().filter(|g| g.1).map(|g| g.0).collect();
+    if given.len() > 1 {
+        return fail(format!("{p}.{}", given[1]), format!("flow {:?} has both `{}` and `{}`; expected exactly one of `tcp`, `udp` and `quic`", f.name, given[0], given[1]));
+    }
+    match (&f.udp, &f.quic) {
+        (Some(u), _) => udp(u, &format!("{p}.udp"))?,
+        (_, Some(q)) => quic(q, &format!("{p}.quic"))?,
+        _ => tcp(f.tcp(), &format!("{p}.tcp"))?,
     }
     if f.size == FlowSize::Infinite && s.duration.is_none() {
         return fail(format!("{p}.size"), "an infinite flow needs a `duration` for the run");
@@ -217,8 +221,18 @@ fn generator(g: &GeneratorSpec, s: &Scenario, p: &str) -> Check {
     g.check(s.duration.is_some()).map_err(|(field, message)| SpecError::new(if field.is_empty() { p.to_string() } else { format!("{p}.{field}") }, message))?;
     let (r, uplink) = g.route();
     route(r, uplink, s, p)?;
+    if let Some(q) = g.quic() {
+        quic(q, &format!("{p}.quic"))?;
+    }
     match g.tcp() {
         Some(t) => tcp(t, &format!("{p}.tcp")),
+        None => Ok(()),
+    }
+}
+
+fn quic(q: &crate::quic::QuicSpec, p: &str) -> Check {
+    match q.check() {
+        Some((field, message)) => fail(format!("{p}.{field}"), message),
         None => Ok(()),
     }
 }

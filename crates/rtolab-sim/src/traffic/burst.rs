@@ -4,6 +4,7 @@
 use super::kind::{GeneratorKind, Traffic};
 use super::planned::{start_time, Origin, PlannedFlow};
 use crate::rng::stream;
+use crate::quic::QuicSpec;
 use crate::tcp::settings::TcpSpec;
 use crate::time::SimDuration;
 use crate::units::{Bytes, Duration, DurationRv, RvSampler};
@@ -33,7 +34,10 @@ pub struct BurstSpec {
     pub uplink: bool,
     /// The flows' TCP (default rtolab's own settings, no `stack`).
     #[serde(default)]
-    pub tcp: TcpSpec,
+    pub tcp: Option<TcpSpec>,
+    /// The flows run QUIC instead (`quic = { cc = "cubic" }`); exclusive with `tcp`.
+    #[serde(default)]
+    pub quic: Option<QuicSpec>,
 }
 
 impl GeneratorKind for BurstSpec {
@@ -44,9 +48,18 @@ impl GeneratorKind for BurstSpec {
         (&self.route, self.uplink)
     }
     fn tcp(&self) -> Option<&TcpSpec> {
-        Some(&self.tcp)
+        match self.quic {
+            Some(_) => None,
+            None => Some(self.tcp.as_ref().unwrap_or(TcpSpec::none_given())),
+        }
+    }
+    fn quic(&self) -> Option<&QuicSpec> {
+        self.quic.as_ref()
     }
     fn check(&self, _has_duration: bool) -> Result<(), (String, String)> {
+        if self.tcp.is_some() && self.quic.is_some() {
+            return Err(("quic".into(), "the generator has both `tcp` and `quic`; expected at most one".into()));
+        }
         if self.flows == 0 {
             return Err(("flows".into(), "expected at least one flow".into()));
         }
@@ -73,8 +86,9 @@ impl GeneratorKind for BurstSpec {
                     size: Some(share + u64::from(k < extra)),
                     route: &self.route,
                     uplink: self.uplink,
-                    tcp: &self.tcp,
+                    tcp: self.tcp.as_ref().unwrap_or(TcpSpec::none_given()),
                     datagrams: None,
+                    quic: self.quic.as_ref(),
                 }
             })
             .collect();

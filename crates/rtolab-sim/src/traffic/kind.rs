@@ -1,6 +1,7 @@
 //! What every kind of generator answers to.
 
 use super::planned::{PlannedFlow, PlannedUsers};
+use crate::quic::QuicSpec;
 use crate::tcp::settings::TcpSpec;
 
 /// What a generator starts: flows planned before the run (a burst, calls), or users who
@@ -19,6 +20,11 @@ pub trait GeneratorKind {
     fn route(&self) -> (&[String], bool);
     /// The TCP table its connections take, if they run TCP.
     fn tcp(&self) -> Option<&TcpSpec>;
+    /// The QUIC table its connections take, if they run QUIC (a generator gives at most one
+    /// of `tcp` and `quic`).
+    fn quic(&self) -> Option<&QuicSpec> {
+        None
+    }
     /// The checks types cannot express: `Err((field, message))`, the field relative to the
     /// generator's table ("" for the table itself). `has_duration`: the run has a stop time
     /// (traffic that never ends needs one).

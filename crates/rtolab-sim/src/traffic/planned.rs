@@ -7,6 +7,7 @@ use crate::tcp::settings::TcpSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{OnOff, UdpSink, UdpSource, UdpSpec};
 use crate::units::{Duration, RandomVar, RvSampler};
+use crate::quic::QuicSpec;
 use crate::voice::codec::Codec;
 
 /// The time a table's optional `start` names: from the run's beginning, 0 s when absent.
@@ -56,6 +57,8 @@ pub struct PlannedFlow<'a> {
     pub tcp: &'a TcpSpec,
     /// A datagram flow's source and sink (a UDP flow, a call), in place of TCP.
     pub datagrams: Option<DatagramPlan>,
+    /// A QUIC transfer's settings, in place of TCP.
+    pub quic: Option<&'a QuicSpec>,
 }
 
 /// A generator's users, who start transfers over TCP as the run goes: each files a
@@ -68,6 +71,8 @@ pub struct PlannedUsers<'a> {
     pub uplink: bool,
     pub tcp: &'a TcpSpec,
     pub one_connection: bool,
+    /// Each file over a QUIC connection of these settings, in place of TCP.
+    pub quic: Option<&'a QuicSpec>,
     pub users: Vec<Box<dyn User + Send>>,
 }
 

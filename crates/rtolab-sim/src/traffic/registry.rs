@@ -61,6 +61,10 @@ impl GeneratorSpec {
         self.inner().tcp()
     }
 
+    pub fn quic(&self) -> Option<&crate::quic::QuicSpec> {
+        self.inner().quic()
+    }
+
     pub fn check(&self, has_duration: bool) -> Result<(), (String, String)> {
         self.inner().check(has_duration)
     }

@@ -49,6 +49,7 @@ impl GeneratorKind for ToySpec {
                 uplink: false,
                 tcp: &self.tcp,
                 datagrams: None,
+                quic: None,
             })
             .collect();
         Traffic::Flows(flows)

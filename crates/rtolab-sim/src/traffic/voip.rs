@@ -111,6 +111,7 @@ impl GeneratorKind for VoipSpec {
                 uplink: self.uplink,
                 tcp: TcpSpec::none_given(),
                 datagrams: Some(plan.clone()),
+                quic: None,
             })
             .collect();
         Traffic::Flows(calls)

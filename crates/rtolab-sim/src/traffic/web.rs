@@ -6,6 +6,7 @@
 use super::kind::{GeneratorKind, Traffic};
 use super::planned::{start_time, PlannedUsers, User};
 use crate::rng::stream;
+use crate::quic::QuicSpec;
 use crate::tcp::settings::TcpSpec;
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Bytes, Duration, DurationRv, RvSampler, SizeRv};
@@ -41,7 +42,11 @@ pub struct WebSpec {
     pub uplink: bool,
     /// The users' TCP (default rtolab's own settings, no `stack`).
     #[serde(default)]
-    pub tcp: TcpSpec,
+    pub tcp: Option<TcpSpec>,
+    /// The users' files go over QUIC instead (`quic = { cc = "cubic" }`), a new connection
+    /// for each; exclusive with `tcp`, and with `datagrams` and "per-session".
+    #[serde(default)]
+    pub quic: Option<QuicSpec>,
     /// Files as packet calls of the 3GPP non-real-time model (paper 001): a random number
     /// of datagrams, each of a size drawn from `size`.
     pub datagrams: Option<DatagramsSpec>,
@@ -139,9 +144,26 @@ impl GeneratorKind for WebSpec {
         (&self.route, self.uplink)
     }
     fn tcp(&self) -> Option<&TcpSpec> {
-        Some(&self.tcp)
+        match self.quic {
+            Some(_) => None,
+            None => Some(self.tcp.as_ref().unwrap_or(TcpSpec::none_given())),
+        }
+    }
+    fn quic(&self) -> Option<&QuicSpec> {
+        self.quic.as_ref()
     }
     fn check(&self, has_duration: bool) -> Result<(), (String, String)> {
+        if self.quic.is_some() {
+            if self.tcp.is_some() {
+                return Err(("quic".into(), "the generator has both `tcp` and `quic`; expected at most one".into()));
+            }
+            if self.datagrams.is_some() {
+                return Err(("quic".into(), "packet calls (`datagrams`) run over TCP; expected no `quic` with `datagrams`".into()));
+            }
+            if self.connection == WebConnection::PerSession {
+                return Err(("quic".into(), "QUIC users open a connection per file; expected connection = \"per-file\" with `quic`".into()));
+            }
+        }
         if let Some(d) = &self.datagrams {
             if !(d.mean_count.is_finite() && d.mean_count >= 1.0) {
                 return Err(("datagrams.mean_count".into(), format!("got {}, expected a mean of at least 1 datagram per packet call", d.mean_count)));
@@ -174,7 +196,8 @@ impl GeneratorKind for WebSpec {
             start: start_time(self.start),
             route: &self.route,
             uplink: self.uplink,
-            tcp: &self.tcp,
+            tcp: self.tcp.as_ref().unwrap_or(TcpSpec::none_given()),
+            quic: self.quic.as_ref(),
             one_connection: self.connection == WebConnection::PerSession,
             users,
         })

@@ -22,6 +22,9 @@ impl Simulation {
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         let series = &scenario.output.series;
         let record = LinkRecording::of(series);
+        // What a QUIC flow's server records, from its qlog metrics.
+        let quic_series = SeriesMetric::ALL.map(|m| matches!(m, SeriesMetric::Cwnd | SeriesMetric::Ssthresh | SeriesMetric::Srtt | SeriesMetric::Rttvar) && series.contains(&m));
+        let quic_record = quic_series.iter().any(|&r| r);
         let mut links = link_dirs(scenario, seed, record);
         let (planned, planned_users) = plan(scenario, seed);
         // Every flow and web user whose route ends in the radio network is a mobile user.
@@ -43,19 +46,26 @@ impl Simulation {
         let mut routed: Vec<(FlowId, FlowRoute, Option<u32>, bool)> = Vec::with_capacity(planned.len());
         let mut rows = Vec::with_capacity(planned.len());
         let mut datagram_flows = Vec::new();
-        let n_tcp = planned.iter().filter(|f| f.datagrams.is_none()).count();
+        let n_tcp = planned.iter().filter(|f| f.datagrams.is_none() && f.quic.is_none()).count();
         let mut flows: Vec<FlowRuntime> = Vec::with_capacity(n_tcp);
         for (i, f) in planned.into_iter().enumerate() {
             let (fwd, rev) = route_dirs(scenario, f.route, f.uplink);
-            let id = match &f.datagrams {
-                Some(plan) => {
+            let id = match (&f.datagrams, f.quic) {
+                (_, Some(quic)) => {
+                    let mut flow = DatagramFlow::quic(f.name, f.origin, f.start, f.size, quic, seed, quic_record);
+                    flow.row = i as u32;
+                    datagram_flows.push(flow);
+                    rows.push(RowSource::Datagram(FlowId::datagram(datagram_flows.len() as u32 - 1)));
+                    FlowId::datagram(datagram_flows.len() as u32 - 1)
+                }
+                (Some(plan), None) => {
                     let mut flow = DatagramFlow::planned(f.name, f.origin, f.start, f.size, plan, seed);
                     flow.row = i as u32;
                     datagram_flows.push(flow);
                     rows.push(RowSource::Datagram(FlowId::datagram(datagram_flows.len() as u32 - 1)));
                     FlowId::datagram(datagram_flows.len() as u32 - 1)
                 }
-                None => {
+                (None, None) => {
                     let mut flow = FlowRuntime::new(f.name, f.origin, f.start, f.size, f.tcp, seed, &mut configs);
                     flow.row = i as u32;
                     flows.push(flow);
@@ -73,7 +83,7 @@ impl Simulation {
                 let ue = mobile(w.route, w.uplink);
                 users.push(UserSlot { group: group as u32, user: user as u32, files: 0, ue, connection: None, behaviour });
             }
-            user_groups.push(UserGroup { name: w.name, forward, reverse, tcp: w.tcp.clone(), start: w.start, uplink: w.uplink, one_connection: w.one_connection });
+            user_groups.push(UserGroup { name: w.name, forward, reverse, tcp: w.tcp.clone(), quic: w.quic.cloned(), start: w.start, uplink: w.uplink, one_connection: w.one_connection });
         }
         let radio = radio::build(scenario, ues as usize, &mut links, seed, record);
         if let Some(radio) = &radio {
@@ -113,6 +123,9 @@ impl Simulation {
             data_packets: 0,
             segments: Vec::new(),
             datagrams: Vec::new(),
+            quic_out: Vec::new(),
+            quic_wire: Default::default(),
+            quic_series,
             error: None,
         };
         let mut sim = Simulation { net, world };

@@ -4,6 +4,7 @@
 //! Invariant: a kind not asked for records nothing, and a run without `output.events` has
 //! no log at all (`World::events` is `None`: one branch per hook).
 
+use super::datagram_flow::{DatagramFlow, Ends};
 use super::flow::{FlowRuntime, Verdict};
 use crate::fabric::DropSite;
 use crate::net::{DirId, FlowId};
@@ -26,13 +27,15 @@ struct Entry {
     ssthresh: [Option<u64>; 2],
     /// A timeout's number in its flow, to read the oracle's verdict at the end.
     timeout: Option<u64>,
+    /// A QUIC PTO's or declared loss's end (true: the server) and number at that end.
+    quic: Option<(bool, u32)>,
     undone: bool,
     detail: Option<String>,
 }
 
 impl Entry {
     fn new(at: SimTime, kind: EventKind) -> Self {
-        Entry { at, kind, flow: None, dir: None, radio: false, seq: None, cwnd: [None; 2], ssthresh: [None; 2], timeout: None, undone: false, detail: None }
+        Entry { at, kind, flow: None, dir: None, radio: false, seq: None, cwnd: [None; 2], ssthresh: [None; 2], timeout: None, quic: None, undone: false, detail: None }
     }
 }
 
@@ -146,6 +149,26 @@ impl EventLog {
         }
     }
 
+    /// QUIC flow `f`'s end (`server` or client) fired its PTO number `index` at `at`.
+    pub fn pto(&mut self, at: SimTime, f: (FlowId, u32), server: bool, index: u32) {
+        if self.wants(EventKind::Pto) {
+            let mut e = Entry::new(at, EventKind::Pto);
+            (e.flow, e.quic) = (Some(f), Some((server, index)));
+            e.detail = Some(if server { "server" } else { "client" }.to_string());
+            self.entries.push(e);
+        }
+    }
+
+    /// QUIC flow `f`'s end declared packet `pn` lost at `at`, its declared loss `index`.
+    pub fn lost(&mut self, at: SimTime, f: (FlowId, u32), server: bool, index: u32, pn: u64) {
+        if self.wants(EventKind::Lost) {
+            let mut e = Entry::new(at, EventKind::Lost);
+            (e.flow, e.quic, e.seq) = (Some(f), Some((server, index)), Some(pn));
+            e.detail = Some(if server { "server" } else { "client" }.to_string());
+            self.entries.push(e);
+        }
+    }
+
     /// A spike began or ended on `dirs`.
     pub fn spike(&mut self, now: SimTime, dirs: &[DirId], started: bool) {
         if self.wants(EventKind::Spike) {
@@ -161,7 +184,7 @@ impl EventLog {
     /// The rows, in the order the events happened, each flow named after its row of the flows
     /// table (`row_names`) and each link direction after `dir_names`, timeouts with the
     /// oracle's verdict (of the connection, `flows`) and the sender's detection.
-    pub fn into_rows(self, flows: &[FlowRuntime], row_names: &[String], dir_names: &[String]) -> Vec<EventRow> {
+    pub fn into_rows(self, flows: &[FlowRuntime], datagram_flows: &[DatagramFlow], row_names: &[String], dir_names: &[String]) -> Vec<EventRow> {
         self.entries
             .into_iter()
             .map(|e| {
@@ -176,6 +199,16 @@ impl EventLog {
                     }
                     _ => (None, None, None),
                 };
+                let oracle = oracle.or_else(|| {
+                    let ((f, _), (server, i)) = (e.flow?, e.quic?);
+                    let Ends::Quic(t) = &datagram_flows[f.slot()].ends else { return None };
+                    let end = if server { &t.server } else { &t.client };
+                    let spurious = match e.kind {
+                        EventKind::Pto => end.oracle.pto(i as usize).1,
+                        _ => end.oracle.declared(i as usize).2,
+                    };
+                    Some(if spurious { "spurious" } else { "genuine" }.to_string())
+                });
                 EventRow {
                     time_s: e.at.as_secs_f64(),
                     kind: e.kind,

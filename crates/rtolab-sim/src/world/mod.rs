@@ -10,6 +10,7 @@ mod build;
 mod configs;
 mod datagram_flow;
 mod datagrams;
+mod quic_wire;
 mod events;
 mod flow;
 pub mod plan;
@@ -79,7 +80,7 @@ pub struct World {
     /// users' uplinks (the directions from this index on).
     reported_links: usize,
     flows: Vec<FlowRuntime>,
-    /// The datagram flows (UDP flows, calls), by `FlowId::slot`.
+    /// The datagram flows (UDP flows, calls, QUIC transfers), by `FlowId::slot`.
     datagram_flows: Vec<DatagramFlow>,
     /// The flows table's rows in the order they began: a flow of its own, or a file of a
     /// per-session connection.
@@ -106,6 +107,11 @@ pub struct World {
     /// Scratch buffers reused across events.
     segments: Vec<Segment>,
     datagrams: Vec<Datagram>,
+    quic_out: Vec<crate::quic::Outgoing>,
+    /// The bytes of QUIC datagrams in the network.
+    quic_wire: quic_wire::QuicWire,
+    /// Per `SeriesMetric`: recorded for QUIC flows (cwnd, ssthresh, srtt, rttvar).
+    quic_series: [bool; SeriesMetric::ALL.len()],
     error: Option<SimError>,
 }
 
@@ -503,6 +509,16 @@ impl World {
         let origin = Origin::Web { user: u, generator: g.name.clone() };
         if g.one_connection {
             return self.write_session_file(net, now, u, name, origin, size);
+        }
+        if let Some(quic) = &g.quic {
+            let route = web_route(g, user, net);
+            let j = self.datagram_flows.len() as u32;
+            let mut flow = DatagramFlow::quic(name, origin, now, Some(size), quic, self.seed, self.quic_series.iter().any(|&r| r));
+            flow.row = self.rows.len() as u32;
+            self.rows.push(RowSource::Datagram(FlowId::datagram(j)));
+            self.datagram_flows.push(flow);
+            net.set_route(FlowId::datagram(j), route);
+            return self.flow_start(net, now, FlowId::datagram(j));
         }
         let mut flow = FlowRuntime::new(name, origin, now, Some(size), &g.tcp, self.seed, &mut self.configs);
         let route = web_route(g, user, net);

@@ -26,6 +26,7 @@ pub fn plan(scenario: &Scenario, seed: u64) -> (Vec<PlannedFlow<'_>>, Vec<Planne
             uplink: f.uplink,
             tcp: f.tcp(),
             datagrams: f.udp.as_ref().map(DatagramPlan::udp),
+            quic: f.quic.as_ref(),
         })
         .collect();
     let mut users = Vec::new();

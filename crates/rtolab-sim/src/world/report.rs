@@ -1,12 +1,13 @@
 //! Builds the result tables at the end of a run.
 
-use super::datagram_flow::DatagramFlow;
+use super::datagram_flow::{DatagramFlow, Ends};
 use super::flow::FlowRuntime;
 use super::session::{RowSource, Tally};
 use super::{Simulation, World};
 use crate::fabric::Parts;
 use crate::results::{FlowRow, RunMeta, RunResult, TransportKind};
 use crate::time::SimTime;
+use crate::quic::QuicTransfer;
 use crate::transport::{UdpSink, UdpSource};
 use crate::voice::codec::Codec;
 use crate::voice::emodel::score_call;
@@ -28,7 +29,7 @@ impl Simulation {
 
         let mut entities: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
         let events = match w.events.take() {
-            Some(log) => log.into_rows(&w.flows, &entities, &links_dirs.iter().map(|l| l.cfg.name()).collect::<Vec<_>>()),
+            Some(log) => log.into_rows(&w.flows, &w.datagram_flows, &entities, &links_dirs.iter().map(|l| l.cfg.name()).collect::<Vec<_>>()),
             None => Vec::new(),
         };
         let n_flows = entities.len() as u32;
@@ -177,6 +178,11 @@ fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
 fn datagram_row(row: u64, f: &DatagramFlow, end: SimTime) -> FlowRow {
     let elapsed = f.end.unwrap_or(end).since(f.start).as_secs_f64();
     let (kind, generator) = f.origin.kind_and_generator();
+    // A QUIC transfer whose connection failed ended without completing.
+    let completed = match &f.ends {
+        Ends::Quic(t) => t.completed_at(),
+        Ends::Udp { .. } => f.end,
+    };
     FlowRow {
         flow: row,
         connection: row,
@@ -185,9 +191,38 @@ fn datagram_row(row: u64, f: &DatagramFlow, end: SimTime) -> FlowRow {
         generator,
         start_s: f.start.as_secs_f64(),
         end_s: f.end.map(|t| t.as_secs_f64()),
-        completion_s: f.end.map(|t| t.since(f.start).as_secs_f64()),
+        completion_s: completed.map(|t| t.since(f.start).as_secs_f64()),
         size: f.size,
-        ..datagram_columns(&f.source, &f.sink, f.lost, f.codec, f.started.then_some(elapsed))
+        ..match &f.ends {
+            Ends::Udp { source, sink } => datagram_columns(source, sink, f.lost, f.codec, f.started.then_some(elapsed)),
+            Ends::Quic(t) => quic_columns(t, f.lost, f.started.then_some(elapsed)),
+        }
+    }
+}
+
+/// A QUIC transfer's columns: bytes the client read, goodput over `elapsed_s`, throughput
+/// from the UDP payload the server sent, the datagrams both ends sent and received and the
+/// network dropped (`lost`), and the PTO and loss counts with the oracle's verdicts. A
+/// transfer that failed (its connection lost) has no completion time (the caller's).
+fn quic_columns(t: &QuicTransfer, lost: u64, elapsed_s: Option<f64>) -> FlowRow {
+    let rate = |bytes: u64| elapsed_s.filter(|&e| e > 0.0).map(|e| bytes as f64 * 8.0 / e);
+    let stats = [t.client.stats(), t.server.stats()];
+    let udp = |f: fn(&quinn_proto::ConnectionStats) -> u64| stats.iter().flatten().map(f).sum::<u64>();
+    let v = t.verdicts();
+    FlowRow {
+        transport: TransportKind::Quic,
+        bytes: t.client.received(),
+        goodput_bps: rate(t.client.received()),
+        throughput_bps: rate(t.server.stats().map_or(0, |s| s.udp_tx.bytes)),
+        datagrams_sent: Some(udp(|s| s.udp_tx.datagrams)),
+        datagrams_received: Some(udp(|s| s.udp_rx.datagrams)),
+        datagrams_lost: Some(lost),
+        ptos: Some(v.ptos),
+        spurious_ptos: Some(v.spurious_ptos),
+        declared_lost: Some(v.declared_lost),
+        spurious_declared_lost: Some(v.spurious_declared_lost),
+        congestion_events: Some(t.congestion_events()),
+        ..FlowRow::blank()
     }
 }
 

@@ -3,6 +3,7 @@
 //! (`traffic::User`), and what every connection of a group gets.
 
 use crate::net::{DirId, FlowId};
+use crate::quic::QuicSpec;
 use crate::spec::TcpSpec;
 use crate::time::SimTime;
 use crate::traffic::User;
@@ -14,6 +15,8 @@ pub struct UserGroup {
     pub forward: Vec<DirId>,
     pub reverse: Vec<DirId>,
     pub tcp: TcpSpec,
+    /// Its files go over QUIC connections of these settings instead.
+    pub quic: Option<QuicSpec>,
     pub start: SimTime,
     /// Its mobile users send.
     pub uplink: bool,
