@@ -78,10 +78,19 @@ route = ["hsdpa"]
 tcp = { stack = "ns2-sack1", min_rto = "200ms" }
 "#;
 
+/// `quic-bulk`: one unbounded QUIC transfer (quinn-proto, CUBIC, 1200-byte datagrams) through
+/// `bulk-lte`'s bottleneck for 100 s: the cost of a datagram with everything real QUIC does
+/// to it (AES-128-GCM and header protection both ways, ACK frames, loss detection, pacing)
+/// and rtolab's reading of the library's qlog.
+fn quic_bulk() -> String {
+    let text = BULK_LTE.replace("name = \"bulk-lte\"", "name = \"quic-bulk\"").replace("duration = \"1000s\"", "duration = \"100s\"");
+    format!("{text}[[flows]]\nname = \"bulk\"\nroute = [\"lte\"]\nquic = {{ cc = \"cubic\" }}\n")
+}
+
 /// The names `scenario` accepts. `bulk-lte-linux` is `bulk-lte` with the `linux` stack
 /// (CUBIC, RACK-TLP, PRR, Linux's RTT samples and ACK policy); `bulk-lte-bbr` the same with
-/// BBR (its delivery-rate estimator and internal pacing).
-pub const NAMES: [&str; 5] = ["bulk-lte", "bulk-lte-linux", "bulk-lte-bbr", "spiky-hspa", "hsdpa-150"];
+/// BBR (its delivery-rate estimator and internal pacing); `quic-bulk` one QUIC transfer.
+pub const NAMES: [&str; 6] = ["bulk-lte", "bulk-lte-linux", "bulk-lte-bbr", "spiky-hspa", "hsdpa-150", "quic-bulk"];
 
 /// The flow counts of `rtolab bench --scale` (issue targets at 4 000 and 40 000 flows).
 pub const SCALE_FLOWS: [u32; 4] = [4, 400, 4_000, 40_000];
@@ -111,6 +120,7 @@ pub fn scenario(name: &str) -> Option<Scenario> {
         "bulk-lte-bbr" => bulk_lte(name, "stack = \"linux\", cc = \"bbr\", mss = 1448"),
         "spiky-hspa" => SPIKY_HSPA.to_string(),
         "hsdpa-150" => HSDPA_150.to_string(),
+        "quic-bulk" => quic_bulk(),
         _ => return None,
     };
     Some(from_toml(&text).expect("benchmark scenarios are valid"))
