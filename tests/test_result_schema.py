@@ -33,10 +33,12 @@ EVERY_TABLE: dict[str, Any] = {
         {"name": "short", "route": ["hsdpa"], "size": "30kB"},
         # A controller that paces, for the pacing_rate series.
         {"name": "paced", "route": ["radio"], "size": "30kB", "tcp": {"stack": "linux", "cc": "bbr"}},
+        # A QUIC transfer, for the rttvar series and the pto and lost events.
+        {"name": "quic", "route": ["radio"], "size": "60kB", "quic": {"cc": "newreno"}},
     ],
     "generators": [{"kind": "web", "users": 2, "size": "20kB", "think": "exp(0.5s)", "route": ["radio"]}],
     "radio": {"cells": 1},
-    "output": {"series": [m.name for m in result_schema.series_metrics()], "events": ["timeout", "spurious", "undo", "retransmit", "drop", "spike"]},
+    "output": {"series": [m.name for m in result_schema.series_metrics()], "events": ["timeout", "spurious", "undo", "retransmit", "drop", "spike", "pto", "lost"]},
 }
 
 #: The dtypes a result column may have (Enum only for the series' labels).
