@@ -86,15 +86,25 @@ struct Header<'a> {
     packet_number: Option<u64>,
 }
 
-/// The writer quinn-proto's qlog streamer writes into: a shared byte buffer.
-struct Sink(Arc<Mutex<Vec<u8>>>);
+/// The writer quinn-proto's qlog streamer writes into. The streamer writes a record as RS,
+/// the JSON text in many small writes, and LF alone (qlog's `QlogStreamer::write_event`; the
+/// compact JSON text holds no raw LF), so a record gathers in `record` and moves to the
+/// shared buffer whole, at its LF: one lock per record, not per write.
+struct Sink {
+    shared: Arc<Mutex<Vec<u8>>>,
+    record: Vec<u8>,
+}
 
 impl io::Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().map_err(|_| io::Error::other("qlog buffer poisoned"))?.extend_from_slice(buf);
+        self.record.extend_from_slice(buf);
+        if buf == b"\n" {
+            self.flush()?;
+        }
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
+        self.shared.lock().map_err(|_| io::Error::other("qlog buffer poisoned"))?.append(&mut self.record);
         Ok(())
     }
 }
@@ -110,7 +120,7 @@ impl Tap {
     pub fn new(start: std::time::Instant) -> (Tap, QlogStream) {
         let buffer = Arc::new(Mutex::new(Vec::new()));
         let mut config = quinn_proto::QlogConfig::default();
-        config.writer(Box::new(Sink(buffer.clone()))).start_time(start);
+        config.writer(Box::new(Sink { shared: buffer.clone(), record: Vec::new() })).start_time(start);
         let stream = config.into_stream().expect("qlog starts on an in-memory buffer");
         (Tap { buffer, scratch: Vec::new() }, stream)
     }
@@ -133,8 +143,23 @@ impl Tap {
     }
 }
 
+/// The record kinds `parse` reads; the others are skipped unparsed.
+const WANTED: [&[u8]; 4] = [b"transport:packet_sent", b"transport:packet_received", b"recovery:packet_lost", b"recovery:metrics_updated"];
+
+/// The event name of a record, read without parsing it: qlog writes an event's `time`, then
+/// its `name` (`qlog::events::Event`, the name flattened in), so the name's key comes early.
+fn name_of(text: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"name\":\"";
+    let start = text.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let len = text[start..].iter().position(|&c| c == b'"')?;
+    Some(&text[start..start + len])
+}
+
 /// The report of one record; `None` for records of other kinds (and the log's header).
 fn parse(text: &[u8]) -> Option<Report> {
+    if !name_of(text).is_some_and(|n| WANTED.contains(&n)) {
+        return None;
+    }
     let record: Record = serde_json::from_slice(text).expect("quinn-proto writes well-formed qlog records");
     let data = record.data?;
     let packet = || data.header.as_ref().and_then(|h| Some((Space::of(h.packet_type)?, h.packet_number?)));
@@ -166,5 +191,7 @@ mod tests {
         let text = br#"{"time":2.0,"name":"recovery:metrics_updated","data":{"smoothed_rtt":40.5,"pto_count":2}}"#;
         assert_eq!(parse(text), Some(Report::Metrics(Metrics { pto_count: Some(2), smoothed_rtt_s: Some(0.0405), ..Metrics::default() })));
         assert_eq!(parse(br#"{"qlog_version":"0.3","trace":{}}"#), None);
+        assert_eq!(parse(br#"{"time":1.0,"name":"transport:parameters_set","data":{"owner":"local"}}"#), None);
+        assert_eq!(name_of(br#"{"time":1.0,"name":"recovery:packet_lost","data":{}}"#), Some(&b"recovery:packet_lost"[..]));
     }
 }
