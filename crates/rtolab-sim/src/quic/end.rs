@@ -75,6 +75,8 @@ pub struct QuicEnd {
     record: bool,
     /// Why the connection ended without the transfer, and when.
     pub failure: Option<(SimTime, String)>,
+    /// The connection's statistics when it was retired (`retire`).
+    retired: Option<quinn_proto::ConnectionStats>,
 }
 
 /// HMAC key for stateless resets (RFC 9000 §10.3) and the key of address-validation tokens:
@@ -138,6 +140,7 @@ impl QuicEnd {
             samples: Vec::new(),
             record,
             failure: None,
+            retired: None,
         }
     }
 
@@ -173,9 +176,22 @@ impl QuicEnd {
         }
     }
 
-    /// The connection's own statistics (sent and lost packets, congestion events).
+    /// The connection's own statistics (sent and lost packets, congestion events), live or
+    /// as they were when it was retired.
     pub fn stats(&self) -> Option<quinn_proto::ConnectionStats> {
-        self.conn.as_ref().map(|(_, c)| c.stats())
+        self.conn.as_ref().map(|(_, c)| c.stats()).or(self.retired)
+    }
+
+    /// Drops the connection (its buffers and recovery state) once its transfer has ended,
+    /// keeping its statistics: a run of many transfers holds only what its tables need.
+    /// Invariant: a retired end is never driven again.
+    pub fn retire(&mut self) {
+        if let Some((_, conn)) = self.conn.take() {
+            self.retired = Some(conn.stats());
+        }
+        self.timeout = None;
+        self.buf = Vec::new();
+        self.reports = Vec::new();
     }
 
     /// The client opens the connection at `now`.

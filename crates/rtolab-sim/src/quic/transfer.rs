@@ -36,6 +36,15 @@ impl QuicTransfer {
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Outgoing>) {
         self.client.connect(now, &mut self.scratch);
         out.extend(self.scratch.drain(..).map(|d| (Role::Client, d)));
+        self.retire_if_ended();
+    }
+
+    /// Once the transfer has ended, both connections go (`QuicEnd::retire`).
+    fn retire_if_ended(&mut self) {
+        if self.ended().is_some() {
+            self.client.retire();
+            self.server.retire();
+        }
     }
 
     /// Datagram `d` that `from` sent reached the other end.
@@ -51,6 +60,7 @@ impl QuicTransfer {
         receiver.receive(now, d, &mut self.scratch);
         let role = receiver.role();
         out.extend(self.scratch.drain(..).map(|d| (role, d)));
+        self.retire_if_ended();
     }
 
     /// The network dropped datagram `index` that `from` sent.
@@ -73,6 +83,7 @@ impl QuicTransfer {
                 out.extend(self.scratch.drain(..).map(|d| (role, d)));
             }
         }
+        self.retire_if_ended();
     }
 
     /// When either end next wants waking; `None` once the transfer has ended.
