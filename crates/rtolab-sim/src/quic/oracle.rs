@@ -41,8 +41,8 @@ pub struct Oracle {
     packets: Vec<(Space, u64)>,
     /// Per space, by packet number: the datagram that carried it (`NONE` for a number skipped).
     carried_by: [Vec<u32>; 3],
-    /// Per space, by packet number: when the end declared it lost.
-    lost_at: [Vec<Option<SimTime>>; 3],
+    /// When the end declared each packet it declared lost (few of those sent: a map).
+    lost_at: std::collections::HashMap<(Space, u64), SimTime>,
     /// Declared losses, in order, with when.
     declared: Vec<(Space, u64, SimTime)>,
     /// Datagrams the network dropped, in the order sent.
@@ -91,12 +91,7 @@ impl Oracle {
 
     /// The end declared packet `pn` of `space` lost at `now`.
     pub fn lost(&mut self, now: SimTime, space: Space, pn: u64) {
-        let at = &mut self.lost_at[space.index()];
-        let i = pn as usize;
-        if at.len() <= i {
-            at.resize(i + 1, None);
-        }
-        at[i].get_or_insert(now);
+        self.lost_at.entry((space, pn)).or_insert(now);
         self.declared.push((space, pn, now));
     }
 
@@ -111,7 +106,7 @@ impl Oracle {
     }
 
     fn declared_by(&self, space: Space, pn: u64, t: SimTime) -> bool {
-        self.lost_at[space.index()].get(pn as usize).copied().flatten().is_some_and(|at| at <= t)
+        self.lost_at.get(&(space, pn)).is_some_and(|&at| at <= t)
     }
 
     /// Whether the PTO fired at `t` waited for a packet the network dropped.
