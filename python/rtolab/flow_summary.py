@@ -16,10 +16,10 @@ import polars as pl
 SCENARIO_FLOWS = "[[flows]]"
 
 
-def by_generator(flows: pl.DataFrame) -> pl.DataFrame:
+def _transfers_by_generator(flows: pl.DataFrame, finished: pl.Expr, summed: list[str]) -> pl.DataFrame:
     """One row per generator in order of first appearance: generator, kind, flows, finished
-    (flows that completed), goodput_median_bps, goodput_p90_bps, timeouts, spurious_timeouts
-    (the last two summed over the group's flows)."""
+    (the flows ``finished`` holds for), goodput_median_bps, goodput_p90_bps, then each column
+    of ``summed`` summed over the group's flows."""
     goodput = pl.col("goodput_bps").drop_nulls()
     return (
         flows.with_columns(pl.col("generator").fill_null(SCENARIO_FLOWS))
@@ -27,34 +27,25 @@ def by_generator(flows: pl.DataFrame) -> pl.DataFrame:
         .agg(
             pl.col("kind").first(),
             pl.len().alias("flows"),
-            pl.col("end_s").is_not_null().sum().alias("finished"),
+            finished.sum().alias("finished"),
             goodput.median().alias("goodput_median_bps"),
             goodput.quantile(0.9, interpolation="linear").alias("goodput_p90_bps"),
-            pl.col("timeouts").sum(),
-            pl.col("spurious_timeouts").sum(),
+            *(pl.col(c).sum() for c in summed),
         )
     )
+
+
+def by_generator(flows: pl.DataFrame) -> pl.DataFrame:
+    """TCP flows per generator (``_transfers_by_generator``): finished are the flows whose
+    last byte was acknowledged; timeouts and spurious_timeouts summed."""
+    return _transfers_by_generator(flows, pl.col("end_s").is_not_null(), ["timeouts", "spurious_timeouts"])
 
 
 def quic_by_generator(flows: pl.DataFrame) -> pl.DataFrame:
-    """One row per generator of QUIC flows, in order of first appearance: generator, kind,
-    flows, finished (transfers that completed), goodput_median_bps, goodput_p90_bps, and
-    ptos, spurious_ptos and declared_lost summed over the group's flows."""
-    goodput = pl.col("goodput_bps").drop_nulls()
-    return (
-        flows.with_columns(pl.col("generator").fill_null(SCENARIO_FLOWS))
-        .group_by("generator", maintain_order=True)
-        .agg(
-            pl.col("kind").first(),
-            pl.len().alias("flows"),
-            pl.col("completion_s").is_not_null().sum().alias("finished"),
-            goodput.median().alias("goodput_median_bps"),
-            goodput.quantile(0.9, interpolation="linear").alias("goodput_p90_bps"),
-            pl.col("ptos").sum(),
-            pl.col("spurious_ptos").sum(),
-            pl.col("declared_lost").sum(),
-        )
-    )
+    """QUIC flows per generator (``_transfers_by_generator``): finished are the transfers that
+    completed (a failed connection ends without completing); ptos, spurious_ptos and
+    declared_lost summed."""
+    return _transfers_by_generator(flows, pl.col("completion_s").is_not_null(), ["ptos", "spurious_ptos", "declared_lost"])
 
 
 def datagrams_by_generator(flows: pl.DataFrame) -> pl.DataFrame:
