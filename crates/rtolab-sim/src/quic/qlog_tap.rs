@@ -44,7 +44,9 @@ pub enum Report {
     Metrics(Metrics),
 }
 
-/// `recovery:metrics_updated` (times in seconds).
+/// `recovery:metrics_updated`. Times in seconds: quinn-proto 0.11.19 writes them so
+/// (`RecoveryMetrics::to_qlog_event`, `Duration::as_secs_f32`), where the qlog draft says
+/// milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Metrics {
     pub pto_count: Option<u32>,
@@ -169,8 +171,8 @@ fn parse(text: &[u8]) -> Option<Report> {
         "recovery:packet_lost" => packet().map(|(s, n)| Report::Lost(s, n)),
         "recovery:metrics_updated" => Some(Report::Metrics(Metrics {
             pto_count: data.pto_count,
-            smoothed_rtt_s: data.smoothed_rtt.map(|ms| ms / 1e3),
-            rtt_variance_s: data.rtt_variance.map(|ms| ms / 1e3),
+            smoothed_rtt_s: data.smoothed_rtt,
+            rtt_variance_s: data.rtt_variance,
             congestion_window: data.congestion_window,
             ssthresh: data.ssthresh,
         })),
@@ -188,7 +190,7 @@ mod tests {
         assert_eq!(parse(text), Some(Report::Sent(Space::Data, 7)));
         let text = br#"{"time":2.0,"name":"recovery:packet_lost","data":{"header":{"packet_type":"initial","packet_number":0},"trigger":"time_threshold"}}"#;
         assert_eq!(parse(text), Some(Report::Lost(Space::Initial, 0)));
-        let text = br#"{"time":2.0,"name":"recovery:metrics_updated","data":{"smoothed_rtt":40.5,"pto_count":2}}"#;
+        let text = br#"{"time":2.0,"name":"recovery:metrics_updated","data":{"smoothed_rtt":0.0405,"pto_count":2}}"#;
         assert_eq!(parse(text), Some(Report::Metrics(Metrics { pto_count: Some(2), smoothed_rtt_s: Some(0.0405), ..Metrics::default() })));
         assert_eq!(parse(br#"{"qlog_version":"0.3","trace":{}}"#), None);
         assert_eq!(parse(br#"{"time":1.0,"name":"transport:parameters_set","data":{"owner":"local"}}"#), None);

@@ -89,6 +89,11 @@ fn a_delay_spike_fires_spurious_ptos() {
     for m in [SeriesMetric::Cwnd, SeriesMetric::Srtt, SeriesMetric::Rttvar] {
         assert!((0..r.series.len()).any(|i| r.series.metric[i] == m), "no {m:?} series");
     }
+    // The smoothed RTT, in seconds, never falls below the path's 40 ms and climbs through the
+    // 3 s the spike held everything.
+    let srtt: Vec<f64> = (0..r.series.len()).filter(|&i| r.series.metric[i] == SeriesMetric::Srtt).map(|i| r.series.value[i]).collect();
+    assert!(srtt.iter().all(|&s| s >= 0.040), "{:?}", srtt.iter().copied().fold(f64::INFINITY, f64::min));
+    assert!(srtt.iter().copied().fold(0.0, f64::max) > 1.0, "the spike's RTT samples raise the smoothed RTT over 1 s");
 }
 
 /// Over a lossy radio link with ARQ and a Gilbert–Elliott channel, a trace-driven link and
