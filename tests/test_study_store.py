@@ -239,3 +239,19 @@ def test_schema_study_is_the_schema_studies_are_checked_against() -> None:
         assert field in schema["properties"]
         with pytest.raises(rtolab.SpecError, match=field):
             Study.from_dict(study(**{field: value}))
+
+
+def test_a_grid_value_that_is_a_table_is_copied_into_each_point() -> None:
+    """A later path reaching into a table an earlier grid value set changes that point's spec
+    alone: the grid's table is shared by every point (found when `generators.web` and then
+    `generators.web.users` ran every point at the last load)."""
+    scenario = {
+        "duration": "2s",
+        "links": [{"name": "l", "rate": "1Mbps", "delay": "10ms"}],
+        "generators": [{"kind": "web", "name": "w", "users": 1, "size": "10kB", "think": "exp(1s)", "route": ["l"]}],
+    }
+    table = {"cc": "newreno"}
+    study = Study.from_dict({"name": "copies", "scenario": scenario, "grid": {"generators.w.tcp": [table], "generators.w.tcp.min_rto": ["200ms", "1s"]}})
+    points = study.points()
+    assert [p.spec["generators"][0]["tcp"] for p in points] == [{"cc": "newreno", "min_rto": "200ms"}, {"cc": "newreno", "min_rto": "1s"}]
+    assert table == {"cc": "newreno"} and points[0].key != points[1].key

@@ -62,7 +62,11 @@ def set_path(spec: dict[str, Any], path: str, value: Any) -> None:
     """Sets ``path`` in ``spec`` in place. A ``*`` step sets it in every element of a list
     (``generators.*.tcp.iw``). Raises ``SpecError`` naming the path if a step is missing (a
     list element with no such name or index). Paths starting with ``tag.`` only label runs
-    and leave the spec alone."""
+    and leave the spec alone.
+
+    Invariant: ``spec`` holds a copy of ``value``, never the object itself, so a later path
+    that reaches into a table set here (``generators.web`` then ``generators.web.users``)
+    changes this spec alone, not the grid's value that every other point shares."""
     if path.startswith(TAG_PREFIX):
         return
     _set(spec, path.split("."), 0, path, value)
@@ -76,12 +80,12 @@ def _set(node: Any, parts: list[str], depth: int, path: str, value: Any) -> None
         indices = range(len(node)) if part == "*" else [_list_index(node, part, where)]
         for index in indices:
             if last:
-                node[index] = value
+                node[index] = copy.deepcopy(value)
             else:
                 _set(node[index], parts, depth + 1, path, value)
     elif isinstance(node, dict):
         if last:
-            node[part] = value
+            node[part] = copy.deepcopy(value)
         else:
             _set(node.setdefault(part, {}), parts, depth + 1, path, value)
     else:
