@@ -187,11 +187,15 @@ def hsdpa_study(quick: bool = False, replications: int | None = None, duration_s
     if quick or duration_s is not None:
         spec["duration"] = f"{duration_s if duration_s is not None else 60.0:g}s"
     web = next(g for g in spec["generators"] if g.get("name") == "web")
-    quic = [{**{k: v for k, v in web.items() if k != "tcp"}, "quic": {"cc": cc}} for cc in ("newreno", "cubic")]
+    rest = {k: v for k, v in web.items() if k != "tcp"}
+    tables = [copy.deepcopy(web)] + [{**copy.deepcopy(rest), "quic": {"cc": cc}} for cc in ("newreno", "cubic")]
+    # One grid path holds the whole generator, its load included: a later grid path into a
+    # table that a grid value put in place would write into the grid's own value, which
+    # every point holding it shares (``rtolab.study.set_path`` does not copy it).
     return Study.from_dict({
         "name": "quic-spikes-hsdpa",
         "scenario": spec,
-        "grid": {WEB: [copy.deepcopy(web), *quic], "generators.web.users": [100] if quick else HSDPA_USERS},
+        "grid": {WEB: [{**copy.deepcopy(t), "users": u} for u in ([100] if quick else HSDPA_USERS) for t in tables]},
         "replications": replications or (2 if quick else 3),
         "seed": 2005,
     })

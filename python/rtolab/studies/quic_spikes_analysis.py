@@ -56,7 +56,7 @@ def _setting(part: str, params: dict[str, Any]) -> str:
         return f"loss {float(params['links.radio.loss']) * 100:g} %"
     if part == "today":
         return Path(str(params["links.radio.trace"])).name.removesuffix(".trace")
-    return f"{params['generators.web.users']} users"
+    return f"{_flow_param(params)['users']} users"
 
 
 def _flow_param(params: dict[str, Any]) -> dict[str, Any]:

@@ -111,7 +111,7 @@ def setup(studies: dict[str, Study], t: Tables, timing: dict[str, Any], workers:
         f"- **hsdpa**: paper 000's seven cells at its reproduction's frozen reading, round robin; web users over ns-2's "
         f"Sack1 at minRTO {q.MIN_RTO} (the minRTO study's stack, 536 B segments) or over QUIC (NewReno, CUBIC; "
         f"quinn-proto's defaults: 1200 B datagrams, initial RTT 333 ms, the peer's max_ack_delay 25 ms); "
-        f"{', '.join(str(u) for u in hsdpa.grid['generators.web.users'])} users; transfers begun in the first "
+        f"{', '.join(sorted({str(w['users']) for w in hsdpa.grid[q.WEB]}, key=int))} users; transfers begun in the first "
         f"{q.WARM_UP_S:g} s left out. {hsdpa.replications} replications of {hsdpa.base['duration']} (seed {hsdpa.seed}).",
         "",
         "Replication r of every grid point of a part shares its seed, so the spikes of \"on\" are the same for every "
@@ -193,10 +193,14 @@ def model_section(t: Tables) -> str:
                      "slow start" if slow and not held else "no slow start" if held and not slow else "both" if held else "neither"])
         verdicts.append((r["transport"], slow, held))
     quic = [v for v in verdicts if v[0].startswith("quic")]
+    rescaled = int(t.runs["srtt_rescaled"].sum())
+    note = (f"R for QUIC comes from the server's `srtt` series, which is 1000 times too small in this build (quinn-proto 0.11.19 writes "
+            f"the qlog's `smoothed_rtt` in seconds, the simulator reads it as milliseconds); the {rescaled} runs whose series lies "
+            "below the path's propagation delay by more than ten times are read in seconds (`quic_spikes_analysis.srtt_s`)." if rescaled else "")
     parts = [
         "## What paper 003's model says",
         "The lossless model (Eq. 4) charges every spike its length plus a slow start from one packet to Cmax, "
-        "ramp L = R·log2(Cmax); with L = 0 it charges the length alone (the held share).",
+        "ramp L = R·log2(Cmax); with L = 0 it charges the length alone (the held share). " + note,
         _table(["part", "setting", "transport", "Cmax (pkt/s)", "R (s)", "L (s)", "model loss (%)", "held share (%)", "measured loss (%)", "inside the interval"], rows),
         f"Of the {len(quic)} QUIC rows, the slow-start reading holds in {sum(1 for v in quic if v[1])} and the no-slow-start "
         f"reading in {sum(1 for v in quic if v[2])}; of the {len(verdicts) - len(quic)} TCP rows, "
