@@ -66,32 +66,14 @@ def _flow_param(params: dict[str, Any]) -> dict[str, Any]:
     return dict(json.loads(flow)) if isinstance(flow, str) else dict(flow)
 
 
-#: Each spike part's two-way propagation delay (s): no smoothed RTT can be below it.
-PROPAGATION_RTT_S = {"paper003": 0.2, "today": 0.05}
-
-
-def srtt_s(part: str, quic: bool, value: float | None) -> tuple[float | None, bool]:
-    """A run's mean smoothed RTT in seconds, and whether it was rescaled. quinn-proto
-    0.11.19 writes the qlog's ``smoothed_rtt`` in seconds (``Duration::as_secs_f32``,
-    connection/paths.rs) where qlog's schema says milliseconds, and the simulator's
-    qlog reader divides by 1000 (quic/qlog_tap.rs), so a QUIC ``srtt`` series below the
-    path's propagation delay by a factor of more than ten is read as that, multiplied by
-    1000 here, and the page says so. A value that is plausible as it stands is kept."""
-    if value is None or not quic or value * 10 >= PROPAGATION_RTT_S[part]:
-        return value, False
-    return value * 1000, True
-
-
 def spike_runs(part: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
     """One row per run of a spike part: part, setting, transport, spikes, replication, the
     flow's goodput and timer counters (``timers``/``spurious``: timeouts or PTOs), the
-    mean of the sender's smoothed RTT series (``mean_rtt_s``, see ``srtt_s``; TCP and QUIC
-    alike), the forward direction's spike count and time held."""
+    mean of the sender's smoothed RTT series (``mean_rtt_s``; TCP and QUIC alike), the forward direction's spike count and time held."""
     out = []
     for r in rows:
         f = r["flow"]
         quic = f["transport"] == "quic"
-        rtt, rescaled = srtt_s(part, quic, r.get("mean_srtt_s"))
         out.append({
             "part": part,
             "setting": _setting(part, r["params"]),
@@ -104,8 +86,7 @@ def spike_runs(part: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
             "declared_lost": f["declared_lost"],
             "spurious_declared_lost": f["spurious_declared_lost"],
             "undos": f["undos"],
-            "mean_rtt_s": rtt,
-            "srtt_rescaled": rescaled,
+            "mean_rtt_s": r.get("mean_srtt_s"),
             "spike_count": r["spike_count"],
             "spike_time_s": r["spike_time_s"],
         })

@@ -193,10 +193,7 @@ def model_section(t: Tables) -> str:
                      "slow start" if slow and not held else "no slow start" if held and not slow else "both" if held else "neither"])
         verdicts.append((r["transport"], slow, held))
     quic = [v for v in verdicts if v[0].startswith("quic")]
-    rescaled = int(t.runs["srtt_rescaled"].sum())
-    note = (f"R for QUIC comes from the server's `srtt` series, which is 1000 times too small in this build (quinn-proto 0.11.19 writes "
-            f"the qlog's `smoothed_rtt` in seconds, the simulator reads it as milliseconds); the {rescaled} runs whose series lies "
-            "below the path's propagation delay by more than ten times are read in seconds (`quic_spikes_analysis.srtt_s`)." if rescaled else "")
+    note = "R is the mean of the sender's smoothed RTT series (TCP's sender, QUIC's server)."
     parts = [
         "## What paper 003's model says",
         "The lossless model (Eq. 4) charges every spike its length plus a slow start from one packet to Cmax, "
