@@ -40,9 +40,9 @@ DATAGRAM_COLUMNS = ["name", "kind", "datagrams_sent", "datagrams_lost", "datagra
 DATAGRAM_GENERATOR_COLUMNS = ["generator", "kind", "flows", "datagrams_sent", "lost_share", "late_share", "delay_mean_median_s", "delay_p99_max_s", "mos_mean", "mos_min"]
 QUIC_COLUMNS = [
     "name", "kind", "bytes", "goodput_bps", "completion_s", "datagrams_lost", "declared_lost", "spurious_declared_lost",
-    "ptos", "spurious_ptos", "congestion_events",
+    "ptos", "spurious_ptos", "client_ptos", "congestion_events",
 ]
-QUIC_GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "ptos", "spurious_ptos", "declared_lost"]
+QUIC_GENERATOR_COLUMNS = ["generator", "kind", "flows", "finished", "goodput_median_bps", "goodput_p90_bps", "ptos", "spurious_ptos", "client_ptos", "declared_lost"]
 LINK_COLUMNS = ["link", "direction", "packets_sent", "drops", "utilisation", "mean_queue", "max_queue", "spikes", "spike_time_s"]
 # Shown only when some link has a radio channel or ARQ (they are zero or empty otherwise).
 RADIO_COLUMNS = ["bad_share", "arq_attempts", "arq_discards", "arq_flushes", "icmp_drop", "icmp_defer"]

@@ -43,9 +43,9 @@ def by_generator(flows: pl.DataFrame) -> pl.DataFrame:
 
 def quic_by_generator(flows: pl.DataFrame) -> pl.DataFrame:
     """QUIC flows per generator (``_transfers_by_generator``): finished are the transfers that
-    completed (a failed connection ends without completing); ptos, spurious_ptos and
-    declared_lost summed."""
-    return _transfers_by_generator(flows, pl.col("completion_s").is_not_null(), ["ptos", "spurious_ptos", "declared_lost"])
+    completed (a failed connection ends without completing); ptos, spurious_ptos (the
+    server's), client_ptos and declared_lost summed."""
+    return _transfers_by_generator(flows, pl.col("completion_s").is_not_null(), ["ptos", "spurious_ptos", "client_ptos", "declared_lost"])
 
 
 def datagrams_by_generator(flows: pl.DataFrame) -> pl.DataFrame:

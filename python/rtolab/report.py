@@ -67,7 +67,7 @@ def sections(directory: Path, by: GroupBy = "generator", warm_up_s: float = 0.0,
     if not table.is_empty():
         shown = {c: n for c, n in QUIC_EVENTS.items() if c != "congestion_events"}
         drawn = [f for f in (figures.events(table, flows, shown, "PTOs and lost packets, and what the oracle made of them"),) if f is not None]
-        note = f"Mean count per QUIC flow (both ends) over replications; ± is the half-width of its {pct} Student-t interval over replications. 'spurious' is the oracle's verdict: a PTO that waited for nothing lost, a declared loss whose datagram arrived."
+        note = f"Mean count per QUIC flow over replications (PTOs per end, losses of both ends); ± is the half-width of its {pct} Student-t interval over replications. 'spurious' is the oracle's verdict: a PTO that waited for nothing lost, a declared loss whose datagram arrived."
         out.append(Section("quic-events", "QUIC events per flow", note, drawn, table))
     return flows, out
 

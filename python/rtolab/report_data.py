@@ -39,11 +39,13 @@ EVENTS = {
     "undos": "undone",
     "retransmits": "retransmitted segments",
 }
-#: The QUIC events a report counts per flow (RFC 9002's PTOs and loss declarations, each
-#: with the oracle's verdict): column, label.
+#: The QUIC events a report counts per flow (RFC 9002's PTOs, the server's and the client's,
+#: and loss declarations, each with the oracle's verdict): column, label.
 QUIC_EVENTS = {
-    "ptos": "PTOs",
-    "spurious_ptos": "spurious PTOs (oracle)",
+    "ptos": "server's PTOs",
+    "spurious_ptos": "spurious server PTOs (oracle)",
+    "client_ptos": "client's PTOs",
+    "spurious_client_ptos": "spurious client PTOs (oracle)",
     "declared_lost": "packets declared lost",
     "spurious_declared_lost": "spurious losses (oracle)",
     "congestion_events": "congestion events",

@@ -197,14 +197,24 @@ result_table! {
         /// datagrams counted as lost; null for every other flow.
         #[unit = ""]
         pub mos: Option<f64>,
-        /// QUIC's probe timeouts (RFC 9002 §6.2) at both ends, each a rise of quinn-proto's
-        /// own `pto_count` in its qlog; null for TCP and UDP.
+        /// The QUIC server's probe timeouts (RFC 9002 §6.2): the data sender's, as `timeouts`
+        /// are a TCP sender's. Each is a rise of quinn-proto's own `pto_count` in its qlog.
+        /// Null for TCP and UDP.
         #[unit = "count"]
         pub ptos: Option<u64>,
-        /// PTOs the oracle found spurious: no packet the end waited for had been lost (every
-        /// datagram it had sent and not yet declared lost reached the peer). Null as above.
+        /// The server's PTOs the oracle found spurious: no packet it waited for had been lost
+        /// (every datagram it had sent and not yet declared lost reached the client). Null as
+        /// above.
         #[unit = "count"]
         pub spurious_ptos: Option<u64>,
+        /// The QUIC client's PTOs: in its handshake (as a TCP sender's SYN timeouts), and
+        /// later on its own ack-eliciting packets (the request, flow-control updates) whose
+        /// ACKs come back behind the server's data. Null as above.
+        #[unit = "count"]
+        pub client_ptos: Option<u64>,
+        /// The client's PTOs the oracle found spurious. Null as above.
+        #[unit = "count"]
+        pub spurious_client_ptos: Option<u64>,
         /// Packets the ends declared lost (RFC 9002 §6.1), from quinn-proto's qlog; null as
         /// above.
         #[unit = "packets"]
@@ -463,6 +473,8 @@ impl FlowRow {
             mos: None,
             ptos: None,
             spurious_ptos: None,
+            client_ptos: None,
+            spurious_client_ptos: None,
             declared_lost: None,
             spurious_declared_lost: None,
             congestion_events: None,

@@ -7,8 +7,9 @@ Method, fixed before any run was looked at:
   baseline of the same point with them: replication r of both shares its seed, so the loss
   is 1 − G_on / G_off per replication, and every interval is over replications (Student-t at
   ``LEVEL``, 90 % as in the papers; ``rtolab.stats.summarize``).
-- Timers: a TCP timeout and a QUIC PTO (either end's, RFC 9002 §6.2) are both "timer
-  firings"; spurious by the simulator's oracle (TCP: a copy of the segment reached the
+- Timers: a TCP timeout and a QUIC PTO of the server (RFC 9002 §6.2; the data sender's, as
+  TCP's timeouts are its sender's) are both "timer firings"; the client's PTOs are counted
+  apart (``client_…``); spurious by the simulator's oracle (TCP: a copy of the segment reached the
   receiver before the expiry; QUIC: no packet the end waited for had been lost). Per flow:
   counts per run; per spike: a run's count over its spikes, and the share of its spikes
   whose renewal period (start to the next start) holds at least one spurious firing.
@@ -83,6 +84,8 @@ def spike_runs(part: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
             "goodput_bps": f["goodput_bps"],
             "timers": (f["ptos"] if quic else f["timeouts"]) or 0,
             "spurious": (f["spurious_ptos"] if quic else f["spurious_timeouts"]) or 0,
+            "client_timers": f.get("client_ptos") or 0,
+            "client_spurious": f.get("spurious_client_ptos") or 0,
             "declared_lost": f["declared_lost"],
             "spurious_declared_lost": f["spurious_declared_lost"],
             "undos": f["undos"],
@@ -164,7 +167,9 @@ def timers(runs: pl.DataFrame, per: pl.DataFrame) -> pl.DataFrame:
     ones per run (``timers_…``, ``spurious_…``) and per spike (``timers_per_spike_…``,
     ``spurious_per_spike_…``), the share of spikes with a spurious firing in their renewal
     period (``spiked_share_…``), the share of firings that were spurious (pooled), and timer
-    firings and spurious ones per run without spikes (``off_timers_…``, ``off_spurious_…``)."""
+    firings and spurious ones per run without spikes (``off_timers_…``, ``off_spurious_…``),
+    and the QUIC client's PTOs and spurious ones per run, with and without spikes
+    (``client_timers_…``, ``client_spurious_…``, ``off_client_spurious_…``)."""
     on = runs.filter((pl.col("spikes") == "on") & (pl.col("spike_count") > 0)).with_columns(
         (pl.col("timers") / pl.col("spike_count")).alias("timers_per_spike"),
         (pl.col("spurious") / pl.col("spike_count")).alias("spurious_per_spike"),
@@ -181,6 +186,9 @@ def timers(runs: pl.DataFrame, per: pl.DataFrame) -> pl.DataFrame:
         pooled,
         _summary(off, "timers", "off_timers"),
         _summary(off, "spurious", "off_spurious"),
+        _summary(on, "client_timers", "client_timers"),
+        _summary(on, "client_spurious", "client_spurious"),
+        _summary(off, "client_spurious", "off_client_spurious"),
     ]
     return _order(_joined(parts))
 
@@ -284,7 +292,7 @@ def web(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(out, infer_schema_length=None)
 
 
-WEB_MEASURES = ("spurious_share", "timer_share", "spurious_lost_share", "timers_per_transfer", "goodput_bps", "transfers", "censored")
+WEB_MEASURES = ("spurious_share", "client_spurious_share", "timer_share", "spurious_lost_share", "timers_per_transfer", "goodput_bps", "transfers", "censored")
 
 
 def web_summary(runs: pl.DataFrame) -> pl.DataFrame:

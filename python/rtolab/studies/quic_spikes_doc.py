@@ -125,7 +125,8 @@ METHOD = f"""## Method (fixed before the runs)
 - Goodput: the flow's delivered bytes over the run. The loss to spikes is 1 − G_on/G_off per
   replication against the spike-free run of the same seed; every interval is a Student-t
   interval at {LEVEL:.0%} over replications (`rtolab.stats`).
-- Timer firings: a TCP timeout, or a QUIC PTO at either end; spurious by the simulator's
+- Timer firings: a TCP timeout, or a PTO of the QUIC server (the data sender, as TCP's
+  timeouts are its sender's; the client's PTOs are counted apart); spurious by the simulator's
   oracle (TCP: a copy of the segment reached the receiver before the expiry; QUIC: no packet
   the end waited for had been lost). Per flow: per run. Per spike: a run's count over its
   spikes, and the share of its spikes whose renewal period (from its start to the next
@@ -160,15 +161,17 @@ def goodput_section(t: Tables) -> str:
 def timers_section(t: Tables) -> str:
     rows = [
         [r["part"], r["setting"], r["transport"], _pm(r, "timers", 1), _pm(r, "spurious", 1), _pm(r, "timers_per_spike", 2), _pm(r, "spurious_per_spike", 2),
-         _pm(r, "spiked_share", 0, 100), _num(r["spurious_share"], 0, 100), _pm(r, "off_timers", 1), _pm(r, "off_spurious", 1)]
+         _pm(r, "spiked_share", 0, 100), _num(r["spurious_share"], 0, 100), _pm(r, "off_timers", 1), _pm(r, "off_spurious", 1),
+         _pm(r, "client_spurious", 1) if r["transport"].startswith("quic") else "–", _pm(r, "off_client_spurious", 1) if r["transport"].startswith("quic") else "–"]
         for r in t.timers.iter_rows(named=True)
     ]
     return "\n\n".join([
         "## Spurious timeouts against spurious PTOs",
         f"![timers]({FIGURES.as_posix()}/timers.png)",
         _table(["part", "setting", "transport", "firings per run", "spurious per run", "firings per spike", "spurious per spike",
-                "spikes with a spurious firing (%)", "spurious share of firings (%)", "firings per run without spikes", "spurious without spikes"], rows),
-        "A QUIC PTO is counted at either end: the client's flow-control updates are ack-eliciting, so its PTO fires too.",
+                "spikes with a spurious firing (%)", "spurious share of firings (%)", "firings per run without spikes", "spurious without spikes",
+                "client's spurious PTOs per run", "client's spurious PTOs without spikes"], rows),
+        "A QUIC firing is the server's PTO. The client's are counted apart: its flow-control updates are ack-eliciting, and their ACKs queue behind the server's data, so its PTO fires when that queue's delay jumps, spike or not.",
     ])
 
 
@@ -222,12 +225,13 @@ def web_section(t: Tables) -> str:
     if t.web.is_empty():
         return ""
     rows = [[r["setting"], r["transport"], _pm(r, "transfers", 0), _pm(r, "timer_share", 2, 100), _pm(r, "spurious_share", 2, 100),
+             _pm(r, "client_spurious_share", 2, 100) if r["transport"].startswith("quic") else "–",
              _pm(r, "spurious_lost_share", 2, 100), _pm(r, "timers_per_transfer", 3), _pm(r, "goodput_bps", 1, 1e-3), _pm(r, "censored", 1, 100)]
             for r in t.web.iter_rows(named=True)]
     return "\n\n".join([
         "## Paper 000's cells: spurious PTOs against spurious RTOs",
         f"![hsdpa]({FIGURES.as_posix()}/hsdpa.png)",
-        _table(["load", "transport", "transfers per run", "with a timeout / PTO (%)", "with a spurious one (%)", "with a spurious loss declaration (%)",
+        _table(["load", "transport", "transfers per run", "with a timeout / server PTO (%)", "with a spurious one (%)", "with a spurious client PTO (%)", "with a spurious loss declaration (%)",
                 "firings per transfer", "mean goodput (kbit/s)", "still running at the end (%)"], rows),
     ])
 

@@ -76,7 +76,7 @@ def timer_figure(timers: pl.DataFrame, out: Path) -> list[Path]:
         ax.set_ylabel("per spike")
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"Timer firings per spike: TCP timeouts, QUIC PTOs at either end (mean, {LEVEL:.0%} CI)", fontsize=10)
+    fig.suptitle(f"Timer firings per spike: TCP timeouts, the QUIC server's PTOs (mean, {LEVEL:.0%} CI)", fontsize=10)
     fig.tight_layout()
     return save(fig, out, "timers", SUFFIXES, DPI)
 

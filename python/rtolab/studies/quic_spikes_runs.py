@@ -24,14 +24,14 @@ from rtolab.model.parse import seconds
 from rtolab.study import RunPoint, Study
 
 #: Part of every stored summary's key: a summary of another shape is made again.
-VERSION = 1
+VERSION = 2
 #: The window after a spike is read this long after the spike's end.
 AFTER_S = 1.0
 #: The link direction whose spikes are counted (spikes stop both directions together).
 FORWARD = "radio.forward"
 FLOW_COUNTERS = (
     "transport", "bytes", "goodput_bps", "timeouts", "spurious_timeouts", "spurious_detected", "spurious_detected_correct",
-    "undos", "mean_rtt_s", "ptos", "spurious_ptos", "declared_lost", "spurious_declared_lost", "congestion_events",
+    "undos", "mean_rtt_s", "ptos", "spurious_ptos", "client_ptos", "spurious_client_ptos", "declared_lost", "spurious_declared_lost", "congestion_events",
     "datagrams_sent", "datagrams_lost", "retransmits",
 )
 
@@ -94,7 +94,10 @@ def measure_spikes(task: tuple[str, dict[str, Any], int]) -> tuple[str, dict[str
     link = result.links.filter((pl.col("link") == "radio") & (pl.col("direction") == "forward")).row(0, named=True)
     events = result.events.with_columns(pl.col("kind").cast(pl.String))
     spikes = events.filter((pl.col("kind") == "spike") & (pl.col("link") == FORWARD))
-    timers = events.filter(pl.col("kind").is_in(["timeout", "pto"]) & (pl.col("flow") == "bulk"))
+    # The data sender's timer: TCP's sender's timeouts, QUIC's server's PTOs (the client's are
+    # counted apart, in the flow's counters).
+    server_pto = (pl.col("kind") == "pto") & (pl.col("detail") == "server")
+    timers = events.filter(((pl.col("kind") == "timeout") | server_pto) & (pl.col("flow") == "bulk"))
     series = result.series.with_columns(pl.col("metric").cast(pl.String), pl.col("entity").cast(pl.String))
     cwnd = series.filter((pl.col("metric") == "cwnd") & (pl.col("entity") == "bulk"))
     srtt = series.filter((pl.col("metric") == "srtt") & (pl.col("entity") == "bulk"))["value"]
@@ -112,8 +115,9 @@ def measure_spikes(task: tuple[str, dict[str, Any], int]) -> tuple[str, dict[str
 def web_summary(flows: pl.DataFrame, warm_up_s: float) -> dict[str, Any]:
     """The transfers begun after ``warm_up_s`` (paper 000's warm-up) of one web run: how
     many, the share still running at the end (``censored``), the share with at least one
-    timer firing (TCP: a timeout; QUIC: a PTO at either end) and with at least one spurious
-    by the oracle (``spurious_share``), QUIC's share with a spurious loss declaration, the
+    timer firing (TCP: a timeout; QUIC: a PTO of the server, the data sender) and with at
+    least one spurious by the oracle (``spurious_share``), the share with a spurious PTO of
+    the client (``client_spurious_share``), QUIC's share with a spurious loss declaration, the
     timers per transfer and the mean per-transfer goodput (bit/s; a censored transfer's so
     far)."""
     f = flows.filter(pl.col("start_s") >= warm_up_s)
@@ -127,6 +131,7 @@ def web_summary(flows: pl.DataFrame, warm_up_s: float) -> dict[str, Any]:
         censored=pl.col("end_s").is_null().mean(),
         timer_share=(timers.fill_null(0) > 0).mean(),
         spurious_share=(spurious.fill_null(0) > 0).mean(),
+        client_spurious_share=(pl.col("spurious_client_ptos").fill_null(0) > 0).mean(),
         spurious_lost_share=(pl.col("spurious_declared_lost").fill_null(0) > 0).mean(),
         timers_per_transfer=timers.fill_null(0).mean(),
         spurious_per_transfer=spurious.fill_null(0).mean(),

@@ -109,16 +109,9 @@ impl QuicTransfer {
         self.completed_at().or(self.failure().map(|f| f.0))
     }
 
-    /// The oracle's verdicts over both ends (the client's PTOs are its handshake's, as a TCP
-    /// sender's SYN timeouts are its own).
-    pub fn verdicts(&self) -> Verdicts {
-        let (c, s) = (self.client.oracle.verdicts(), self.server.oracle.verdicts());
-        Verdicts {
-            ptos: c.ptos + s.ptos,
-            spurious_ptos: c.spurious_ptos + s.spurious_ptos,
-            declared_lost: c.declared_lost + s.declared_lost,
-            spurious_declared_lost: c.spurious_declared_lost + s.spurious_declared_lost,
-        }
+    /// The oracle's verdicts, (client, server).
+    pub fn verdicts(&self) -> (Verdicts, Verdicts) {
+        (self.client.oracle.verdicts(), self.server.oracle.verdicts())
     }
 
     /// Congestion events at both ends (quinn-proto's own count).

@@ -202,13 +202,13 @@ fn datagram_row(row: u64, f: &DatagramFlow, end: SimTime) -> FlowRow {
 
 /// A QUIC transfer's columns: bytes the client read, goodput over `elapsed_s`, throughput
 /// from the UDP payload the server sent, the datagrams both ends sent and received and the
-/// network dropped (`lost`), and the PTO and loss counts with the oracle's verdicts. A
+/// network dropped (`lost`), each end's PTOs and both ends' losses with the oracle's verdicts. A
 /// transfer that failed (its connection lost) has no completion time (the caller's).
 fn quic_columns(t: &QuicTransfer, lost: u64, elapsed_s: Option<f64>) -> FlowRow {
     let rate = |bytes: u64| elapsed_s.filter(|&e| e > 0.0).map(|e| bytes as f64 * 8.0 / e);
     let stats = [t.client.stats(), t.server.stats()];
     let udp = |f: fn(&quinn_proto::ConnectionStats) -> u64| stats.iter().flatten().map(f).sum::<u64>();
-    let v = t.verdicts();
+    let (c, s) = t.verdicts();
     FlowRow {
         transport: TransportKind::Quic,
         bytes: t.client.received(),
@@ -217,10 +217,12 @@ fn quic_columns(t: &QuicTransfer, lost: u64, elapsed_s: Option<f64>) -> FlowRow 
         datagrams_sent: Some(udp(|s| s.udp_tx.datagrams)),
         datagrams_received: Some(udp(|s| s.udp_rx.datagrams)),
         datagrams_lost: Some(lost),
-        ptos: Some(v.ptos),
-        spurious_ptos: Some(v.spurious_ptos),
-        declared_lost: Some(v.declared_lost),
-        spurious_declared_lost: Some(v.spurious_declared_lost),
+        ptos: Some(s.ptos),
+        spurious_ptos: Some(s.spurious_ptos),
+        client_ptos: Some(c.ptos),
+        spurious_client_ptos: Some(c.spurious_ptos),
+        declared_lost: Some(c.declared_lost + s.declared_lost),
+        spurious_declared_lost: Some(c.spurious_declared_lost + s.spurious_declared_lost),
         congestion_events: Some(t.congestion_events()),
         ..FlowRow::blank()
     }
