@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "scipy>=1.11" "dask[distributed]>=2024.1" "polars>=1.0" "pyarrow>=15" \
-		"matplotlib>=3.8" "typer>=0.12,<0.29" "rich>=13" "pytest>=8" "mypy>=1.10" "duckdb>=1.0"
+		"matplotlib>=3.8" "typer>=0.12,<0.29" "rich>=13" "pytest>=8" "pytest-xdist>=3.5" "mypy>=1.10" "duckdb>=1.0"
 	touch $@
 
 # `make build PGO=1` builds the extension with profile-guided optimisation: tools/pgo/profile
@@ -37,15 +37,19 @@ build: $(VENV)/.installed $(if $(filter 1,$(PGO)),$(PGO_PROFILE))
 demo: build
 	rtolab demo --out demo-out
 
+# pytest runs on every core (pytest-xdist); the checks that run in real time share one worker
+# (tests/conftest.py). `make test PYTEST_WORKERS=` runs them in one process.
+PYTEST_WORKERS ?= -n auto --dist loadgroup
+
 test: build
 	$(PGO_CARGO) cargo test -p rtolab-sim -p rtolab-emu --release
 	$(PY) -m mypy.stubtest rtolab._core --allowlist .ci/stubtest-allowlist
 	$(PY) -m mypy
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow" $(PYTEST_WORKERS)
 
 test-all: build
 	$(PGO_CARGO) cargo test -p rtolab-sim -p rtolab-emu --release
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_WORKERS)
 
 # The long run of the property tests (issue 13 §6); `cargo test` runs a fixed-seed slice.
 # Needs no Python. Another seed explores other cases: `make fuzz FUZZ_SEED=7`. The memory

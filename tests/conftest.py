@@ -31,6 +31,18 @@ def rtolab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
     return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd, timeout=300, check=False)
 
 
+#: Checks that run the real-time emulator or the kernel (root, namespaces, SCHED_FIFO): under
+#: `make test`'s two pytest-xdist workers they share one, so that two real-time runs never
+#: compete for the two cores and bend each other's timing.
+REAL_TIME = {"test_emulate.py", "test_emulate_udp.py", "test_emulate_quic.py", "test_drill_kernel.py", "test_drill_play.py"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in REAL_TIME:
+            item.add_marker(pytest.mark.xdist_group("real-time"))
+
+
 @pytest.fixture
 def quickstart() -> Path:
     return QUICKSTART
