@@ -10,11 +10,17 @@
 //!
 //! A datagram flow's row is the simulator's (`world::datagram_columns`) from the same source
 //! and sink the simulator drives, with the drops of rtolab's links as its losses.
+//!
+//! A QUIC transfer's row has the simulator's columns (`world::report::quic_columns`): bytes
+//! the client read, datagram counts and congestion events from quinn's `ConnectionStats` of
+//! both ends, PTOs and declared losses from their qlogs, the links' drops as `datagrams_lost`;
+//! the oracle's `spurious_*` are the simulator's alone and stay null.
 
 use crate::conn::{ConnTrack, DataEvent};
 use crate::datagram_flow::DatagramFlow;
 use crate::forwarder::{Accuracy, ForwarderReport};
 use crate::kernel::NsSettings;
+use crate::quic_apps::QuicOutcome;
 use crate::shared::{ReceiverOutcome, SenderOutcome};
 use crate::tcpinfo::{Sample, CA_CWR, CA_LOSS, CA_RECOVERY};
 use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, TransportKind};
@@ -287,6 +293,42 @@ pub fn datagram_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, f: &
         completion_s: f.end.map(|t| t.since(f.start).as_secs_f64()),
         size,
         ..datagram_columns(&f.source, &f.sink, f.lost, f.codec, f.started.then_some(elapsed))
+    }
+}
+
+/// The `flows` row of QUIC transfer `k` at the run's `end`, as the simulator builds it: start
+/// at the client's connect, end when the transfer ended (complete or failed), completion only
+/// when the client read every byte; rates over the time to the end (or to the run's end);
+/// `lost` the datagrams rtolab's links dropped.
+pub fn quic_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, q: &QuicOutcome, lost: u64, end: SimTime) -> FlowRow {
+    let elapsed = q.ended().unwrap_or(end).since(q.start).as_secs_f64();
+    let rate = |bytes: u64| (elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
+    let stats = [q.client.as_ref(), q.server.as_ref()];
+    let sum = |f: fn(&quinn::ConnectionStats) -> u64| stats.iter().flatten().map(|s| f(s)).sum::<u64>();
+    let (kind, generator) = origin.kind_and_generator();
+    FlowRow {
+        flow: k.into(),
+        connection: k.into(),
+        name: name.to_string(),
+        kind,
+        generator,
+        transport: TransportKind::Quic,
+        start_s: q.start.as_secs_f64(),
+        end_s: q.ended().map(|t| t.as_secs_f64()),
+        completion_s: q.done_at.map(|t| t.since(q.start).as_secs_f64()),
+        size,
+        bytes: q.received,
+        goodput_bps: rate(q.received),
+        throughput_bps: rate(q.server.as_ref().map_or(0, |s| s.udp_tx.bytes)),
+        datagrams_sent: Some(sum(|s| s.udp_tx.datagrams)),
+        datagrams_received: Some(sum(|s| s.udp_rx.datagrams)),
+        datagrams_lost: Some(lost),
+        ptos: Some(q.tallies.iter().map(|t| t.ptos).sum()),
+        declared_lost: Some(q.tallies.iter().map(|t| t.declared_lost).sum()),
+        congestion_events: Some(sum(|s| s.path.congestion_events)),
+        spurious_ptos: None,
+        spurious_declared_lost: None,
+        ..FlowRow::blank()
     }
 }
 
