@@ -13,6 +13,10 @@
 //! `quic::qlog_tap`: a PTO is a rise of the library's `pto_count`, a declared loss a
 //! `recovery:packet_lost` record, as the simulator counts them (`quic::end::take_reports`).
 //!
+//! The server's recovery metrics (cwnd, ssthresh, smoothed RTT, RTT variance), when a series
+//! wants them, are its qlog's `recovery:metrics_updated` records, timed when the watcher
+//! reads them (every `POLL`, and at the end).
+//!
 //! Invariant: the outcome's counts and statistics are taken at the instant the client read
 //! the stream's end (or the run stopped), as the simulator stops driving both ends then.
 
@@ -20,7 +24,7 @@ use crate::apps::set_int_option;
 use crate::realtime;
 use crate::shared::{Shared, BASE_PORT, RECEIVER_ADDR, SENDER_ADDR};
 use quinn::{ConnectionStats, Endpoint, EndpointConfig, TokioRuntime};
-use rtolab_sim::quic::qlog_tap::{Report, Tap};
+use rtolab_sim::quic::qlog_tap::{Metrics, Report, Tap};
 use rtolab_sim::quic::tls;
 use rtolab_sim::quic::QuicSpec;
 use rtolab_sim::SimTime;
@@ -113,6 +117,8 @@ pub struct QuicOutcome {
     pub tallies: [Tally; 2],
     /// Why the transfer could not be set up (an error of the emulator, not of the network).
     pub setup_error: Option<String>,
+    /// The server's recovery metrics as they changed, when recorded.
+    pub metrics: Vec<(SimTime, Metrics)>,
 }
 
 impl QuicOutcome {
@@ -129,33 +135,36 @@ struct Watch {
     outcome: QuicOutcome,
     /// The counts are final (the transfer ended or the run stopped).
     sealed: bool,
+    /// Keep the server's metrics.
+    record: bool,
 }
 
 impl Watch {
-    /// Takes the final counts and statistics now; later calls change nothing.
-    fn seal(&mut self) {
+    /// Files what the taps hold at `now`: the tallies, and the server's metrics when recorded.
+    fn drain(&mut self, now: SimTime) {
         if self.sealed {
             return;
         }
-        self.sealed = true;
         for (i, tap) in self.taps.iter_mut().enumerate() {
             let mut reports = Vec::new();
             tap.drain(&mut reports);
+            if i == 1 && self.record {
+                self.outcome.metrics.extend(reports.iter().filter_map(|r| match r {
+                    Report::Metrics(m) => Some((now, *m)),
+                    _ => None,
+                }));
+            }
             self.outcome.tallies[i].take(reports);
         }
-        self.outcome.client = self.conns[0].as_ref().map(quinn::Connection::stats);
-        self.outcome.server = self.conns[1].as_ref().map(quinn::Connection::stats);
     }
 
-    /// Reads what the taps hold so far, so their buffers stay small on a long transfer.
-    fn drain(&mut self) {
-        if self.sealed {
-            return;
-        }
-        for (i, tap) in self.taps.iter_mut().enumerate() {
-            let mut reports = Vec::new();
-            tap.drain(&mut reports);
-            self.outcome.tallies[i].take(reports);
+    /// Takes the final counts and statistics at `now`; later calls change nothing.
+    fn seal(&mut self, now: SimTime) {
+        self.drain(now);
+        if !self.sealed {
+            self.sealed = true;
+            self.outcome.client = self.conns[0].as_ref().map(quinn::Connection::stats);
+            self.outcome.server = self.conns[1].as_ref().map(quinn::Connection::stats);
         }
     }
 }
@@ -165,10 +174,11 @@ fn lock(w: &Mutex<Watch>) -> std::sync::MutexGuard<'_, Watch> {
 }
 
 /// Runs one transfer of `size` bytes (`None`: unbounded) with `spec`'s settings over
-/// `sockets`, from now until it ends or the run stops, and returns its outcome. The calling
+/// `sockets`, from now until it ends or the run stops, and returns its outcome, with the
+/// server's metrics when `record`. The calling
 /// thread asks for the applications' real-time priority: the client's read of the last
 /// byte is what the flows table measures.
-pub fn run(shared: &Arc<Shared>, spec: &QuicSpec, size: Option<u64>, sockets: Sockets) -> QuicOutcome {
+pub fn run(shared: &Arc<Shared>, spec: &QuicSpec, size: Option<u64>, sockets: Sockets, record: bool) -> QuicOutcome {
     realtime::fine_timer_slack();
     realtime::request(realtime::APPLICATION_PRIORITY);
     let start = shared.clock.now();
@@ -177,10 +187,10 @@ pub fn run(shared: &Arc<Shared>, spec: &QuicSpec, size: Option<u64>, sockets: So
         Ok(r) => r,
         Err(e) => return setup_failed(format!("starting the QUIC runtime: {e}")),
     };
-    runtime.block_on(transfer(shared.clone(), spec, size.unwrap_or(UNBOUNDED), sockets)).unwrap_or_else(setup_failed)
+    runtime.block_on(transfer(shared.clone(), spec, size.unwrap_or(UNBOUNDED), sockets, record)).unwrap_or_else(setup_failed)
 }
 
-async fn transfer(shared: Arc<Shared>, spec: &QuicSpec, size: u64, sockets: Sockets) -> Result<QuicOutcome, String> {
+async fn transfer(shared: Arc<Shared>, spec: &QuicSpec, size: u64, sockets: Sockets, record: bool) -> Result<QuicOutcome, String> {
     let qlog_start = std::time::Instant::now();
     let (client_tap, client_qlog) = Tap::new(qlog_start);
     let (server_tap, server_qlog) = Tap::new(qlog_start);
@@ -201,13 +211,13 @@ async fn transfer(shared: Arc<Shared>, spec: &QuicSpec, size: u64, sockets: Sock
     let client = Endpoint::new(EndpointConfig::default(), None, sockets.client, runtime).map_err(|e| format!("the client's endpoint: {e}"))?;
 
     let start = shared.clock.now();
-    let watch = Arc::new(Mutex::new(Watch { taps: [client_tap, server_tap], conns: [None, None], outcome: QuicOutcome { start, ..Default::default() }, sealed: false }));
+    let watch = Arc::new(Mutex::new(Watch { taps: [client_tap, server_tap], conns: [None, None], outcome: QuicOutcome { start, ..Default::default() }, sealed: false, record }));
     let connecting = client.connect_with(client_config, server_address, tls::SERVER_NAME).map_err(|e| format!("connecting: {e}"))?;
     let serving = tokio::spawn(serve(server.clone(), watch.clone()));
     let fetching = tokio::spawn(fetch(connecting, size, shared.clone(), watch.clone()));
     while !fetching.is_finished() && !shared.stopping() {
         tokio::time::sleep(POLL).await;
-        lock(&watch).drain();
+        lock(&watch).drain(shared.clock.now());
     }
     // A server that gave up (its own error) ends a transfer the client still waits on.
     let server_error = match serving.is_finished() {
@@ -218,11 +228,12 @@ async fn transfer(shared: Arc<Shared>, spec: &QuicSpec, size: u64, sockets: Sock
         }
     };
     {
+        let now = shared.clock.now();
         let mut w = lock(&watch);
         if let (None, Some(e)) = (w.outcome.ended(), server_error) {
-            w.outcome.failure = Some((shared.clock.now(), e));
+            w.outcome.failure = Some((now, e));
         }
-        w.seal();
+        w.seal(now);
     }
     fetching.abort();
     client.close(0u32.into(), b"done");
@@ -257,9 +268,10 @@ async fn serve(endpoint: Endpoint, watch: Arc<Mutex<Watch>>) -> Result<(), Strin
 /// stream's end, and seals the watch at that instant.
 async fn fetch(connecting: quinn::Connecting, size: u64, shared: Arc<Shared>, watch: Arc<Mutex<Watch>>) {
     let failed = |watch: &Mutex<Watch>, e: String| {
+        let now = shared.clock.now();
         let mut w = lock(watch);
-        w.outcome.failure.get_or_insert((shared.clock.now(), e));
-        w.seal();
+        w.outcome.failure.get_or_insert((now, e));
+        w.seal(now);
     };
     let conn = match connecting.await {
         Ok(c) => c,
@@ -293,7 +305,7 @@ async fn fetch(connecting: quinn::Connecting, size: u64, shared: Arc<Shared>, wa
                 } else {
                     w.outcome.failure.get_or_insert((now, format!("the response ended after {received} of {size} bytes")));
                 }
-                w.seal();
+                w.seal(now);
                 return;
             }
             Err(e) => return failed(&watch, format!("the response could not be read: {e}")),

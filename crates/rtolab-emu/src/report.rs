@@ -332,6 +332,19 @@ pub fn quic_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, q: &Quic
     }
 }
 
+/// A QUIC transfer's series: its server's metrics as they changed (`quic_apps`), the ones
+/// the simulator records for a QUIC server.
+pub fn quic_series(series: &mut SeriesTable, k: u32, q: &QuicOutcome, wanted: &[SeriesMetric]) {
+    for (t, m) in &q.metrics {
+        let values = [(SeriesMetric::Cwnd, m.congestion_window.map(|w| w as f64)), (SeriesMetric::Ssthresh, m.ssthresh.map(|w| w as f64)), (SeriesMetric::Srtt, m.smoothed_rtt_s), (SeriesMetric::Rttvar, m.rtt_variance_s)];
+        for (metric, value) in values {
+            if let Some(v) = value.filter(|_| wanted.contains(&metric)) {
+                series.push(t.as_secs_f64(), k, metric, v);
+            }
+        }
+    }
+}
+
 /// A datagram flow's `delay` series: each datagram's one-way delay at its arrival, as its
 /// sink measured it (the simulator records the same per datagram).
 pub fn datagram_series(series: &mut SeriesTable, k: u32, f: &DatagramFlow) {

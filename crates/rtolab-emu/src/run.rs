@@ -286,13 +286,14 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     // Every static transfer's sockets are bound before any starts: the server's in the
     // sender's namespace on its connection's port, the client's in the receiver's.
     let ks: Vec<u32> = quic_plans.iter().map(|p| p.0).collect();
+    let quic_record = [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rttvar].iter().any(|m| series_wanted.contains(m));
     let servers = senders.run(|| ks.iter().map(|&k| quic_apps::server_socket(k)).collect::<Result<Vec<_>, _>>().map_err(|e| EmuError::system("binding a QUIC server's socket", e)))?;
     let clients = receivers.run(|| ks.iter().map(|_| quic_apps::client_socket()).collect::<Result<Vec<_>, _>>().map_err(|e| EmuError::system("binding a QUIC client's socket", e)))?;
     for ((k, start, spec, size), (server, client)) in quic_plans.into_iter().zip(servers.into_iter().zip(clients)) {
         let sh = shared.clone();
         threads.senders.push(std::thread::spawn(move || {
             if sh.clock.sleep_until(start, &sh.apps_stop) {
-                let outcome = quic_apps::run(&sh, &spec, size, quic_apps::Sockets { server, client });
+                let outcome = quic_apps::run(&sh, &spec, size, quic_apps::Sockets { server, client }, quic_record);
                 sh.with_quic_flow(k, |q| q.outcome = Some(outcome.clone()));
                 sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, crate::shared::SenderOutcome { connect_at: outcome.start, ..Default::default() });
             }
@@ -304,7 +305,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         let cc = w.quic.is_none().then(|| kernel::congestion_control(w.tcp).unwrap_or(DEFAULT_CC));
         for (u, (behaviour, route)) in w.users.into_iter().zip(user_routes).enumerate() {
             let sh = shared.clone();
-            let quic = w.quic.map(|spec| (spec.clone(), receivers.clone()));
+            let quic = w.quic.map(|spec| (spec.clone(), receivers.clone(), quic_record));
             let place = users::UserPlace { generator: w.name.clone(), user: u as u32, route, cc, start: w.start, quic };
             threads.senders.push(apps::spawn_in(&senders, move || users::drive(&sh, place, behaviour)));
         }
@@ -379,6 +380,7 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
                 return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("byte {at} of the QUIC response reached the client altered") });
             }
             data_packets += outcome.server.as_ref().map_or(0, |s| s.udp_tx.datagrams);
+            report::quic_series(&mut series, k, &outcome, &series_wanted);
             let lost = q.lost_before(outcome.ended().unwrap_or(end));
             rows.push(report::quic_row(k, &meta.name, &meta.origin, meta.size, &outcome, lost, end));
             continue;

@@ -17,15 +17,16 @@ use rtolab_sim::SimTime;
 use std::sync::Arc;
 
 /// Where a user belongs: its generator's name, its number there, its route, its congestion
-/// control, when its generator starts, and for a QUIC user its settings and the receiver's
-/// namespace (where its clients' sockets are made).
+/// control, when its generator starts, and for a QUIC user its settings, the receiver's
+/// namespace (where its clients' sockets are made) and whether its servers' metrics are
+/// recorded.
 pub struct UserPlace {
     pub generator: String,
     pub user: u32,
     pub route: u32,
     pub cc: Option<&'static str>,
     pub start: SimTime,
-    pub quic: Option<(QuicSpec, Arc<Namespace>)>,
+    pub quic: Option<(QuicSpec, Arc<Namespace>, bool)>,
 }
 
 /// Runs one user until the run stops (the calling thread must be in the sender's
@@ -42,7 +43,7 @@ pub fn drive(shared: &Arc<Shared>, place: UserPlace, mut behaviour: Box<dyn User
             break;
         };
         let out = match &place.quic {
-            Some((spec, receivers)) => quic_file(shared, k, spec, size, receivers),
+            Some((spec, receivers, record)) => quic_file(shared, k, spec, size, receivers, *record),
             None => apps::send(shared, SendPlan { connection: k, size: Some(size), cc: place.cc }),
         };
         shared.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
@@ -50,16 +51,17 @@ pub fn drive(shared: &Arc<Shared>, place: UserPlace, mut behaviour: Box<dyn User
     }
 }
 
-/// File `k` of `size` bytes over QUIC (the calling thread in the sender's namespace): its
+/// File `k` of `size` bytes over QUIC (the calling thread in the sender's namespace), the
+/// server's metrics kept when `record`: its
 /// sockets, its transfer and its outcome. A socket that cannot be bound is the transfer's
 /// setup error, which fails the run at its end.
-fn quic_file(shared: &Arc<Shared>, k: u32, spec: &QuicSpec, size: u64, receivers: &Namespace) -> SenderOutcome {
+fn quic_file(shared: &Arc<Shared>, k: u32, spec: &QuicSpec, size: u64, receivers: &Namespace, record: bool) -> SenderOutcome {
     let now = shared.clock.now();
     shared.quic_flows.lock().unwrap_or_else(|e| e.into_inner()).insert(k, QuicFlow { start: now, ..Default::default() });
     let server = quic_apps::server_socket(k).map_err(|e| format!("binding its server's socket: {e}"));
     let client = receivers.run(|| Ok(quic_apps::client_socket())).unwrap_or_else(|e| Err(std::io::Error::other(e.to_string()))).map_err(|e| format!("binding its client's socket: {e}"));
     let outcome = match (server, client) {
-        (Ok(server), Ok(client)) => quic_apps::run(shared, spec, Some(size), quic_apps::Sockets { server, client }),
+        (Ok(server), Ok(client)) => quic_apps::run(shared, spec, Some(size), quic_apps::Sockets { server, client }, record),
         (Err(e), _) | (_, Err(e)) => quic_apps::QuicOutcome { start: now, setup_error: Some(e), ..Default::default() },
     };
     let connect_at = outcome.start;
