@@ -542,6 +542,40 @@ mod tests {
         assert_eq!(oracle.detected_correctly(), 1);
     }
 
+    /// A transfer of 1 MB from 0.5 s done at 1.5 s: rates over that second, datagrams and
+    /// congestion events of both ends summed, the server's bytes sent as throughput, PTOs and
+    /// losses of both tallies, the oracle's columns null.
+    #[test]
+    fn a_quic_row_has_the_simulators_columns() {
+        let stats = |tx: u64, rx: u64, bytes: u64, events: u64| {
+            let mut s = quinn::ConnectionStats::default();
+            (s.udp_tx.datagrams, s.udp_rx.datagrams, s.udp_tx.bytes, s.path.congestion_events) = (tx, rx, bytes, events);
+            s
+        };
+        let mut tallies = [crate::quic_apps::Tally::default(); 2];
+        tallies[0].take([rtolab_sim::quic::qlog_tap::Report::Metrics(rtolab_sim::quic::qlog_tap::Metrics { pto_count: Some(1), ..Default::default() })]);
+        tallies[1].take([rtolab_sim::quic::qlog_tap::Report::Lost(rtolab_sim::quic::qlog_tap::Space::Data, 7)]);
+        let q = QuicOutcome {
+            start: ms(500),
+            done_at: Some(ms(1500)),
+            received: 1_000_000,
+            client: Some(stats(300, 900, 20_000, 0)),
+            server: Some(stats(910, 300, 1_100_000, 2)),
+            tallies,
+            ..Default::default()
+        };
+        let row = quic_row(3, "q", &Origin::Static, Some(1_000_000), &q, 10, ms(9000));
+        assert_eq!((row.transport, row.start_s, row.end_s, row.completion_s), (TransportKind::Quic, 0.5, Some(1.5), Some(1.0)));
+        assert_eq!((row.goodput_bps, row.throughput_bps), (Some(8e6), Some(8.8e6)));
+        assert_eq!((row.datagrams_sent, row.datagrams_received, row.datagrams_lost), (Some(1210), Some(1200), Some(10)));
+        assert_eq!((row.ptos, row.declared_lost, row.congestion_events), (Some(1), Some(1), Some(2)));
+        assert_eq!((row.spurious_ptos, row.spurious_declared_lost), (None, None));
+        // Failed at 2 s: no completion, the end is the failure's.
+        let failed = QuicOutcome { done_at: None, failure: Some((ms(2000), "lost".into())), ..q };
+        let row = quic_row(3, "q", &Origin::Static, Some(1_000_000), &failed, 10, ms(9000));
+        assert_eq!((row.end_s, row.completion_s), (Some(2.0), None));
+    }
+
     #[test]
     fn tcpext_counters_are_parsed_by_name() {
         let text = "TcpExt: SyncookiesSent TCPTimeouts TCPSpuriousRTOs\nTcpExt: 0 3 1\nIpExt: InNoRoutes\nIpExt: 0\n";

@@ -195,3 +195,17 @@ impl Shared {
         self.stop.load(Ordering::Relaxed) || self.apps_stop.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drops of datagrams that entered before the end count; those sent at or after it (the
+    /// ends closing) do not.
+    #[test]
+    fn a_quic_flow_counts_the_drops_before_its_end() {
+        let q = QuicFlow { drops: vec![SimTime(10), SimTime(20), SimTime(30)], ..Default::default() };
+        assert_eq!(q.lost_before(SimTime(20)), 1);
+        assert_eq!(q.lost_before(SimTime(31)), 3);
+    }
+}
