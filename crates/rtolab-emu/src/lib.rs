@@ -24,6 +24,7 @@ mod stamp;
 mod tcpinfo;
 mod tun;
 mod quic_apps;
+mod quic_runtime;
 mod udp_apps;
 mod udp_check;
 mod users;

@@ -1,5 +1,6 @@
 //! QUIC transfers over real sockets: quinn (the library, over quinn-proto 0.11.19 as the
-//! simulator embeds it) on a current-thread tokio runtime, its server's UDP socket in the
+//! simulator embeds it) on a current-thread tokio runtime with timers of the kernel's
+//! resolution (`quic_runtime`), its server's UDP socket in the
 //! sender's namespace on port `BASE_PORT + k` (so the forwarder carries its datagrams forward
 //! along the flow's route, as a TCP sender's) and its client's in the receiver's namespace
 //! (its datagrams go the reverse way, as ACKs). The application protocol is the simulator's
@@ -23,7 +24,8 @@
 use crate::apps::set_int_option;
 use crate::realtime;
 use crate::shared::{Shared, BASE_PORT, RECEIVER_ADDR, SENDER_ADDR};
-use quinn::{ConnectionStats, Endpoint, EndpointConfig, TokioRuntime};
+use crate::quic_runtime::PreciseRuntime;
+use quinn::{ConnectionStats, Endpoint, EndpointConfig};
 use rtolab_sim::quic::qlog_tap::{Metrics, Report, Tap};
 use rtolab_sim::quic::tls;
 use rtolab_sim::quic::QuicSpec;
@@ -194,7 +196,7 @@ async fn transfer(shared: Arc<Shared>, spec: &QuicSpec, size: u64, sockets: Sock
     let qlog_start = std::time::Instant::now();
     let (client_tap, client_qlog) = Tap::new(qlog_start);
     let (server_tap, server_qlog) = Tap::new(qlog_start);
-    let runtime = Arc::new(TokioRuntime);
+    let runtime = Arc::new(PreciseRuntime);
     let server_address = sockets.server.local_addr().map_err(|e| format!("the server's address: {e}"))?;
 
     let mut transport = spec.transport();
