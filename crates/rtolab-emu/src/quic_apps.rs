@@ -177,9 +177,8 @@ fn lock(w: &Mutex<Watch>) -> std::sync::MutexGuard<'_, Watch> {
 
 /// Runs one transfer of `size` bytes (`None`: unbounded) with `spec`'s settings over
 /// `sockets`, from now until it ends or the run stops, and returns its outcome, with the
-/// server's metrics when `record`. The calling
-/// thread asks for the applications' real-time priority: the client's read of the last
-/// byte is what the flows table measures.
+/// server's metrics when `record`. The calling thread asks for the applications' real-time
+/// priority: the client's read of the last byte is what the flows table measures.
 pub fn run(shared: &Arc<Shared>, spec: &QuicSpec, size: Option<u64>, sockets: Sockets, record: bool) -> QuicOutcome {
     realtime::fine_timer_slack();
     realtime::request(realtime::APPLICATION_PRIORITY);
@@ -217,13 +216,20 @@ async fn transfer(shared: Arc<Shared>, spec: &QuicSpec, size: u64, sockets: Sock
     let connecting = client.connect_with(client_config, server_address, tls::SERVER_NAME).map_err(|e| format!("connecting: {e}"))?;
     let serving = tokio::spawn(serve(server.clone(), watch.clone()));
     let fetching = tokio::spawn(fetch(connecting, size, shared.clone(), watch.clone()));
-    while !fetching.is_finished() && !shared.stopping() {
+    // The server's task ends before the client's only when it gave up (it waits for the
+    // client to close the connection otherwise).
+    while !fetching.is_finished() && !serving.is_finished() && !shared.stopping() {
         tokio::time::sleep(POLL).await;
         lock(&watch).drain(shared.clock.now());
     }
-    // A server that gave up (its own error) ends a transfer the client still waits on.
+    // A server that gave up, or whose connection closed, ends a transfer the client still
+    // waits on.
     let server_error = match serving.is_finished() {
-        true => serving.await.ok().and_then(Result::err),
+        true => match serving.await {
+            Ok(Err(e)) => Some(e),
+            Ok(Ok(())) => Some("the connection closed before the transfer ended".to_string()),
+            Err(_) => None,
+        },
         false => {
             serving.abort();
             None
