@@ -98,6 +98,7 @@ validate: build
 	$(PY) validate/ns3/udp_compare.py --out docs/validation.md
 	$(PY) validate/emodel_check.py --out docs/validation.md
 	$(PY) validate/udp_kernel.py --out docs/validation.md
+	$(PY) validate/quic_emulate.py --out docs/validation.md
 	$(PY) validate/ns3/aqm_compare.py --out docs/aqm.md
 	$(PY) validate/ns3/aqm_compare.py --ns3-cc ns3::TcpNewReno --begin "<!-- aqm-ns3-newreno:begin -->" --no-figure --out docs/aqm.md
 	$(PY) validate/cc_hsdpa_kernel.py --out docs/cc-hsdpa.md

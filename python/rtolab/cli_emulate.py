@@ -51,7 +51,7 @@ def emulate(
     form: Annotated[Format, typer.Option("--format", help="table (the terminal view), csv (one table, see --table), json (meta and every table), markdown.")] = Format.table,
     table: Annotated[TableName, typer.Option("--table", help="With --format csv: which table.")] = TableName.flows,
 ) -> None:
-    """Run a scenario over the kernel's own TCP in real time (root, /dev/net/tun)."""
+    """Run a scenario over the kernel's own TCP and UDP (QUIC: quinn over UDP) in real time (root, /dev/net/tun)."""
     from rtolab.emulate import emulate as run_emulation
 
     if not file.exists():
@@ -106,8 +106,8 @@ def compare(
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for row in summary.iter_rows(named=True):
         # A metric neither side has for this flow (a datagram column of a TCP flow), or a TCP
-        # counter of a datagram flow (0 by definition), is left out of its rows.
-        datagram = row["delay_mean_s"] is not None or row["delay_mean_s_kernel"] is not None
+        # counter of a UDP or QUIC flow (0 by definition), is left out of its rows.
+        datagram = any(row[c] is not None or row[c + "_kernel"] is not None for c in ("delay_mean_s", "ptos"))
         shown = [col for col in COMPARED if (row[col] is not None or row[col + "_kernel"] is not None) and not (datagram and col in TCP_ONLY)]
         for i, col in enumerate(shown):
             table.add_row(row["name"] if i == 0 else "", col, _fmt(row[col]), _fmt(row[col + "_kernel"]), end_section=i == len(shown) - 1)

@@ -2,7 +2,8 @@
 
 ``emulate`` runs a scenario's flows as real sockets between two network namespaces joined
 through a forwarder that applies the scenario's links with the simulator's own code
-(``rtolab-emu``); its tables have the simulator's columns. ``compare`` runs a scenario both
+(``rtolab-emu``): TCP and UDP are the kernel's, QUIC is quinn's over the kernel's UDP; its
+tables have the simulator's columns. ``compare`` runs a scenario both
 ways, ``reps`` times each.
 """
 
@@ -27,6 +28,9 @@ COMPARED = [
     "fast_retransmits", "mean_rto_s", "mean_rtt_s",
     # Datagram flows (null for TCP).
     "datagrams_lost", "delay_mean_s", "delay_p99_s", "jitter_s", "mos",
+    # Bytes the receiving application read (every flow), and a QUIC transfer's PTOs and declared
+    # losses, the library's own (its qlog) on both sides (null for TCP and UDP).
+    "bytes", "ptos", "declared_lost",
 ]
 
 
@@ -51,14 +55,15 @@ def emulate(spec: SpecLike, seed: int | None = None, wall_limit_s: float = 300.0
 
 
 def _tcp_items(tree: dict[str, Any]) -> list[dict[str, Any]]:
-    """The flows and generators of ``tree`` whose connections run TCP: not a UDP flow, nor a
-    generator whose kind has no ``tcp`` table in the scenario schema (calls)."""
+    """The flows and generators of ``tree`` whose connections run TCP: not a UDP or QUIC flow,
+    nor a generator whose kind has no ``tcp`` table in the scenario schema (calls) or that
+    names ``quic`` in its place (QUIC bursts and web users, which run quinn on both sides)."""
     from rtolab.spec import schema
 
     kinds = schema()["$defs"]["GeneratorSpec"]["oneOf"]
     with_tcp = {k["properties"]["kind"]["const"] for k in kinds if "tcp" in k["properties"]}
-    flows = [f for f in tree.get("flows", []) if "udp" not in f]
-    return [*flows, *[g for g in tree.get("generators", []) if g.get("kind") in with_tcp]]
+    flows = [f for f in tree.get("flows", []) if "udp" not in f and "quic" not in f]
+    return [*flows, *[g for g in tree.get("generators", []) if g.get("kind") in with_tcp and "quic" not in g]]
 
 
 def _with_stack(spec: SpecLike, stack: str) -> dict[str, Any]:

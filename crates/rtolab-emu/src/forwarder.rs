@@ -4,7 +4,8 @@
 //! dispatch as in the simulator) — and are written into the other namespace's TUN device
 //! when they leave it. The forwarder's `Edge` is the fabric's host: the TUN devices and the
 //! TCP connections' trackers; the drops of a datagram flow's datagrams go to the flow
-//! (`DatagramFlow::dropped`), as the simulator's world counts them. A route into the radio
+//! (`DatagramFlow::dropped`), and a QUIC transfer's to its `QuicFlow`, as the simulator's
+//! world counts them. A route into the radio
 //! network ends at a base station: the radio network holds the packet until a TTI of the
 //! user's cell hands it over.
 //!
@@ -273,6 +274,10 @@ impl Host<Datagram> for Edge {
     }
 
     fn dropped(&mut self, now: SimTime, _site: DropSite, d: &Datagram) {
+        // A QUIC transfer's datagrams count in both directions, as the simulator counts them.
+        if matches!(d.view, View::Udp(_)) && self.shared.with_quic_flow(d.conn.0, |q| q.drops.push(d.entered)).is_some() {
+            return;
+        }
         if d.way != Way::Forward {
             return;
         }

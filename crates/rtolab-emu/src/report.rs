@@ -10,11 +10,17 @@
 //!
 //! A datagram flow's row is the simulator's (`world::datagram_columns`) from the same source
 //! and sink the simulator drives, with the drops of rtolab's links as its losses.
+//!
+//! A QUIC transfer's row has the simulator's columns (`world::report::quic_columns`): bytes
+//! the client read, datagram counts and congestion events from quinn's `ConnectionStats` of
+//! both ends, PTOs and declared losses from their qlogs, the links' drops as `datagrams_lost`;
+//! the oracle's `spurious_*` are the simulator's alone and stay null.
 
 use crate::conn::{ConnTrack, DataEvent};
 use crate::datagram_flow::DatagramFlow;
 use crate::forwarder::{Accuracy, ForwarderReport};
 use crate::kernel::NsSettings;
+use crate::quic_apps::QuicOutcome;
 use crate::shared::{ReceiverOutcome, SenderOutcome};
 use crate::tcpinfo::{Sample, CA_CWR, CA_LOSS, CA_RECOVERY};
 use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, TransportKind};
@@ -290,6 +296,55 @@ pub fn datagram_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, f: &
     }
 }
 
+/// The `flows` row of QUIC transfer `k` at the run's `end`, as the simulator builds it: start
+/// at the client's connect, end when the transfer ended (complete or failed), completion only
+/// when the client read every byte; rates over the time to the end (or to the run's end);
+/// `lost` the datagrams rtolab's links dropped.
+pub fn quic_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, q: &QuicOutcome, lost: u64, end: SimTime) -> FlowRow {
+    let elapsed = q.ended().unwrap_or(end).since(q.start).as_secs_f64();
+    let rate = |bytes: u64| (elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
+    let stats = [q.client.as_ref(), q.server.as_ref()];
+    let sum = |f: fn(&quinn::ConnectionStats) -> u64| stats.iter().flatten().map(|s| f(s)).sum::<u64>();
+    let (kind, generator) = origin.kind_and_generator();
+    FlowRow {
+        flow: k.into(),
+        connection: k.into(),
+        name: name.to_string(),
+        kind,
+        generator,
+        transport: TransportKind::Quic,
+        start_s: q.start.as_secs_f64(),
+        end_s: q.ended().map(|t| t.as_secs_f64()),
+        completion_s: q.done_at.map(|t| t.since(q.start).as_secs_f64()),
+        size,
+        bytes: q.received,
+        goodput_bps: rate(q.received),
+        throughput_bps: rate(q.server.as_ref().map_or(0, |s| s.udp_tx.bytes)),
+        datagrams_sent: Some(sum(|s| s.udp_tx.datagrams)),
+        datagrams_received: Some(sum(|s| s.udp_rx.datagrams)),
+        datagrams_lost: Some(lost),
+        ptos: Some(q.tallies.iter().map(|t| t.ptos).sum()),
+        declared_lost: Some(q.tallies.iter().map(|t| t.declared_lost).sum()),
+        congestion_events: Some(sum(|s| s.path.congestion_events)),
+        spurious_ptos: None,
+        spurious_declared_lost: None,
+        ..FlowRow::blank()
+    }
+}
+
+/// A QUIC transfer's series: its server's metrics as they changed (`quic_apps`), the ones
+/// the simulator records for a QUIC server.
+pub fn quic_series(series: &mut SeriesTable, k: u32, q: &QuicOutcome, wanted: &[SeriesMetric]) {
+    for (t, m) in &q.metrics {
+        let values = [(SeriesMetric::Cwnd, m.congestion_window.map(|w| w as f64)), (SeriesMetric::Ssthresh, m.ssthresh.map(|w| w as f64)), (SeriesMetric::Srtt, m.smoothed_rtt_s), (SeriesMetric::Rttvar, m.rtt_variance_s)];
+        for (metric, value) in values {
+            if let Some(v) = value.filter(|_| wanted.contains(&metric)) {
+                series.push(t.as_secs_f64(), k, metric, v);
+            }
+        }
+    }
+}
+
 /// A datagram flow's `delay` series: each datagram's one-way delay at its arrival, as its
 /// sink measured it (the simulator records the same per datagram).
 pub fn datagram_series(series: &mut SeriesTable, k: u32, f: &DatagramFlow) {
@@ -485,6 +540,40 @@ mod tests {
         let (undos, detected, recoveries) = sampled_events(&samples, &[ms(35)], &mut oracle);
         assert_eq!((undos, detected, recoveries), (1, 1, 1));
         assert_eq!(oracle.detected_correctly(), 1);
+    }
+
+    /// A transfer of 1 MB from 0.5 s done at 1.5 s: rates over that second, datagrams and
+    /// congestion events of both ends summed, the server's bytes sent as throughput, PTOs and
+    /// losses of both tallies, the oracle's columns null.
+    #[test]
+    fn a_quic_row_has_the_simulators_columns() {
+        let stats = |tx: u64, rx: u64, bytes: u64, events: u64| {
+            let mut s = quinn::ConnectionStats::default();
+            (s.udp_tx.datagrams, s.udp_rx.datagrams, s.udp_tx.bytes, s.path.congestion_events) = (tx, rx, bytes, events);
+            s
+        };
+        let mut tallies = [crate::quic_apps::Tally::default(); 2];
+        tallies[0].take([rtolab_sim::quic::qlog_tap::Report::Metrics(rtolab_sim::quic::qlog_tap::Metrics { pto_count: Some(1), ..Default::default() })]);
+        tallies[1].take([rtolab_sim::quic::qlog_tap::Report::Lost(rtolab_sim::quic::qlog_tap::Space::Data, 7)]);
+        let q = QuicOutcome {
+            start: ms(500),
+            done_at: Some(ms(1500)),
+            received: 1_000_000,
+            client: Some(stats(300, 900, 20_000, 0)),
+            server: Some(stats(910, 300, 1_100_000, 2)),
+            tallies,
+            ..Default::default()
+        };
+        let row = quic_row(3, "q", &Origin::Static, Some(1_000_000), &q, 10, ms(9000));
+        assert_eq!((row.transport, row.start_s, row.end_s, row.completion_s), (TransportKind::Quic, 0.5, Some(1.5), Some(1.0)));
+        assert_eq!((row.goodput_bps, row.throughput_bps), (Some(8e6), Some(8.8e6)));
+        assert_eq!((row.datagrams_sent, row.datagrams_received, row.datagrams_lost), (Some(1210), Some(1200), Some(10)));
+        assert_eq!((row.ptos, row.declared_lost, row.congestion_events), (Some(1), Some(1), Some(2)));
+        assert_eq!((row.spurious_ptos, row.spurious_declared_lost), (None, None));
+        // Failed at 2 s: no completion, the end is the failure's.
+        let failed = QuicOutcome { done_at: None, failure: Some((ms(2000), "lost".into())), ..q };
+        let row = quic_row(3, "q", &Origin::Static, Some(1_000_000), &failed, 10, ms(9000));
+        assert_eq!((row.end_s, row.completion_s), (Some(2.0), None));
     }
 
     #[test]

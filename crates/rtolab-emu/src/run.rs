@@ -11,7 +11,8 @@ use crate::forwarder::Forwarder;
 use crate::kernel::{self, NsSettings};
 use crate::netns::{self, ip, Namespace};
 use crate::report::{self, ConnOutcome, EmuMeta, Emulation};
-use crate::shared::{Clock, ConnMeta, Shared, RECEIVER_ADDR, SENDER_ADDR};
+use crate::quic_apps::{self, QuicOutcome};
+use crate::shared::{Clock, ConnMeta, QuicFlow, Shared, RECEIVER_ADDR, SENDER_ADDR};
 use crate::tun;
 use crate::udp_apps;
 use crate::udp_check;
@@ -150,17 +151,8 @@ fn refuse_per_session(scenario: &Scenario) -> EmuResult<()> {
     Ok(())
 }
 
-/// QUIC flows run in the simulator only, for now.
-fn refuse_quic(scenario: &Scenario) -> EmuResult<()> {
-    let flows = scenario.flows.iter().enumerate().filter(|(_, f)| f.quic.is_some()).map(|(i, _)| format!("flows[{i}].quic"));
-    let generators = scenario.generators.iter().enumerate().filter(|(_, g)| g.quic().is_some()).map(|(i, _)| format!("generators[{i}].quic"));
-    match flows.chain(generators).next() {
-        Some(path) => Err(EmuError::unsupported(path, "QUIC runs in the simulator only (`rtolab run`); the emulator carries the kernel's TCP and UDP")),
-        None => Ok(()),
-    }
-}
-
-/// Runs `scenario` over the kernel's TCP and UDP. `interrupt` set by the caller (Ctrl-C) ends the
+/// Runs `scenario` over the kernel's TCP and UDP, and QUIC through quinn over real UDP
+/// sockets (`quic_apps`). `interrupt` set by the caller (Ctrl-C) ends the
 /// run early with `EmuError::Interrupted`, after cleaning up.
 pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interrupt: &AtomicBool) -> EmuResult<Emulation> {
     let seed = seed.or(scenario.seed).unwrap_or(1);
@@ -168,9 +160,9 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         return Err(EmuError::unsupported("output.events", "the event log is the simulator's: the kernel's TCP does not tell the emulator of its timeouts one by one"));
     }
     refuse_per_session(scenario)?;
-    refuse_quic(scenario)?;
     let settings = kernel::settings(scenario)?;
     udp_check::refuse_unfit(&plan(scenario, seed).0, scenario.flows.len(), settings.mtu())?;
+    udp_check::refuse_unfit_quic(scenario, settings.mtu())?;
     netns::check_machine()?;
     check_congestion_controls(scenario)?;
     let stale = netns::remove_stale();
@@ -211,12 +203,18 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     // A datagram flow drives the simulator's own source and sink, made from its plan as the
     // simulator makes them; nothing at or after `duration` counts, as in the simulator.
     let mut datagram_starts = Vec::new();
+    let mut quic_plans = Vec::new();
     let horizon = scenario.duration.map(|d| SimTime::ZERO + d.sim());
     for f in &flows {
         routes.push(route_of(f.route, f.uplink));
-        let cc = f.datagrams.is_none().then(|| kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
+        let cc = (f.datagrams.is_none() && f.quic.is_none()).then(|| kernel::congestion_control(f.tcp).unwrap_or(DEFAULT_CC));
         let meta = ConnMeta { name: f.name.clone(), origin: f.origin.clone(), route: routes.len() as u32 - 1, size: f.size, cc };
         let k = shared.add_connection(meta).ok_or_else(|| EmuError::unsupported("flows", "more than 50 000 connections"))?;
+        if let Some(spec) = f.quic {
+            shared.quic_flows.lock().unwrap_or_else(|e| e.into_inner()).insert(k, QuicFlow { start: f.start, ..Default::default() });
+            quic_plans.push((k, f.start, spec.clone(), f.size));
+            continue;
+        }
         match &f.datagrams {
             Some(p) => {
                 let source = p.source(&f.name, f.size, f.start, seed);
@@ -279,13 +277,36 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
             sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, out);
         }));
     }
+    if !quic_plans.is_empty() || webs.iter().any(|w| w.quic.is_some()) {
+        // The TLS configurations (a certificate signed on first use) are made before any
+        // transfer starts, so that none pays for them.
+        rtolab_sim::quic::tls::os_server();
+        rtolab_sim::quic::tls::os_client();
+    }
+    // Every static transfer's sockets are bound before any starts: the server's in the
+    // sender's namespace on its connection's port, the client's in the receiver's.
+    let ks: Vec<u32> = quic_plans.iter().map(|p| p.0).collect();
+    let quic_record = [SeriesMetric::Cwnd, SeriesMetric::Ssthresh, SeriesMetric::Srtt, SeriesMetric::Rttvar].iter().any(|m| series_wanted.contains(m));
+    let servers = senders.run(|| ks.iter().map(|&k| quic_apps::server_socket(k)).collect::<Result<Vec<_>, _>>().map_err(|e| EmuError::system("binding a QUIC server's socket", e)))?;
+    let clients = receivers.run(|| ks.iter().map(|_| quic_apps::client_socket()).collect::<Result<Vec<_>, _>>().map_err(|e| EmuError::system("binding a QUIC client's socket", e)))?;
+    for ((k, start, spec, size), (server, client)) in quic_plans.into_iter().zip(servers.into_iter().zip(clients)) {
+        let sh = shared.clone();
+        threads.senders.push(std::thread::spawn(move || {
+            if sh.clock.sleep_until(start, &sh.apps_stop) {
+                let outcome = quic_apps::run(&sh, &spec, size, quic_apps::Sockets { server, client }, quic_record);
+                sh.with_quic_flow(k, |q| q.outcome = Some(outcome.clone()));
+                sh.senders.lock().unwrap_or_else(|e| e.into_inner()).insert(k, crate::shared::SenderOutcome { connect_at: outcome.start, ..Default::default() });
+            }
+        }));
+    }
     let n_static = flows.len();
     let has_web = webs.iter().any(|w| !w.users.is_empty());
     for (w, user_routes) in webs.into_iter().zip(web_routes) {
-        let cc = Some(kernel::congestion_control(w.tcp).unwrap_or(DEFAULT_CC));
+        let cc = w.quic.is_none().then(|| kernel::congestion_control(w.tcp).unwrap_or(DEFAULT_CC));
         for (u, (behaviour, route)) in w.users.into_iter().zip(user_routes).enumerate() {
             let sh = shared.clone();
-            let place = users::UserPlace { generator: w.name.clone(), user: u as u32, route, cc, start: w.start };
+            let quic = w.quic.map(|spec| (spec.clone(), receivers.clone(), quic_record));
+            let place = users::UserPlace { generator: w.name.clone(), user: u as u32, route, cc, start: w.start, quic };
             threads.senders.push(apps::spawn_in(&senders, move || users::drive(&sh, place, behaviour)));
         }
     }
@@ -323,6 +344,13 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     }
     let mut fwd = threads.stop_all().unwrap_or_else(|| Err(EmuError::system("forwarder", std::io::Error::other("not started"))))?;
     let end = outcome?;
+    // A QUIC datagram either host discarded (a full socket buffer) or failed to send was lost
+    // outside rtolab's links.
+    let host_discards: u64 = if shared.quic_flows.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
+        0
+    } else {
+        [&senders, &receivers].iter().filter_map(|ns| ns.read_proc_net("snmp").ok()).map(|t| udp_apps::host_discards(&t)).sum()
+    };
     let tcpext_sender = senders.read_proc_net("netstat").map(|t| report::tcpext(&t)).unwrap_or_default();
     let tcpext_receiver = receivers.read_proc_net("netstat").map(|t| report::tcpext(&t)).unwrap_or_default();
     drop(threads);
@@ -338,8 +366,25 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
     let mut data_packets = 0;
     let mut congestion_control = BTreeMap::new();
     let datagram_flows = std::mem::take(&mut *shared.datagram_flows.lock().unwrap_or_else(|e| e.into_inner()));
+    let quic_flows = std::mem::take(&mut *shared.quic_flows.lock().unwrap_or_else(|e| e.into_inner()));
     for (k, meta) in conns.iter().enumerate() {
         let k = k as u32;
+        if let Some(q) = quic_flows.get(&k) {
+            // A transfer the run ended before it started has the simulator's row of one that
+            // never started: no bytes, no end.
+            let outcome = q.outcome.clone().unwrap_or(QuicOutcome { start: q.start, ..Default::default() });
+            if let Some(e) = &outcome.setup_error {
+                return Err(EmuError::system(format!("QUIC transfer {:?}", meta.name), std::io::Error::other(e.clone())));
+            }
+            if let Some(at) = outcome.corrupt_at {
+                return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("byte {at} of the QUIC response reached the client altered") });
+            }
+            data_packets += outcome.server.as_ref().map_or(0, |s| s.udp_tx.datagrams);
+            report::quic_series(&mut series, k, &outcome, &series_wanted);
+            let lost = q.lost_before(outcome.ended().unwrap_or(end));
+            rows.push(report::quic_row(k, &meta.name, &meta.origin, meta.size, &outcome, lost, end));
+            continue;
+        }
         if let Some(f) = datagram_flows.get(&k) {
             if let Some(e) = &f.send_error {
                 return Err(EmuError::Invariant { flow: meta.name.clone(), message: format!("the sending host lost a datagram outside rtolab's links: {e}") });
@@ -369,6 +414,13 @@ pub fn emulate(scenario: &Scenario, seed: Option<u64>, opts: &EmuOptions, interr
         }
         congestion_control.insert(meta.name.clone(), meta.cc.unwrap_or(DEFAULT_CC).to_string());
         rows.push(row);
+    }
+    if host_discards > 0 {
+        let names: Vec<&str> = conns.iter().enumerate().filter(|(k, _)| quic_flows.contains_key(&(*k as u32))).map(|(_, m)| m.name.as_str()).collect();
+        return Err(EmuError::Invariant {
+            flow: names.join(", "),
+            message: format!("the hosts discarded or failed to send {host_discards} UDP datagrams (Udp InErrors, SndbufErrors), lost outside rtolab's links"),
+        });
     }
     let discarded = shared.udp_in_errors.load(Ordering::Relaxed);
     if discarded > 0 {

@@ -1,11 +1,13 @@
 //! State shared by the emulator's threads: the clock, the connection registry, the sockets
-//! under observation, what the applications report and the datagram flows.
+//! under observation, what the applications report, the datagram flows and the QUIC
+//! transfers.
 //!
-//! Connection `k` (a TCP connection or a datagram flow) binds source port `BASE_PORT + k` in
-//! the sender's namespace, so the forwarder maps any packet to its connection from the port
-//! alone.
+//! Connection `k` (a TCP connection, a datagram flow or a QUIC transfer, whose server is the
+//! sending side) binds source port `BASE_PORT + k` in the sender's namespace, so the
+//! forwarder maps any packet to its connection from the port alone.
 
 use crate::datagram_flow::DatagramFlow;
+use crate::quic_apps::QuicOutcome;
 use crate::tcpinfo::Sample;
 use rtolab_sim::world::Origin;
 use rtolab_sim::SimTime;
@@ -75,6 +77,25 @@ pub struct ConnMeta {
     pub cc: Option<&'static str>,
 }
 
+/// A QUIC transfer of the run: what rtolab's links dropped of it (the forwarder's part) and
+/// its outcome once it ended (the application's).
+#[derive(Debug, Default)]
+pub struct QuicFlow {
+    /// When it was planned to start (the client's connect).
+    pub start: SimTime,
+    /// When each datagram the links dropped, in either direction, had entered the forwarder.
+    pub drops: Vec<SimTime>,
+    pub outcome: Option<QuicOutcome>,
+}
+
+impl QuicFlow {
+    /// Datagrams dropped that had entered the network before `end` (the simulator stops
+    /// both ends when the transfer ends; what they send later is not the transfer's).
+    pub fn lost_before(&self, end: SimTime) -> u64 {
+        self.drops.iter().filter(|&&t| t < end).count() as u64
+    }
+}
+
 /// What the sending application saw.
 #[derive(Clone, Debug, Default)]
 pub struct SenderOutcome {
@@ -115,6 +136,8 @@ pub struct Shared {
     /// Datagram flows by connection; the sender, the receiver and the forwarder each fill in
     /// their part.
     pub datagram_flows: Mutex<HashMap<u32, DatagramFlow>>,
+    /// QUIC transfers by connection.
+    pub quic_flows: Mutex<HashMap<u32, QuicFlow>>,
     /// Datagrams the receiving host's UDP discarded (`Udp: InErrors` of its namespace, a
     /// full receive buffer): lost outside rtolab's links.
     pub udp_in_errors: AtomicU64,
@@ -132,6 +155,7 @@ impl Shared {
             senders: Mutex::new(HashMap::new()),
             receivers: Mutex::new(HashMap::new()),
             datagram_flows: Mutex::new(HashMap::new()),
+            quic_flows: Mutex::new(HashMap::new()),
             udp_in_errors: AtomicU64::new(0),
         }
     }
@@ -162,7 +186,26 @@ impl Shared {
         self.datagram_flows.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&k).map(f)
     }
 
+    /// Runs `f` on QUIC transfer `k`, if `k` is one.
+    pub fn with_quic_flow<T>(&self, k: u32, f: impl FnOnce(&mut QuicFlow) -> T) -> Option<T> {
+        self.quic_flows.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&k).map(f)
+    }
+
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.apps_stop.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drops of datagrams that entered before the end count; those sent at or after it (the
+    /// ends closing) do not.
+    #[test]
+    fn a_quic_flow_counts_the_drops_before_its_end() {
+        let q = QuicFlow { drops: vec![SimTime(10), SimTime(20), SimTime(30)], ..Default::default() };
+        assert_eq!(q.lost_before(SimTime(20)), 1);
+        assert_eq!(q.lost_before(SimTime(31)), 3);
     }
 }

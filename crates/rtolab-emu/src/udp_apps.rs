@@ -63,10 +63,21 @@ pub fn receive(shared: &Shared, socket: UdpSocket) {
 
 /// `Udp: InErrors` from the text of /proc/net/snmp.
 fn udp_in_errors(snmp: &str) -> Option<u64> {
+    udp_counter(snmp, "InErrors")
+}
+
+/// The `Udp:` counter `name` from the text of /proc/net/snmp.
+fn udp_counter(snmp: &str, name: &str) -> Option<u64> {
     let mut lines = snmp.lines().filter(|l| l.starts_with("Udp:"));
     let (names, values) = (lines.next()?, lines.next()?);
-    let i = names.split_whitespace().position(|n| n == "InErrors")?;
+    let i = names.split_whitespace().position(|n| n == name)?;
     values.split_whitespace().nth(i)?.parse().ok()
+}
+
+/// Datagrams a namespace's UDP discarded on receipt (`InErrors`, which includes
+/// `RcvbufErrors`) or could not send (`SndbufErrors`), from the text of /proc/net/snmp.
+pub fn host_discards(snmp: &str) -> u64 {
+    ["InErrors", "SndbufErrors"].iter().filter_map(|name| udp_counter(snmp, name)).sum()
 }
 
 /// Flow `k`'s socket in the sender's namespace: from port `BASE_PORT + k` to the sink. The
@@ -139,5 +150,7 @@ mod tests {
         let snmp = "Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\nUdp: 4170 0 3 0 3\nUdpLite: InDatagrams NoPorts InErrors\nUdpLite: 0 0 9\n";
         assert_eq!(udp_in_errors(snmp), Some(3));
         assert_eq!(udp_in_errors("Ip: Forwarding\nIp: 1\n"), None);
+        let snmp = "Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\nUdp: 4170 5 3 0 3 2\n";
+        assert_eq!(host_discards(snmp), 5);
     }
 }

@@ -1,11 +1,14 @@
-//! The TLS 1.3 (RFC 8446, carried in QUIC as RFC 9001 says) of every simulated connection:
-//! one server identity and one configuration per side, made once per process and shared.
+//! The TLS 1.3 (RFC 8446, carried in QUIC as RFC 9001 says) of every QUIC connection: one
+//! server identity, and per side one configuration for the simulator (`server`, `client`)
+//! and one for real sockets (`os_server`, `os_client`, the emulator's), made once per process
+//! and shared.
 //!
-//! Invariant: nothing here depends on the process or the clock, so every process makes the
-//! same certificate and every handshake's bytes follow from its ends' streams alone
-//! (`quic::draws`): the server's key is fixed, Ed25519 signatures are deterministic (RFC 8032
-//! §5.1.6), rcgen derives the serial number from the key, and the key shares and randoms come
-//! from the flow's streams.
+//! Invariant: nothing in the simulator's configurations depends on the process or the clock,
+//! so every process makes the same certificate and every simulated handshake's bytes follow
+//! from its ends' streams alone (`quic::draws`): the server's key is fixed, Ed25519 signatures
+//! are deterministic (RFC 8032 §5.1.6), rcgen derives the serial number from the key, and the
+//! key shares and randoms come from the flow's streams. The `os_` configurations differ only in
+//! where those randoms and key shares come from (the operating system, through ring).
 
 use super::draws::{FlowRandom, SeededX25519};
 use quinn_proto::crypto::rustls::{QuicClientConfig, QuicServerConfig};
@@ -54,43 +57,60 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(p)
 }
 
-/// The server side: the fixed identity, TLS 1.3 only, no session tickets (each transfer
-/// is a new connection with a full handshake, as each TCP transfer opens with a SYN).
-pub fn server() -> Arc<QuicServerConfig> {
-    static SERVER: OnceLock<Arc<QuicServerConfig>> = OnceLock::new();
-    SERVER
-        .get_or_init(|| {
-            let id = identity();
-            let mut tls = rustls::ServerConfig::builder_with_provider(provider())
-                .with_protocol_versions(&[&rustls::version::TLS13])
-                .expect("ring offers TLS 1.3")
-                .with_no_client_auth()
-                .with_single_cert(vec![id.certificate.clone()], PrivateKeyDer::Pkcs8(id.key.clone_key()))
-                .expect("the identity's key matches its certificate");
-            tls.send_tls13_tickets = 0;
-            tls.alpn_protocols = vec![ALPN.to_vec()];
-            Arc::new(QuicServerConfig::try_from(tls).expect("a TLS 1.3 configuration QUIC accepts"))
-        })
-        .clone()
+/// The server side on `provider`: the fixed identity, TLS 1.3 only, no session tickets (each
+/// transfer is a new connection with a full handshake, as each TCP transfer opens with a SYN).
+fn server_on(provider: Arc<rustls::crypto::CryptoProvider>) -> Arc<QuicServerConfig> {
+    let id = identity();
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("ring offers TLS 1.3")
+        .with_no_client_auth()
+        .with_single_cert(vec![id.certificate.clone()], PrivateKeyDer::Pkcs8(id.key.clone_key()))
+        .expect("the identity's key matches its certificate");
+    tls.send_tls13_tickets = 0;
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    Arc::new(QuicServerConfig::try_from(tls).expect("a TLS 1.3 configuration QUIC accepts"))
 }
 
-/// The client side: trusts exactly the server's certificate, resumes nothing.
+/// The client side on `provider`: trusts exactly the server's certificate, resumes nothing.
+fn client_on(provider: Arc<rustls::crypto::CryptoProvider>) -> Arc<QuicClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(identity().certificate.clone()).expect("the server's certificate as a trust anchor");
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("ring offers TLS 1.3")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    tls.resumption = rustls::client::Resumption::disabled();
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    Arc::new(QuicClientConfig::try_from(tls).expect("a TLS 1.3 configuration QUIC accepts"))
+}
+
+/// The simulated server: its randomness and key shares from the driven end's stream, so it
+/// works only inside `draws::with_draws`.
+pub fn server() -> Arc<QuicServerConfig> {
+    static SERVER: OnceLock<Arc<QuicServerConfig>> = OnceLock::new();
+    SERVER.get_or_init(|| server_on(provider())).clone()
+}
+
+/// The simulated client, drawing as `server` does.
 pub fn client() -> Arc<QuicClientConfig> {
     static CLIENT: OnceLock<Arc<QuicClientConfig>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            roots.add(identity().certificate.clone()).expect("the server's certificate as a trust anchor");
-            let mut tls = rustls::ClientConfig::builder_with_provider(provider())
-                .with_protocol_versions(&[&rustls::version::TLS13])
-                .expect("ring offers TLS 1.3")
-                .with_root_certificates(roots)
-                .with_no_client_auth();
-            tls.resumption = rustls::client::Resumption::disabled();
-            tls.alpn_protocols = vec![ALPN.to_vec()];
-            Arc::new(QuicClientConfig::try_from(tls).expect("a TLS 1.3 configuration QUIC accepts"))
-        })
-        .clone()
+    CLIENT.get_or_init(|| client_on(provider())).clone()
+}
+
+/// The same server on ring's own provider, whose randomness and key shares come from the
+/// operating system: for real sockets in real time (the emulator), where no seed is wanted
+/// and `draws::with_draws` is never entered. Same identity, versions and ALPN as `server`.
+pub fn os_server() -> Arc<QuicServerConfig> {
+    static SERVER: OnceLock<Arc<QuicServerConfig>> = OnceLock::new();
+    SERVER.get_or_init(|| server_on(Arc::new(rustls::crypto::ring::default_provider()))).clone()
+}
+
+/// The client that trusts `os_server`, on ring's own provider.
+pub fn os_client() -> Arc<QuicClientConfig> {
+    static CLIENT: OnceLock<Arc<QuicClientConfig>> = OnceLock::new();
+    CLIENT.get_or_init(|| client_on(Arc::new(rustls::crypto::ring::default_provider()))).clone()
 }
 
 #[cfg(test)]
