@@ -34,7 +34,7 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 #: Columns shown per run beside the completion time.
-SHOWN = ("completion_s", "ptos", "declared_lost", "datagrams_lost", "congestion_events")
+SHOWN = ("completion_s", "ptos", "client_ptos", "declared_lost", "datagrams_lost", "congestion_events")
 
 
 def row(result: rtolab.Result) -> dict[str, Any]:

@@ -30,7 +30,7 @@ COMPARED = [
     "datagrams_lost", "delay_mean_s", "delay_p99_s", "jitter_s", "mos",
     # Bytes the receiving application read (every flow), and a QUIC transfer's PTOs and declared
     # losses, the library's own (its qlog) on both sides (null for TCP and UDP).
-    "bytes", "ptos", "declared_lost",
+    "bytes", "ptos", "client_ptos", "declared_lost",
 ]
 
 

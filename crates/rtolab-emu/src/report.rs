@@ -323,10 +323,12 @@ pub fn quic_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, q: &Quic
         datagrams_sent: Some(sum(|s| s.udp_tx.datagrams)),
         datagrams_received: Some(sum(|s| s.udp_rx.datagrams)),
         datagrams_lost: Some(lost),
-        ptos: Some(q.tallies.iter().map(|t| t.ptos).sum()),
+        ptos: Some(q.tallies[1].ptos),
+        client_ptos: Some(q.tallies[0].ptos),
         declared_lost: Some(q.tallies.iter().map(|t| t.declared_lost).sum()),
         congestion_events: Some(sum(|s| s.path.congestion_events)),
         spurious_ptos: None,
+        spurious_client_ptos: None,
         spurious_declared_lost: None,
         ..FlowRow::blank()
     }
@@ -543,8 +545,8 @@ mod tests {
     }
 
     /// A transfer of 1 MB from 0.5 s done at 1.5 s: rates over that second, datagrams and
-    /// congestion events of both ends summed, the server's bytes sent as throughput, PTOs and
-    /// losses of both tallies, the oracle's columns null.
+    /// congestion events of both ends summed, the server's bytes sent as throughput, each end's
+    /// PTOs in its own column, the losses of both tallies, the oracle's columns null.
     #[test]
     fn a_quic_row_has_the_simulators_columns() {
         let stats = |tx: u64, rx: u64, bytes: u64, events: u64| {
@@ -555,6 +557,7 @@ mod tests {
         let mut tallies = [crate::quic_apps::Tally::default(); 2];
         tallies[0].take([rtolab_sim::quic::qlog_tap::Report::Metrics(rtolab_sim::quic::qlog_tap::Metrics { pto_count: Some(1), ..Default::default() })]);
         tallies[1].take([rtolab_sim::quic::qlog_tap::Report::Lost(rtolab_sim::quic::qlog_tap::Space::Data, 7)]);
+        tallies[1].take([rtolab_sim::quic::qlog_tap::Report::Metrics(rtolab_sim::quic::qlog_tap::Metrics { pto_count: Some(2), ..Default::default() })]);
         let q = QuicOutcome {
             start: ms(500),
             done_at: Some(ms(1500)),
@@ -568,8 +571,8 @@ mod tests {
         assert_eq!((row.transport, row.start_s, row.end_s, row.completion_s), (TransportKind::Quic, 0.5, Some(1.5), Some(1.0)));
         assert_eq!((row.goodput_bps, row.throughput_bps), (Some(8e6), Some(8.8e6)));
         assert_eq!((row.datagrams_sent, row.datagrams_received, row.datagrams_lost), (Some(1210), Some(1200), Some(10)));
-        assert_eq!((row.ptos, row.declared_lost, row.congestion_events), (Some(1), Some(1), Some(2)));
-        assert_eq!((row.spurious_ptos, row.spurious_declared_lost), (None, None));
+        assert_eq!((row.ptos, row.client_ptos, row.declared_lost, row.congestion_events), (Some(2), Some(1), Some(1), Some(2)));
+        assert_eq!((row.spurious_ptos, row.spurious_client_ptos, row.spurious_declared_lost), (None, None, None));
         // Failed at 2 s: no completion, the end is the failure's.
         let failed = QuicOutcome { done_at: None, failure: Some((ms(2000), "lost".into())), ..q };
         let row = quic_row(3, "q", &Origin::Static, Some(1_000_000), &failed, 10, ms(9000));
