@@ -56,8 +56,8 @@ def main() -> None:
     args = ap.parse_args()
     seeds = range(1, args.reps + 1)
     table = [
-        "| case | side | completion (s), each run | mean (s) | difference | within 5 % | PTOs | declared lost | dropped by the link | congestion events |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| case | side | completion (s), each run | mean (s) | difference | within 5 % | server PTOs | client PTOs | declared lost | dropped by the link | congestion events |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, spec in CASES.items():
         sim = [row(rtolab.run(spec, seed=s)) for s in seeds]
@@ -77,7 +77,7 @@ def main() -> None:
             f"One 4 MB QUIC transfer (quinn-proto 0.11.19, CUBIC, the defaults of `quic = {{}}`), simulated and emulated {args.reps} times",
             f"(seeds 1..{args.reps}); the emulator runs quinn over the kernel's UDP through rtolab's links. Completion is from the",
             "client's connect to its read of the stream's end. The acceptance line (issue 44 §6) is the mean completion within 5 % of",
-            "the simulation's in both cases; PTOs, declared losses, the link's drops and congestion events are each run's, both ends.",
+            "the simulation's in both cases; PTOs (each end's), declared losses, the link's drops and congestion events (both ends') are each run's.",
             "",
             *table,
             "<!-- quic-emulate:end -->",
