@@ -37,18 +37,22 @@ build: $(VENV)/.installed $(if $(filter 1,$(PGO)),$(PGO_PROFILE))
 demo: build
 	rtolab demo --out demo-out
 
+# rtolab-py has no Rust tests (`test = false`); naming it makes cargo resolve the extension's
+# features, so the test build reuses every crate `make build` compiled (crates/rtolab-py/Cargo.toml).
+CARGO_TEST_PACKAGES := -p rtolab-sim -p rtolab-emu -p rtolab-py
+
 # pytest runs on every core (pytest-xdist); the checks that run in real time share one worker
 # (tests/conftest.py). `make test PYTEST_WORKERS=` runs them in one process.
 PYTEST_WORKERS ?= -n auto --dist loadgroup
 
 test: build
-	$(PGO_CARGO) cargo test -p rtolab-sim -p rtolab-emu --release
+	$(PGO_CARGO) cargo test $(CARGO_TEST_PACKAGES) --release
 	$(PY) -m mypy.stubtest rtolab._core --allowlist .ci/stubtest-allowlist
 	$(PY) -m mypy
 	$(PY) -m pytest -m "not slow" $(PYTEST_WORKERS)
 
 test-all: build
-	$(PGO_CARGO) cargo test -p rtolab-sim -p rtolab-emu --release
+	$(PGO_CARGO) cargo test $(CARGO_TEST_PACKAGES) --release
 	$(PY) -m pytest $(PYTEST_WORKERS)
 
 # The long run of the property tests (issue 13 §6); `cargo test` runs a fixed-seed slice.

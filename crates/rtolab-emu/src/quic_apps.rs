@@ -35,15 +35,14 @@ use std::net::{SocketAddrV4, UdpSocket};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The request's value for an unbounded transfer (the simulator's `quic::end::UNBOUNDED`).
-pub const UNBOUNDED: u64 = u64::MAX;
+/// The request's value for an unbounded transfer, and what the server writes: the
+/// simulator's protocol (`quic::app`).
+pub use rtolab_sim::quic::app::{UNBOUNDED, ZEROS};
 /// How often the transfer's watcher checks for the end of the run.
 const POLL: Duration = Duration::from_millis(5);
 /// Each end's socket buffers: far more than a link of a scenario holds, so that neither host
 /// drops a datagram outside rtolab's links (checked after the run, `Udp: InErrors`).
 const SOCKET_BUFFER: i32 = 32 << 20;
-/// What the server writes: zeros, in pieces of this size (the simulator's).
-static ZEROS: [u8; 16_384] = [0; 16_384];
 
 /// A transfer's two sockets, bound before it starts: the server's in the sender's namespace,
 /// the client's in the receiver's.

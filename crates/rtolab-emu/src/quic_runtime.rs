@@ -17,7 +17,9 @@
 use quinn::{AsyncTimer, AsyncUdpSocket, Runtime, TokioRuntime};
 use std::future::Future;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -52,25 +54,28 @@ impl Runtime for PreciseRuntime {
 }
 
 /// A one-shot timer on a non-blocking `timerfd`, re-armed by `reset`.
+/// A timerfd (nix's `TimerFd`) as tokio's reactor takes it: a raw descriptor.
+#[derive(Debug)]
+struct Fd(TimerFd);
+
+impl AsRawFd for Fd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_fd().as_raw_fd()
+    }
+}
+
 #[derive(Debug)]
 pub struct FdTimer {
-    fd: AsyncFd<OwnedFd>,
+    fd: AsyncFd<Fd>,
     at: Instant,
 }
 
 impl FdTimer {
     pub fn new(at: Instant) -> io::Result<Self> {
-        // SAFETY: timerfd_create takes no pointers; a non-negative result is a new descriptor
-        // that nothing else owns.
-        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `raw` is a fresh descriptor owned by nothing else (above).
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: the `OwnedFd` moves into the `AsyncFd`, so the descriptor stays open and the
+        let timer = TimerFd::new(ClockId::CLOCK_MONOTONIC, TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC)?;
+        // SAFETY: the `TimerFd` moves into the `AsyncFd`, so the descriptor stays open and the
         // same until the `AsyncFd` is dropped, as `register_with_interest` requires.
-        let fd = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }?;
+        let fd = unsafe { AsyncFd::register_with_interest(Fd(timer), Interest::READABLE) }?;
         let timer = FdTimer { fd, at };
         timer.arm()?;
         Ok(timer)
@@ -80,17 +85,8 @@ impl FdTimer {
     /// zero value would disarm it). timerfd_settime(2) also clears expirations not yet read.
     fn arm(&self) -> io::Result<()> {
         let left = self.at.saturating_duration_since(Instant::now()).max(Duration::from_nanos(1));
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec { tv_sec: left.as_secs() as libc::time_t, tv_nsec: left.subsec_nanos() as libc::c_long },
-        };
-        // SAFETY: `spec` outlives the call; a null old value is allowed.
-        let rc = unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
+        self.fd.get_ref().0.set(Expiration::OneShot(TimeSpec::from_duration(left)), TimerSetTimeFlags::empty())?;
+        Ok(())
     }
 }
 
@@ -113,10 +109,9 @@ impl AsyncTimer for FdTimer {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(_)) => return Poll::Ready(()),
                 Poll::Ready(Ok(mut guard)) => {
-                    // Reads the expiration count (8 bytes) so the descriptor is quiet again.
-                    let mut ticks = [0u8; 8];
-                    // SAFETY: reads at most 8 bytes into a live 8-byte buffer.
-                    unsafe { libc::read(this.fd.as_raw_fd(), ticks.as_mut_ptr().cast(), ticks.len()) };
+                    // Reads the expiration count so the descriptor is quiet again (non-blocking:
+                    // nothing to read is EAGAIN, which changes nothing).
+                    let _ = this.fd.get_ref().0.wait();
                     guard.clear_ready();
                 }
             }

@@ -1,13 +1,13 @@
 //! One end of a simulated QUIC transfer: quinn-proto's `Endpoint` and `Connection`, driven on
 //! simulated time as quinn-proto's own test harness drives them (`handle`, `handle_event`,
-//! `handle_timeout`, `poll_transmit`, `poll_timeout`), with the transfer's application on
-//! top: the client asks on one bidirectional stream for `size` bytes (8 bytes, big-endian;
-//! all ones for an unbounded flow) and reads them; the server reads the request and sends them.
+//! `handle_timeout`, `poll_transmit`, `poll_timeout`), with the transfer's application
+//! (`quic::app`) on top.
 //!
 //! Invariant: every call into the library runs inside `draws::with_draws` with this end's
 //! stream, so a seed fixes every byte the end sends; every datagram it sends is recorded in
 //! its oracle with the packets quinn-proto's qlog says it carried.
 
+use super::app::{on_event, App};
 use super::draws::{self, with_draws, SeededCids, CID_LEN};
 use super::oracle::Oracle;
 use super::qlog_tap::{Metrics, Report, Space, Tap};
@@ -16,10 +16,7 @@ use super::{clock, tls};
 use crate::time::SimTime;
 use crate::transport::Endpoint as TransportEndpoint;
 use bytes::BytesMut;
-use quinn_proto::{
-    ClientConfig, Connection, ConnectionHandle, ConnectionId, DatagramEvent, Dir, Endpoint, EndpointConfig, Event, ReadError, ServerConfig, StreamEvent, StreamId,
-    WriteError,
-};
+use quinn_proto::{ClientConfig, Connection, ConnectionHandle, ConnectionId, DatagramEvent, Endpoint, EndpointConfig, ServerConfig};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
@@ -28,12 +25,6 @@ use std::sync::Arc;
 /// The two ends' addresses (those of rtolab's pcaps for datagram flows).
 pub const CLIENT_ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::new(10, 4, 0, 1), 50_000));
 pub const SERVER_ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::new(10, 3, 0, 1), 443));
-
-/// The request's value for an unbounded transfer.
-pub const UNBOUNDED: u64 = u64::MAX;
-
-/// What the server sends: zeros, handed to the stream in pieces of this size.
-static ZEROS: [u8; 16_384] = [0; 16_384];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -46,12 +37,6 @@ pub enum Role {
 pub struct QuicDatagram {
     pub bytes: Vec<u8>,
     pub index: u32,
-}
-
-/// The transfer's application at one end.
-enum App {
-    Client { size: u64, stream: Option<StreamId>, received: u64, done_at: Option<SimTime> },
-    Server { stream: Option<StreamId>, request: Vec<u8>, to_send: Option<u64>, finished: bool },
 }
 
 pub struct QuicEnd {
@@ -146,14 +131,12 @@ impl QuicEnd {
 
     /// The client of a transfer of `size` bytes (`None`: unbounded), its randomness from `draws`.
     pub fn client(spec: &QuicSpec, size: Option<u64>, draws: Xoshiro256PlusPlus) -> Self {
-        let app = App::Client { size: size.unwrap_or(UNBOUNDED), stream: None, received: 0, done_at: None };
-        QuicEnd::new(Role::Client, spec, draws, app, false)
+        QuicEnd::new(Role::Client, spec, draws, App::client(size), false)
     }
 
     /// The server, recording its recovery metrics when `record`.
     pub fn server(spec: &QuicSpec, draws: Xoshiro256PlusPlus, record: bool) -> Self {
-        let app = App::Server { stream: None, request: Vec::new(), to_send: None, finished: false };
-        QuicEnd::new(Role::Server, spec, draws, app, record)
+        QuicEnd::new(Role::Server, spec, draws, App::server(), record)
     }
 
     pub fn role(&self) -> Role {
@@ -162,18 +145,12 @@ impl QuicEnd {
 
     /// When the client had read the whole transfer.
     pub fn done_at(&self) -> Option<SimTime> {
-        match self.app {
-            App::Client { done_at, .. } => done_at,
-            App::Server { .. } => None,
-        }
+        self.app.done_at()
     }
 
     /// Bytes the client has read.
     pub fn received(&self) -> u64 {
-        match self.app {
-            App::Client { received, .. } => received,
-            App::Server { .. } => 0,
-        }
+        self.app.received()
     }
 
     /// The connection's own statistics (sent and lost packets, congestion events), live or
@@ -285,116 +262,6 @@ fn take_reports(reports: &mut Vec<Report>, packets: &mut Vec<(Space, u64)>, orac
             }
         }
     }
-}
-
-/// The application's answer to `event`; a failure message if the connection ended.
-fn on_event(app: &mut App, oracle: &mut Oracle, conn: &mut Connection, now: SimTime, event: Event) -> Option<String> {
-    match event {
-        Event::Connected => {
-            oracle.connected(now);
-            if let App::Client { size, stream, .. } = app {
-                let id = conn.streams().open(Dir::Bi).expect("a new connection has a bidirectional stream to open");
-                let written = conn.send_stream(id).write(&size.to_be_bytes());
-                debug_assert_eq!(written, Ok(8), "an 8-byte request fits any window");
-                let _ = conn.send_stream(id).finish();
-                *stream = Some(id);
-            }
-            None
-        }
-        Event::ConnectionLost { reason } => Some(format!("connection lost: {reason}")),
-        Event::Stream(StreamEvent::Opened { dir: Dir::Bi }) | Event::Stream(StreamEvent::Readable { .. }) | Event::Stream(StreamEvent::Writable { .. }) => {
-            match app {
-                App::Client { stream: Some(id), received, done_at, size } => read_response(conn, *id, received, done_at, *size, now),
-                App::Client { stream: None, .. } => None,
-                App::Server { stream, request, to_send, finished } => {
-                    if stream.is_none() {
-                        *stream = conn.streams().accept(Dir::Bi);
-                    }
-                    let id = (*stream)?;
-                    if to_send.is_none() {
-                        if let Some(size) = read_request(conn, id, request) {
-                            *to_send = Some(size);
-                        }
-                    }
-                    match to_send {
-                        Some(left) => send_response(conn, id, left, finished),
-                        None => None,
-                    }
-                }
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Reads the client's request; the size it asks for once its stream has ended.
-fn read_request(conn: &mut Connection, id: StreamId, request: &mut Vec<u8>) -> Option<u64> {
-    let mut recv = conn.recv_stream(id);
-    let mut chunks = recv.read(true).ok()?;
-    let mut ended = false;
-    loop {
-        match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => request.extend_from_slice(&chunk.bytes),
-            Ok(None) => {
-                ended = true;
-                break;
-            }
-            Err(_) => break,
-        }
-    }
-    let _ = chunks.finalize();
-    let bytes: [u8; 8] = request.as_slice().try_into().ok().filter(|_| ended)?;
-    Some(u64::from_be_bytes(bytes))
-}
-
-/// Hands the stream as much of the response as it takes; finishes it after the last byte.
-fn send_response(conn: &mut Connection, id: StreamId, left: &mut u64, finished: &mut bool) -> Option<String> {
-    while *left > 0 {
-        let n = (*left).min(ZEROS.len() as u64) as usize;
-        match conn.send_stream(id).write(&ZEROS[..n]) {
-            Ok(k) => {
-                if *left != UNBOUNDED {
-                    *left -= k as u64;
-                }
-            }
-            Err(WriteError::Blocked) => return None,
-            Err(e) => return Some(format!("the response could not be written: {e}")),
-        }
-    }
-    if !*finished {
-        *finished = true;
-        let _ = conn.send_stream(id).finish();
-    }
-    None
-}
-
-/// Reads what has arrived of the response; the transfer is done when the stream ends.
-fn read_response(conn: &mut Connection, id: StreamId, received: &mut u64, done_at: &mut Option<SimTime>, size: u64, now: SimTime) -> Option<String> {
-    let mut recv = conn.recv_stream(id);
-    let Ok(mut chunks) = recv.read(true) else {
-        return None;
-    };
-    let mut failure = None;
-    loop {
-        match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => *received += chunk.bytes.len() as u64,
-            Ok(None) => {
-                if *received == size {
-                    done_at.get_or_insert(now);
-                } else {
-                    failure = Some(format!("the response ended after {received} of {size} bytes"));
-                }
-                break;
-            }
-            Err(ReadError::Blocked) => break,
-            Err(e) => {
-                failure = Some(format!("the response could not be read: {e}"));
-                break;
-            }
-        }
-    }
-    let _ = chunks.finalize();
-    failure
 }
 
 impl TransportEndpoint for QuicEnd {

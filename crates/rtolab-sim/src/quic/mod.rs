@@ -6,9 +6,11 @@
 //!   every byte on the wire.
 //! - `settings`: what a user writes (`quic = { … }`) and the transport configuration it is.
 //! - `qlog_tap`: the library's own qlog, read back as it is written.
-//! - `end`, `transfer`: the two ends and the transfer between them.
+//! - `end`, `app`, `transfer`: the two ends, the transfer's application protocol on top of
+//!   each, and the transfer between them.
 //! - `oracle`: spurious PTOs and spurious loss declarations, judged by the network's record.
 
+pub mod app;
 pub mod clock;
 pub mod draws;
 pub mod end;
