@@ -34,12 +34,15 @@ def rtolab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
 #: Checks that run the real-time emulator or the kernel (root, namespaces, SCHED_FIFO): under
 #: `make test`'s two pytest-xdist workers they share one, so that two real-time runs never
 #: compete for the two cores and bend each other's timing.
-REAL_TIME = {"test_emulate.py", "test_emulate_udp.py", "test_emulate_quic.py", "test_drill_kernel.py", "test_drill_play.py"}
+#: Whole files, and (in `OUTPUT_DIR`) the checks of the emulating commands.
+REAL_TIME = {"test_emulate.py", "test_emulate_udp.py", "test_emulate_quic.py", "test_drill_kernel.py", "test_drill_play.py", "test_faults.py"}
+OUTPUT_DIR = "test_output_dir.py"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.name in REAL_TIME:
+        emulating = item.path.name == OUTPUT_DIR and any(word in item.nodeid for word in ("emulate", "compare"))
+        if item.path.name in REAL_TIME or emulating:
             item.add_marker(pytest.mark.xdist_group("real-time"))
 
 

@@ -39,8 +39,25 @@ def scenario(size: str = "100kB", **link_kw: Any) -> dict[str, Any]:
     return {"name": "emu", "links": [link(**link_kw)], "flows": [{"name": "f", "route": ["l"], "size": size, "tcp": {"iw": 100}}]}
 
 
-def ours() -> list[str]:
+def namespaces() -> list[str]:
+    """Every emulator namespace on this machine (`rtolab-emu-<pid>-<role>`)."""
     return sorted(p.name for p in Path("/run/netns").glob("rtolab-emu-*")) if Path("/run/netns").exists() else []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def ours() -> list[str]:
+    """The emulator namespaces no other live process owns: this process's and those a dead one
+    left. Another pytest-xdist worker's emulation, running meanwhile, is not ours."""
+    return [n for n in namespaces() if int(n.split("-")[2]) == os.getpid() or not _alive(int(n.split("-")[2]))]
 
 
 def test_a_megabyte_arrives_whole_and_cleans_up() -> None:
@@ -151,7 +168,7 @@ def _start_long_run(tmp_path: Path, command: str = "emulate") -> subprocess.Pope
     exe = Path(sys.executable).with_name("rtolab")
     proc = subprocess.Popen([str(exe), command, str(path), "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
-    while not any(f"-{proc.pid}-" in n for n in ours()):
+    while not any(f"-{proc.pid}-" in n for n in namespaces()):
         if time.monotonic() > deadline or proc.poll() is not None:
             proc.kill()
             raise AssertionError(f"the emulator never created its namespaces: {proc.communicate()[1]}")

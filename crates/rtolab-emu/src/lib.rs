@@ -15,6 +15,8 @@ mod datagram_flow;
 mod error;
 mod forwarder;
 pub mod kernel;
+#[cfg(test)]
+mod live_tests;
 pub mod netns;
 mod realtime;
 mod report;

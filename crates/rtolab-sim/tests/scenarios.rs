@@ -1,6 +1,6 @@
-//! The whole-simulation tests but the snapshot matrix, in one test binary: each
-//! integration-test binary links the simulator anew (a thin-LTO release link of about 40 s on
-//! two cores), so the files of `scenarios/` are modules of this one (a test crate's root finds
+//! The whole-simulation tests, the snapshot matrix included, in one test binary: each
+//! integration-test binary links the simulator anew (a thin-LTO release link of about 45 s on
+//! two cores, quinn and rustls included), so the files of `scenarios/` are modules of this one (a test crate's root finds
 //! its modules beside it, hence the paths). The property tests are `fuzz` (`make fuzz` runs
 //! them long: `--test scenarios -- fuzz::`).
 
@@ -22,6 +22,8 @@ mod hsdpa;
 mod radio_links;
 #[path = "scenarios/schema_docs.rs"]
 mod schema_docs;
+#[path = "scenarios/snapshot_matrix.rs"]
+mod snapshot_matrix;
 #[path = "scenarios/spurious_profiles.rs"]
 mod spurious_profiles;
 #[path = "scenarios/tcp_scenarios.rs"]

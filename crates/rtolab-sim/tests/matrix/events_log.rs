@@ -3,7 +3,7 @@
 //! and ARQ, each flow's rows agree exactly with its counts (timeouts, spurious by the oracle,
 //! detected, undos, retransmits), and logging changes no other result.
 
-use super::common::{matrix_cases, run};
+use crate::common::{matrix_cases, run};
 use rtolab_sim::{EventKind, EventRow, RunResult};
 
 const ALL: &str = r#"[output]

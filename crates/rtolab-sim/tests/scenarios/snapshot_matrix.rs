@@ -1,14 +1,12 @@
 //! A whole-simulation snapshot of a small matrix (rate × spike length × RTO preset or named
 //! stack): any change
-//! in behaviour shows up as a diff of `snapshots/snapshot_matrix__matrix.snap` in review.
+//! in behaviour shows up as a diff of `snapshots/scenarios__snapshot_matrix__matrix.snap` in review.
 //! Update deliberately with `INSTA_UPDATE=always cargo test` and review the diff.
 
-mod common;
-use common::{flow, matrix_cases, run};
+use crate::common::{flow, matrix_cases, run};
 
-/// The event log against the flows table, on the same matrix (one test binary: each costs a
-/// link in `make test`).
-#[path = "matrix/events_log.rs"]
+/// The event log against the flows table, on the same matrix.
+#[path = "../matrix/events_log.rs"]
 mod events_log;
 use serde::Serialize;
 
