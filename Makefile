@@ -8,13 +8,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: demo test test-all bench bench-pgo validate build clean fuzz
 
-# While pip fills a new venv, cargo compiles the Rust graph in the background with the flags
-# `make build` uses: maturin then finds every crate built but pyo3's (whose build script reads
-# the venv's interpreter), and waits on cargo's lock if the compile is still running, so the
-# pip step no longer adds to a fresh clone's first build. Not with PGO=1, whose flags need the
-# profile made later.
 $(VENV)/.installed: pyproject.toml
-	$(if $(filter 1,$(PGO)),,$(PGO_CARGO) cargo build --release --quiet -p rtolab-py > /dev/null 2>&1 &)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "scipy>=1.11" "dask[distributed]>=2024.1" "polars>=1.0" "pyarrow>=15" \
