@@ -16,6 +16,7 @@ import pytest
 
 from rtolab import SpecError, _core
 from rtolab.emulate import emulate
+from rtolab.output_dir import _alive
 
 from conftest import rtolab_cli
 
@@ -42,16 +43,6 @@ def scenario(size: str = "100kB", **link_kw: Any) -> dict[str, Any]:
 def namespaces() -> list[str]:
     """Every emulator namespace on this machine (`rtolab-emu-<pid>-<role>`)."""
     return sorted(p.name for p in Path("/run/netns").glob("rtolab-emu-*")) if Path("/run/netns").exists() else []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def ours() -> list[str]:

@@ -4,7 +4,7 @@
 //! sender's namespace on port `BASE_PORT + k` (so the forwarder carries its datagrams forward
 //! along the flow's route, as a TCP sender's) and its client's in the receiver's namespace
 //! (its datagrams go the reverse way, as ACKs). The application protocol is the simulator's
-//! (`rtolab_sim::quic::end`): the client opens one bidirectional stream, writes the size it
+//! (`rtolab_sim::quic::app`): the client opens one bidirectional stream, writes the size it
 //! wants as 8 bytes big-endian (`u64::MAX`: unbounded) and finishes; the server reads the
 //! request to its end, writes that many zeros and finishes; the transfer is complete when
 //! the client has read the stream's end.
