@@ -5,6 +5,8 @@ Error bars are the tables' intervals (Student-t over replications)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 import numpy as np
@@ -61,20 +63,26 @@ def loss_figure(model: pl.DataFrame, out: Path) -> list[Path]:
     return save(fig, out, "loss", SUFFIXES, DPI)
 
 
+def _paired_bars(ax: Any, rows: pl.DataFrame, pairs: tuple[tuple[str, str], tuple[str, str]], scale: float, rotation: int) -> None:
+    """Two bars per transport (the columns ``pairs`` name, with their intervals, times
+    ``scale``), the transports along x."""
+    x = np.arange(rows.height)
+    for dx, (prefix, label) in zip((-0.2, 0.2), pairs):
+        mean, yerr = _err(rows, prefix, scale)
+        ax.bar(x + dx, mean, 0.4, yerr=yerr, capsize=3, label=label)
+    ax.set_xticks(x, rows["transport"].to_list(), rotation=rotation, ha="right", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+
+
 def timer_figure(timers: pl.DataFrame, out: Path) -> list[Path]:
     """Per (part, setting): timer firings and spurious ones per spike, per transport."""
     settings = _settings(timers)
     fig, axes = _panels(settings)
     for ax, (part, setting) in zip(axes, settings):
         rows = timers.filter((pl.col("part") == part) & (pl.col("setting") == setting))
-        x = np.arange(rows.height)
-        for dx, prefix, label in ((-0.2, "timers_per_spike", "timeouts / PTOs"), (0.2, "spurious_per_spike", "spurious (oracle)")):
-            mean, yerr = _err(rows, prefix, 1.0)
-            ax.bar(x + dx, mean, 0.4, yerr=yerr, capsize=3, label=label)
-        ax.set_xticks(x, rows["transport"].to_list(), rotation=30, ha="right", fontsize=8)
+        _paired_bars(ax, rows, (("timers_per_spike", "timeouts / PTOs"), ("spurious_per_spike", "spurious (oracle)")), 1.0, 30)
         ax.set_title(f"{part}: {setting}", fontsize=9)
         ax.set_ylabel("per spike")
-        ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Timer firings per spike: TCP timeouts, the QUIC server's PTOs (mean, {LEVEL:.0%} CI)", fontsize=10)
     fig.tight_layout()
@@ -88,15 +96,10 @@ def window_figure(window: pl.DataFrame, out: Path) -> list[Path]:
     fig, axes = _panels(settings)
     for ax, (part, setting) in zip(axes, settings):
         rows = window.filter((pl.col("part") == part) & (pl.col("setting") == setting))
-        x = np.arange(rows.height)
-        for dx, prefix, label in ((-0.2, "ratio_min", "least cwnd / before"), (0.2, "ratio_after", "cwnd 1 s after the end / before")):
-            mean, yerr = _err(rows, prefix, 1.0)
-            ax.bar(x + dx, mean, 0.4, yerr=yerr, capsize=3, label=label)
+        _paired_bars(ax, rows, (("ratio_min", "least cwnd / before"), ("ratio_after", "cwnd 1 s after the end / before")), 1.0, 30)
         ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_xticks(x, rows["transport"].to_list(), rotation=30, ha="right", fontsize=8)
         ax.set_title(f"{part}: {setting}", fontsize=9)
         ax.set_ylabel("ratio to the window before the spike")
-        ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=7)
     fig.suptitle(f"The congestion window around a spike (mean of runs' means, {LEVEL:.0%} CI)", fontsize=10)
     fig.tight_layout()
@@ -111,14 +114,9 @@ def web_figure(web: pl.DataFrame, out: Path) -> list[Path]:
     fig, axes = _panels(settings)
     for ax, (part, setting) in zip(axes, settings):
         rows = web.filter(pl.col("setting") == setting)
-        x = np.arange(rows.height)
-        for dx, prefix, label in ((-0.2, "timer_share", "a timeout / PTO"), (0.2, "spurious_share", "a spurious one (oracle)")):
-            mean, yerr = _err(rows, prefix, 100.0)
-            ax.bar(x + dx, mean, 0.4, yerr=yerr, capsize=3, label=label)
-        ax.set_xticks(x, rows["transport"].to_list(), rotation=20, ha="right", fontsize=8)
+        _paired_bars(ax, rows, (("timer_share", "a timeout / PTO"), ("spurious_share", "a spurious one (oracle)")), 100.0, 20)
         ax.set_title(f"{part}: {setting}, round robin", fontsize=9)
         ax.set_ylabel("share of transfers (%)")
-        ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Paper 000's cells: web transfers with a timer firing (mean, {LEVEL:.0%} CI)", fontsize=10)
     fig.tight_layout()
