@@ -1,6 +1,6 @@
 //! Live emulations through the kernel (need root and /dev/net/tun; skipped with the reason
 //! otherwise). A module of the unit tests rather than an integration test: each test binary
-//! is a thin-LTO release link of the whole graph (about 45 s on two cores in `make test`).
+//! is one more crate to compile and link in `make test`.
 
 use crate::{emulate, EmuOptions};
 use std::sync::atomic::AtomicBool;

@@ -12,6 +12,7 @@ use rtolab_sim::{spec, RunResult, Scenario};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
 
+mod arrow_capsules;
 mod drill;
 mod emulate;
 mod tables;

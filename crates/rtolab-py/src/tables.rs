@@ -1,14 +1,14 @@
 //! Result tables to Python: each table an Arrow record batch, handed over through the Arrow
-//! PyCapsule interface (`__arrow_c_array__`), from which polars builds a DataFrame without
-//! copying the numeric columns. The schemas come from `rtolab_sim::results`, nothing here
-//! names a column.
+//! PyCapsule interface (`__arrow_c_array__`, `arrow_capsules`), from which polars builds a
+//! DataFrame without copying the numeric columns. The schemas come from `rtolab_sim::results`,
+//! nothing here names a column.
 
 use arrow_array::cast::AsArray;
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use pyo3_arrow::PyRecordBatch;
+use crate::arrow_capsules::ArrowBatch;
 use rtolab_sim::results::{empty_batches, schemas, SeriesMetric};
 use rtolab_sim::{RunMeta, RunResult};
 use std::sync::Arc;
@@ -41,7 +41,7 @@ fn with_polars_enums(batch: RecordBatch) -> RecordBatch {
 }
 
 fn batch_to_py<'py>(py: Python<'py>, batch: RecordBatch) -> PyResult<Bound<'py, PyAny>> {
-    Ok(Bound::new(py, PyRecordBatch::new(with_polars_enums(batch)))?.into_any())
+    Ok(Bound::new(py, ArrowBatch::new(with_polars_enums(batch)))?.into_any())
 }
 
 pub(crate) fn meta_to_py<'py>(py: Python<'py>, m: &RunMeta) -> PyResult<Bound<'py, PyDict>> {

@@ -1,7 +1,7 @@
 //! The whole-simulation tests, the snapshot matrix included, in one test binary: each
-//! integration-test binary links the simulator anew (a thin-LTO release link of about 45 s on
-//! two cores, quinn and rustls included), so the files of `scenarios/` are modules of this one (a test crate's root finds
-//! its modules beside it, hence the paths). The property tests are `fuzz` (`make fuzz` runs
+//! integration-test binary is one more crate to compile and link in `make test`, so the files
+//! of `scenarios/` are modules of this one (a test crate's root finds its modules beside it,
+//! hence the paths). The property tests are `fuzz` (`make fuzz` runs
 //! them long: `--test scenarios -- fuzz::`).
 
 mod common;
