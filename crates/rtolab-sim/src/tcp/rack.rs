@@ -16,9 +16,18 @@
 //! SACKed one: rtolab's links never reorder, but a peer (a drill script) may, and a
 //! cumulative ACK that fills a hole never resent says so.
 //!
-//! Invariant: `xmit[i]` is the latest send time of segment `base + i` and whether it was ever
+//! Invariant: `xmit[i].sent` is the latest send time of segment `base + i` and whether it was ever
 //! sent more than once (Linux `TCPCB_EVER_RETRANS`); segments below `base` are cumulatively
 //! acknowledged. The send times also give Linux's per-segment RTT samples (`sender/rtt.rs`).
+//!
+//! The outstanding segments are also in the order of their latest send (Linux's
+//! `tsorted_sent_queue`): a send moves a segment to the tail, so send times never fall along
+//! the list. A segment found SACKed leaves it, as Linux's `tcp_sacktag_walk` unlinks it, so a
+//! loss-detection pass visits what was sent before the delivered segment and is not known
+//! delivered, not the whole window; should the scoreboard drop its SACK marks, the list is
+//! made again from the send times. While no outstanding segment was resent or left the list,
+//! the order is the sequence order and is kept implicitly (`linked` false): first sends leave
+//! in sequence order, so the common case pays nothing for the list.
 
 use super::jiffies::{jiffies, HZ, JIFFY};
 use super::minmax::WindowedFilter;
@@ -35,10 +44,10 @@ pub struct Sent {
     pub retransmitted: bool,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Rack {
     base: u64,
-    xmit: VecDeque<Sent>,
+    xmit: VecDeque<Entry>,
     /// Send time (ns) and end of the most recently sent segment known delivered.
     delivered: Option<(u64, u64)>,
     /// RTT of the latest delivery, in ns (Linux `rack.rtt_us`).
@@ -59,6 +68,51 @@ pub struct Rack {
     /// How many of `xmit` were sent more than once: with none, send times rise with the
     /// sequence number.
     resent: usize,
+    /// The send-order list is linked through `xmit` (else it is `xmit` in sequence order).
+    linked: bool,
+    /// Linked entries out of the list.
+    unlinked: usize,
+    /// The ends of the linked send-order list (`NIL` when it is empty).
+    head: u64,
+    tail: u64,
+    /// The scoreboard's `unsack_generation` when SACKed segments were last unlinked.
+    unsack_generation: u64,
+}
+
+/// One outstanding segment: its last send, and its neighbours (segment numbers) in the
+/// send-order list, `NIL` at an end, both `UNLINKED` when it is out of the list.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    sent: Sent,
+    prev: u64,
+    next: u64,
+}
+
+/// No segment: the end of the send-order list.
+const NIL: u64 = u64::MAX;
+/// The neighbours of a segment out of the send-order list.
+const UNLINKED: u64 = u64::MAX - 1;
+
+impl Default for Rack {
+    fn default() -> Self {
+        Rack {
+            base: 0,
+            xmit: VecDeque::new(),
+            delivered: None,
+            rtt: 0,
+            min_rtt: None,
+            min_rtt_quiet_until: 0,
+            advanced: false,
+            reord_seen: false,
+            reordering: 0,
+            resent: 0,
+            linked: false,
+            unlinked: 0,
+            head: NIL,
+            tail: NIL,
+            unsack_generation: 0,
+        }
+    }
 }
 
 /// Linux `sysctl_tcp_min_rtt_wlen`'s default, 300 s, in jiffies.
@@ -88,30 +142,132 @@ impl Rack {
             self.base = k;
         }
         let Some(i) = k.checked_sub(self.base).map(|i| i as usize) else { return };
-        if i == self.xmit.len() {
-            // The next new segment: the common case.
-            self.xmit.push_back(Sent { at: now.0, retransmitted: false });
+        if i >= self.xmit.len() {
+            // The next new segment (the common case), or new ones up to it.
+            for j in self.xmit.len()..=i {
+                self.xmit.push_back(Entry { sent: Sent { at: now.0, retransmitted: false }, prev: UNLINKED, next: UNLINKED });
+                if self.linked {
+                    self.link_last(self.base + j as u64);
+                }
+            }
             return;
         }
-        if i > self.xmit.len() {
-            self.xmit.resize(i + 1, Sent { at: now.0, retransmitted: false });
-        } else if !self.xmit[i].retransmitted {
-            self.xmit[i].retransmitted = true;
+        self.link_in_sequence();
+        let sent = &mut self.xmit[i].sent;
+        if !sent.retransmitted {
+            sent.retransmitted = true;
             self.resent += 1;
         }
-        self.xmit[i].at = now.0;
+        sent.at = now.0;
+        self.unlink(k);
+        self.link_last(k);
+        self.unlinked -= 1;
     }
 
     /// Forgets segments below the new cumulative ACK.
     pub fn advance(&mut self, snd_una: u64, g: &Geometry) {
         let k = snd_una / g.mss;
         while self.base < k {
-            let Some(gone) = self.xmit.pop_front() else { break };
-            self.resent -= gone.retransmitted as usize;
+            if self.xmit.is_empty() {
+                break;
+            }
+            if self.linked {
+                // (Counted out whether it was in the list or not.)
+                self.unlink(self.base);
+                self.unlinked -= 1;
+            }
+            let gone = self.xmit.pop_front().expect("not empty");
+            self.resent -= gone.sent.retransmitted as usize;
             self.base += 1;
         }
         if self.xmit.is_empty() {
             self.base = self.base.max(k);
+        }
+        // Nothing resent and nothing out of the list: the list is the sequence order again.
+        if self.linked && self.resent == 0 && self.unlinked == 0 {
+            (self.linked, self.head, self.tail) = (false, NIL, NIL);
+        }
+    }
+
+    /// Links the implicit list (the sequence order) through `xmit`, before it changes.
+    fn link_in_sequence(&mut self) {
+        if self.linked {
+            return;
+        }
+        let last = self.xmit.len().saturating_sub(1);
+        for (i, e) in self.xmit.iter_mut().enumerate() {
+            let k = self.base + i as u64;
+            e.prev = if i == 0 { NIL } else { k - 1 };
+            e.next = if i == last { NIL } else { k + 1 };
+        }
+        (self.head, self.tail) = if self.xmit.is_empty() { (NIL, NIL) } else { (self.base, self.base + last as u64) };
+        (self.linked, self.unlinked) = (true, 0);
+    }
+
+    /// The first segment of the send-order list.
+    fn first_sent(&self) -> u64 {
+        match (self.linked, self.xmit.is_empty()) {
+            (true, _) => self.head,
+            (false, true) => NIL,
+            (false, false) => self.base,
+        }
+    }
+
+    /// The segment after `k` (at index `i`) in the send-order list.
+    fn sent_after(&self, k: u64, i: usize) -> u64 {
+        match self.linked {
+            true => self.xmit[i].next,
+            false if i + 1 < self.xmit.len() => k + 1,
+            false => NIL,
+        }
+    }
+
+    fn entry_mut(&mut self, k: u64) -> &mut Entry {
+        &mut self.xmit[(k - self.base) as usize]
+    }
+
+    /// Puts outstanding segment `k`, unlinked, at the tail of the linked send-order list.
+    fn link_last(&mut self, k: u64) {
+        let tail = self.tail;
+        let e = self.entry_mut(k);
+        (e.prev, e.next) = (tail, NIL);
+        match tail {
+            NIL => self.head = k,
+            t => self.entry_mut(t).next = k,
+        }
+        self.tail = k;
+    }
+
+    /// Takes outstanding segment `k` out of the linked send-order list, counting it in
+    /// `unlinked` when it was in it.
+    fn unlink(&mut self, k: u64) {
+        let e = self.entry_mut(k);
+        let (prev, next) = (e.prev, e.next);
+        if prev == UNLINKED {
+            return;
+        }
+        self.unlinked += 1;
+        let e = self.entry_mut(k);
+        (e.prev, e.next) = (UNLINKED, UNLINKED);
+        match prev {
+            NIL => self.head = next,
+            p => self.entry_mut(p).next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.entry_mut(n).prev = prev,
+        }
+    }
+
+    /// Links every outstanding segment again, in the order of their send times (a tie in
+    /// sequence order; `detect_loss` reads ties alike in any order).
+    fn relink_all(&mut self) {
+        let mut order: Vec<u64> = (self.base..self.base + self.xmit.len() as u64).collect();
+        order.sort_by_key(|&k| self.xmit[(k - self.base) as usize].sent.at);
+        self.xmit.iter_mut().for_each(|e| (e.prev, e.next) = (UNLINKED, UNLINKED));
+        (self.head, self.tail, self.linked, self.unlinked) = (NIL, NIL, true, 0);
+        for k in order {
+            self.link_last(k);
         }
     }
 
@@ -158,7 +314,7 @@ impl Rack {
 
     /// The last send of segment `k`, if it is outstanding.
     pub fn sent(&self, k: u64) -> Option<Sent> {
-        k.checked_sub(self.base).and_then(|i| self.xmit.get(i as usize)).copied()
+        k.checked_sub(self.base).and_then(|i| self.xmit.get(i as usize)).map(|e| e.sent)
     }
 
     /// RFC 8985 6.2 step 2 (Linux `tcp_rack_advance`): segment `k`, ending at `end`, was
@@ -227,42 +383,52 @@ impl Rack {
     /// unresent, was sent before the most recently delivered one, and has waited RACK.rtt +
     /// `reo_wnd` since it was sent.
     ///
-    /// The walk stops at the first segment sent only once and not before the delivered one:
-    /// first transmissions leave in sequence order, so every segment above it, sent once or
-    /// again, was last sent no earlier than it (the kernel's list is sorted by send time and
-    /// stops at the same point).
-    pub fn detect_loss(&self, now: SimTime, reo_wnd: SimDuration, snd_una: u64, snd_max: u64, sb: &mut Scoreboard, g: &Geometry) -> RackVerdict {
+    /// The pass walks the send-order list from the oldest send, as the kernel walks its
+    /// time-sorted list, and stops at the first segment sent after the delivered one: every
+    /// later one was sent no earlier. A segment found SACKed leaves the list.
+    pub fn detect_loss(&mut self, now: SimTime, reo_wnd: SimDuration, snd_una: u64, snd_max: u64, sb: &mut Scoreboard, g: &Geometry) -> RackVerdict {
         let mut verdict = RackVerdict::default();
         let Some((delivered_xmit, delivered_end)) = self.delivered else { return verdict };
+        if sb.unsack_generation() != self.unsack_generation {
+            self.relink_all();
+            self.unsack_generation = sb.unsack_generation();
+        }
         let mut wait = 0u64;
         let first = snd_una / g.mss;
-        for (i, &Sent { at: sent, retransmitted }) in self.xmit.iter().enumerate().skip(first.saturating_sub(self.base) as usize) {
-            let k = self.base + i as u64;
+        let mut k = self.first_sent();
+        while k != NIL {
+            let i = (k - self.base) as usize;
+            let sent = self.xmit[i].sent.at;
+            let next = self.sent_after(k, i);
+            if sent > delivered_xmit {
+                break;
+            }
             let start = k * g.mss;
-            if start >= snd_max {
-                break;
-            }
             let end = (start + g.mss).min(g.data_end);
-            let sent_before = sent < delivered_xmit || (sent == delivered_xmit && end < delivered_end);
-            if !sent_before && !retransmitted {
-                break;
-            }
-            if !sent_before || sb.is_sacked_segment(k) || (sb.is_lost(k) && !sb.is_retransmitted(k)) {
+            let sent_before = sent < delivered_xmit || end < delivered_end;
+            if k < first || start >= snd_max || !sent_before {
+                k = next;
                 continue;
             }
-            let deadline = sent + self.rtt + reo_wnd.as_nanos();
-            if deadline <= now.0 {
-                // Linux `tcp_identify_packet_loss`: `FLAG_LOST_RETRANS` when `retrans_out`
-                // fell, i.e. a retransmission still counted in flight (`TCPCB_SACKED_RETRANS`,
-                // the scoreboard's mark) was found lost; a segment resent before a timeout
-                // (`tcp_enter_loss` counted it out) is not one.
-                let in_flight_resend = sb.is_retransmitted(k);
-                let newly = sb.mark_lost(k) as u64;
-                verdict.newly_lost += newly;
-                verdict.lost_retransmissions += newly * in_flight_resend as u64;
-            } else {
-                wait = wait.max(deadline - now.0);
+            if sb.is_sacked_segment(k) {
+                self.link_in_sequence();
+                self.unlink(k);
+            } else if !(sb.is_lost(k) && !sb.is_retransmitted(k)) {
+                let deadline = sent + self.rtt + reo_wnd.as_nanos();
+                if deadline <= now.0 {
+                    // Linux `tcp_identify_packet_loss`: `FLAG_LOST_RETRANS` when `retrans_out`
+                    // fell, i.e. a retransmission still counted in flight (`TCPCB_SACKED_RETRANS`,
+                    // the scoreboard's mark) was found lost; a segment resent before a timeout
+                    // (`tcp_enter_loss` counted it out) is not one.
+                    let in_flight_resend = sb.is_retransmitted(k);
+                    let newly = sb.mark_lost(k) as u64;
+                    verdict.newly_lost += newly;
+                    verdict.lost_retransmissions += newly * in_flight_resend as u64;
+                } else {
+                    wait = wait.max(deadline - now.0);
+                }
             }
+            k = next;
         }
         verdict.recheck_after = (wait > 0).then_some(SimDuration(wait));
         verdict
@@ -271,7 +437,7 @@ impl Rack {
     /// The send time of the oldest outstanding segment (Linux's RTO and probe timers count
     /// from it, `tcp_rto_delta_us`).
     pub fn head_sent_at(&self) -> Option<SimTime> {
-        self.xmit.front().map(|s| SimTime(s.at))
+        self.xmit.front().map(|e| SimTime(e.sent.at))
     }
 }
 
@@ -284,6 +450,92 @@ mod tests {
 
     fn ms(v: u64) -> SimTime {
         SimTime(v * 1_000_000)
+    }
+
+    /// `detect_loss` as it walked before the send-order list: every outstanding segment in
+    /// sequence order from SND.UNA, stopping at the first one sent once and not before the
+    /// delivered one.
+    fn detect_loss_in_sequence(rack: &Rack, now: SimTime, reo_wnd: SimDuration, snd_una: u64, snd_max: u64, sb: &mut Scoreboard, g: &Geometry) -> RackVerdict {
+        let mut verdict = RackVerdict::default();
+        let Some((delivered_xmit, delivered_end)) = rack.delivered else { return verdict };
+        let mut wait = 0u64;
+        for (i, s) in rack.xmit.iter().map(|e| e.sent).enumerate().skip((snd_una / g.mss).saturating_sub(rack.base) as usize) {
+            let k = rack.base + i as u64;
+            let start = k * g.mss;
+            if start >= snd_max {
+                break;
+            }
+            let end = (start + g.mss).min(g.data_end);
+            let sent_before = s.at < delivered_xmit || (s.at == delivered_xmit && end < delivered_end);
+            if !sent_before && !s.retransmitted {
+                break;
+            }
+            if !sent_before || sb.is_sacked_segment(k) || (sb.is_lost(k) && !sb.is_retransmitted(k)) {
+                continue;
+            }
+            let deadline = s.at + rack.rtt + reo_wnd.as_nanos();
+            if deadline <= now.0 {
+                let in_flight_resend = sb.is_retransmitted(k);
+                let newly = sb.mark_lost(k) as u64;
+                verdict.newly_lost += newly;
+                verdict.lost_retransmissions += newly * in_flight_resend as u64;
+            } else {
+                wait = wait.max(deadline - now.0);
+            }
+        }
+        verdict.recheck_after = (wait > 0).then_some(SimDuration(wait));
+        verdict
+    }
+
+    proptest::proptest! {
+        /// Over any sequence of first sends, resends, SACKs, deliveries, cumulative ACKs, loss
+        /// marks and dropped SACK marks, the pass over the send-order list finds what the walk
+        /// in sequence order finds, and marks the same segments lost.
+        #[test]
+        fn the_send_order_pass_equals_the_sequence_walk(
+            ops in proptest::collection::vec((0u8..8, 0u64..30, 0u64..3), 1..80), reo in 0u64..20, rtt in 1u64..40,
+        ) {
+            let g = Geometry { mss: 100, data_end: 2_550, dupthresh: 3 };
+            let (mut rack, mut sb) = (Rack::default(), Scoreboard::default());
+            rack.rtt = rtt * 1_000_000;
+            let (mut now, mut snd_una, mut snd_max) = (0u64, 0u64, 0u64);
+            for (op, x, dt) in ops {
+                now += dt * 1_000_000;
+                let k = snd_una / 100 + x % 10;
+                match op {
+                    0 | 1 if snd_max < g.data_end => {
+                        rack.on_send(snd_max, SimTime(now), &g);
+                        snd_max = (snd_max + 100).min(g.data_end);
+                    }
+                    2 if k * 100 < snd_max => {
+                        rack.on_send(k * 100, SimTime(now), &g);
+                        sb.mark_retransmitted(k * 100, &g);
+                    }
+                    3 if k * 100 < snd_max => {
+                        sb.mark_sacked(k * 100, k * 100 + 100, snd_max, &g);
+                        rack.on_delivered(k, (k * 100 + 100).min(g.data_end), false, SimTime(now));
+                    }
+                    4 if k * 100 < snd_max => { sb.mark_lost(k); }
+                    5 => {
+                        snd_una = (snd_una + x % 3 * 100).min(snd_max);
+                        rack.advance(snd_una, &g);
+                        sb.advance(snd_una, &g);
+                    }
+                    6 if x % 4 == 0 => sb.clear(),
+                    6 if x % 4 == 1 => sb.clear_retransmitted(),
+                    _ => {
+                        let reo_wnd = SimDuration(reo * 1_000_000);
+                        let (mut sb_walk, rack_walk) = (sb.clone(), rack.clone());
+                        let expected = detect_loss_in_sequence(&rack_walk, SimTime(now), reo_wnd, snd_una, snd_max, &mut sb_walk, &g);
+                        let got = rack.detect_loss(SimTime(now), reo_wnd, snd_una, snd_max, &mut sb, &g);
+                        proptest::prop_assert_eq!(got, expected);
+                        for seg in snd_una / 100..snd_max.div_ceil(100) {
+                            proptest::prop_assert_eq!(sb.is_lost(seg), sb_walk.is_lost(seg));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Segments 0..5 sent 1 ms apart from t = 0; RTT 50 ms. Segment 1 is lost; segment 2's

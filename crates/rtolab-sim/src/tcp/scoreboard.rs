@@ -5,12 +5,17 @@
 //! Invariant: `flags[i]` describes segment `base + i`; everything below `base` is
 //! cumulatively acknowledged.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 const SACKED: u8 = 1;
 const RETRANSMITTED: u8 = 2;
 /// Marked lost by an explicit detector (RACK); used by `LossMarking::Marked`.
 const LOST: u8 = 4;
+
+fn is_sacked(f: u8) -> bool {
+    f & SACKED != 0
+}
 
 /// How `plan` decides that a segment is lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,13 +38,34 @@ pub enum NextSeg {
     Nothing,
 }
 
+/// Invariant: the tallies count `flags` exactly, as Linux keeps `sacked_out`, `lost_out` and
+/// `retrans_out` beside its retransmit queue (`tcp_sacktag_one`, `tcp_mark_skb_lost`,
+/// `tcp_retransmit_skb`): every change of a segment's flags goes through `set_flags`. They
+/// count segments, not bytes: the data may grow (`Sender::supply`), which lengthens a short
+/// last segment, so bytes are worked out when asked (`bytes_of`). A LOST segment is never
+/// SACKED (`mark_sacked` clears the mark, `mark_lost` refuses a SACKed segment).
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     base: u64,
     flags: VecDeque<u8>,
-    sacked: usize,
+    sacked: u64,
+    /// LOST segments (Linux `lost_out`).
+    lost: u64,
+    /// RETRANSMITTED segments not SACKED (Linux `retrans_out`).
+    resent: u64,
+    /// LOST segments not RETRANSMITTED: what NextSeg's rule 1 may choose under
+    /// `LossMarking::Marked`.
+    lost_unresent: u64,
+    /// The highest SACKED segment (Linux `tcp_highest_sack`).
+    highest_sacked: Option<u64>,
+    /// No segment below this one is LOST and unresent (a lower bound that `first_lost_unresent`
+    /// raises as it looks, as Linux's `retransmit_skb_hint` does).
+    lost_unresent_from: Cell<u64>,
     /// Segments ever newly marked lost (Linux `tp->lost`'s share from `tcp_mark_skb_lost`).
     lost_marked: u64,
+    /// How many times SACK marks were dropped (`clear` with something SACKed): the only way a
+    /// segment above the board's base stops being SACKed.
+    unsacks: u64,
 }
 
 /// Fixed facts the scoreboard needs about the connection.
@@ -66,31 +92,85 @@ impl Geometry {
 
 impl Scoreboard {
     pub fn clear(&mut self) {
+        self.unsacks += (self.sacked > 0) as u64;
         self.flags.clear();
-        self.sacked = 0;
+        (self.sacked, self.lost, self.resent, self.lost_unresent) = (0, 0, 0, 0);
+        self.highest_sacked = None;
+    }
+
+    /// Adds (`sign` true) or removes the tallies' share of one segment with flags `f`.
+    #[inline]
+    fn tally(&mut self, f: u8, sign: bool) {
+        // +1 or −1 (two's complement) times whether the segment counts: no branch per tally.
+        let step = if sign { 1u64 } else { u64::MAX };
+        let bump = |v: &mut u64, counts: bool| *v = v.wrapping_add(step * counts as u64);
+        bump(&mut self.sacked, f & SACKED != 0);
+        bump(&mut self.lost, f & LOST != 0);
+        bump(&mut self.lost_unresent, f & (LOST | RETRANSMITTED) == LOST);
+        bump(&mut self.resent, f & (RETRANSMITTED | SACKED) == RETRANSMITTED);
+    }
+
+    /// The last segment of the data when it is recorded and short: its flags and what it
+    /// lacks of a full MSS (every recorded segment starts below the end of the data).
+    fn short_last(&self, g: &Geometry) -> Option<(u8, u64)> {
+        let short = g.data_end / g.mss;
+        (short >= self.base && short < self.base + self.flags.len() as u64).then(|| (self.flags_of(short), g.mss - g.seg_len(short)))
+    }
+
+    /// The bytes of `count` recorded segments, those whose flags satisfy `class`: a full MSS
+    /// each, less what the short last segment lacks when it is one of them (`short_last`).
+    fn bytes_of(count: u64, class: impl Fn(u8) -> bool, short: Option<(u8, u64)>, g: &Geometry) -> u64 {
+        let shortfall = short.filter(|&(f, _)| class(f)).map_or(0, |(_, lack)| lack);
+        count * g.mss - shortfall
+    }
+
+    /// Segment `k` (recorded, at index `i`) takes flags `new`; the tallies follow.
+    fn set_flags(&mut self, i: usize, k: u64, new: u8) {
+        let old = self.flags[i];
+        if old == new {
+            return;
+        }
+        self.tally(old, false);
+        self.tally(new, true);
+        self.flags[i] = new;
+        if new & SACKED != 0 && self.highest_sacked.is_none_or(|h| h < k) {
+            self.highest_sacked = Some(k);
+        }
+        if new & (LOST | RETRANSMITTED) == LOST && k < self.lost_unresent_from.get() {
+            self.lost_unresent_from.set(k);
+        }
+    }
+
+    /// Changes whenever a segment above the base stops being SACKed (see `unsacks`): a
+    /// reader that set SACKed segments aside may keep them aside while it stays the same.
+    pub fn unsack_generation(&self) -> u64 {
+        self.unsacks
     }
 
     pub fn sacked_segments(&self) -> usize {
-        self.sacked
+        self.sacked as usize
     }
 
     /// Forgets segments below the new cumulative ACK.
     pub fn advance(&mut self, snd_una: u64, g: &Geometry) {
         let new_base = snd_una / g.mss;
         while self.base < new_base {
-            if let Some(f) = self.flags.pop_front() {
-                if f & SACKED != 0 {
-                    self.sacked -= 1;
-                }
+            match self.flags.pop_front() {
+                Some(0) | None => {}
+                Some(f) => self.tally(f, false),
             }
             self.base += 1;
         }
         if self.flags.is_empty() {
             self.base = new_base;
         }
+        if self.sacked == 0 {
+            self.highest_sacked = None;
+        }
     }
 
-    fn slot(&mut self, k: u64) -> Option<&mut u8> {
+    /// The index of segment `k`, recorded from now on; `None` below the board.
+    fn slot(&mut self, k: u64) -> Option<usize> {
         if k < self.base {
             return None;
         }
@@ -98,7 +178,7 @@ impl Scoreboard {
         if i >= self.flags.len() {
             self.flags.resize(i + 1, 0);
         }
-        self.flags.get_mut(i)
+        Some(i)
     }
 
     /// Marks every segment wholly inside a SACK block [start, end) as SACKed; returns the
@@ -106,38 +186,55 @@ impl Scoreboard {
     /// `tcp_sacktag_one` clears `TCPCB_LOST` and counts it out of `lost_out`).
     pub fn mark_sacked(&mut self, start: u64, end: u64, snd_max: u64, g: &Geometry) -> u64 {
         let end = end.min(snd_max);
-        let first = start.div_ceil(g.mss);
-        let mut k = first;
-        let mut newly = 0;
-        while k * g.mss < end && k * g.mss + g.seg_len(k) <= end {
-            let len = g.seg_len(k);
-            if let Some(f) = self.slot(k) {
-                if *f & SACKED == 0 {
-                    *f = (*f | SACKED) & !LOST;
-                    self.sacked += 1;
-                    newly += len;
-                }
+        // Whole segments: k·MSS + seg_len(k) <= end, with end <= SND.MAX <= the end of the data.
+        let stop = if end >= g.data_end { g.data_end.div_ceil(g.mss) } else { end / g.mss };
+        let first = start.div_ceil(g.mss).max(self.base);
+        if first >= stop {
+            return 0;
+        }
+        self.slot(stop - 1);
+        let (from, to) = ((first - self.base) as usize, (stop - self.base) as usize);
+        // One pass over the block's flags; the tallies' changes are summed and applied after.
+        let (mut newly, mut sacked, mut lost, mut lost_unresent, mut resent_sacked) = (0, 0, 0, 0, 0);
+        let mut highest = None;
+        for (k, f) in (first..stop).zip(self.flags.range_mut(from..to)) {
+            if *f & SACKED == 0 {
+                sacked += 1;
+                lost += (*f & LOST != 0) as u64;
+                lost_unresent += (*f & (LOST | RETRANSMITTED) == LOST) as u64;
+                resent_sacked += (*f & RETRANSMITTED != 0) as u64;
+                *f = (*f | SACKED) & !LOST;
+                newly += g.seg_len(k);
+                highest = Some(k);
             }
-            k += 1;
+        }
+        self.sacked += sacked;
+        self.lost -= lost;
+        self.lost_unresent -= lost_unresent;
+        self.resent -= resent_sacked;
+        if let Some(k) = highest.filter(|&k| self.highest_sacked.is_none_or(|h| h < k)) {
+            self.highest_sacked = Some(k);
         }
         newly
     }
 
     /// The highest SACKed segment, if any (Linux `tcp_highest_sack_seq` is its start).
     pub fn highest_sacked_segment(&self) -> Option<u64> {
-        if self.sacked == 0 {
-            return None;
-        }
-        self.flags.iter().rposition(|f| f & SACKED != 0).map(|i| self.base + i as u64)
+        self.highest_sacked
     }
 
-    /// SACKed bytes in [base, seq).
+    /// SACKed bytes in [base, seq): all of them when `seq` lies above the highest SACKed
+    /// segment, else counted.
     pub fn sacked_bytes_below(&self, seq: u64, g: &Geometry) -> u64 {
-        if self.sacked == 0 {
-            return 0;
+        let end_segment = seq / g.mss;
+        match self.highest_sacked {
+            None => 0,
+            Some(h) if h < end_segment => Self::bytes_of(self.sacked, is_sacked, self.short_last(g), g),
+            Some(_) => {
+                let end = end_segment.saturating_sub(self.base) as usize;
+                self.flags.iter().take(end).enumerate().filter(|(_, f)| *f & SACKED != 0).map(|(i, _)| g.seg_len(self.base + i as u64)).sum()
+            }
         }
-        let end = (seq / g.mss).saturating_sub(self.base) as usize;
-        self.flags.iter().take(end).enumerate().filter(|(_, f)| *f & SACKED != 0).map(|(i, _)| g.seg_len(self.base + i as u64)).sum()
     }
 
     /// The flags of segment `k` (0 when nothing is recorded).
@@ -156,7 +253,7 @@ impl Scoreboard {
     /// Segments whose last retransmission is neither SACKed nor marked lost (Linux
     /// `retrans_out`: `mark_lost` clears the mark, as `tcp_mark_skb_lost` counts it out).
     pub fn retransmitted_in_flight(&self) -> u64 {
-        self.flags.iter().filter(|f| **f & (RETRANSMITTED | SACKED) == RETRANSMITTED).count() as u64
+        self.resent
     }
 
     pub fn is_sacked_segment(&self, k: u64) -> bool {
@@ -167,9 +264,10 @@ impl Scoreboard {
     /// retransmission is lost too, so it may be sent again. Returns whether it is newly lost.
     pub fn mark_lost(&mut self, k: u64) -> bool {
         match self.slot(k) {
-            Some(f) if *f & SACKED == 0 => {
-                let newly = *f & LOST == 0 || *f & RETRANSMITTED != 0;
-                *f = (*f | LOST) & !RETRANSMITTED;
+            Some(i) if self.flags[i] & SACKED == 0 => {
+                let f = self.flags[i];
+                let newly = f & LOST == 0 || f & RETRANSMITTED != 0;
+                self.set_flags(i, k, (f | LOST) & !RETRANSMITTED);
                 self.lost_marked += newly as u64;
                 newly
             }
@@ -184,24 +282,29 @@ impl Scoreboard {
 
     /// Some segment is marked lost and not resent since (Linux `lost_out > retrans_out`).
     pub fn lost_not_retransmitted(&self) -> bool {
-        self.flags.iter().any(|f| f & (LOST | RETRANSMITTED) == LOST)
+        self.lost_unresent > 0
     }
 
     /// Some segment is marked lost (Linux `tp->lost_out != 0`), retransmitted or not.
     pub fn any_lost(&self) -> bool {
-        self.flags.iter().any(|f| f & LOST != 0)
+        self.lost > 0
     }
 
     /// Forgets every loss mark (a new episode, or an undo).
     pub fn clear_lost(&mut self) {
+        if self.lost == 0 {
+            return;
+        }
         for f in self.flags.iter_mut() {
             *f &= !LOST;
         }
+        (self.lost, self.lost_unresent) = (0, 0);
     }
 
     pub fn mark_retransmitted(&mut self, seq: u64, g: &Geometry) {
-        if let Some(f) = self.slot(seq / g.mss) {
-            *f |= RETRANSMITTED;
+        let k = seq / g.mss;
+        if let Some(i) = self.slot(k) {
+            self.set_flags(i, k, self.flags[i] | RETRANSMITTED);
         }
     }
 
@@ -210,6 +313,21 @@ impl Scoreboard {
         for f in self.flags.iter_mut() {
             *f &= !RETRANSMITTED;
         }
+        (self.resent, self.lost_unresent) = (0, self.lost);
+        self.lost_unresent_from.set(self.base);
+    }
+
+    /// The lowest segment LOST and not RETRANSMITTED, if any (Linux `tcp_xmit_retransmit_queue`
+    /// starting from its hint). The search starts at the hint and leaves it at what it found.
+    fn first_lost_unresent(&self) -> Option<u64> {
+        if self.lost_unresent == 0 {
+            return None;
+        }
+        let from = self.lost_unresent_from.get().max(self.base);
+        let i = self.flags.iter().skip((from - self.base) as usize).position(|f| f & (LOST | RETRANSMITTED) == LOST)?;
+        let k = from + i as u64;
+        self.lost_unresent_from.set(k);
+        Some(k)
     }
 
     pub fn is_sacked(&self, seq: u64, g: &Geometry) -> bool {
@@ -223,28 +341,32 @@ impl Scoreboard {
         if self.flags.front().is_none_or(|f| f & SACKED != 0) {
             return false;
         }
-        let (segs, bytes) = self.sacked_above(self.base, g);
-        segs >= g.dupthresh || bytes > (g.dupthresh - 1) * g.mss
-    }
-
-    fn sacked_above(&self, k: u64, g: &Geometry) -> (u64, u64) {
-        let mut segs = 0;
-        let mut bytes = 0;
-        for (i, f) in self.flags.iter().enumerate().skip((k - self.base + 1) as usize) {
-            if f & SACKED != 0 {
-                segs += 1;
-                bytes += g.seg_len(self.base + i as u64);
-            }
-        }
-        (segs, bytes)
+        // The first segment is not SACKed: every SACKed one lies above it.
+        self.sacked >= g.dupthresh || Self::bytes_of(self.sacked, is_sacked, self.short_last(g), g) > (g.dupthresh - 1) * g.mss
     }
 
     /// ns-2 `ScoreBoardRQ::GetNextRetran`: the first segment at or above SND.UNA that is
     /// neither SACKed nor retransmitted and lies below the highest SACKed segment.
     pub fn next_hole_below_highest_sack(&self, snd_una: u64, g: &Geometry) -> Option<u64> {
-        let highest = self.flags.iter().rposition(|f| f & SACKED != 0)?;
+        let highest = (self.highest_sacked? - self.base) as usize;
         let first = (snd_una / g.mss).saturating_sub(self.base) as usize;
         (first..highest).find(|&i| self.flags[i] & (SACKED | RETRANSMITTED) == 0).map(|i| (self.base + i as u64) * g.mss)
+    }
+
+    /// The pipe under `LossMarking::Marked` of segments `first..last` from the tallies alone
+    /// (Linux `tcp_packets_in_flight`: `packets_out − (sacked_out + lost_out) + retrans_out`,
+    /// here in bytes), when every recorded segment lies in that range; `None` otherwise, and
+    /// the caller walks.
+    fn pipe_from_tallies(&self, first: u64, last: u64, g: &Geometry) -> Option<u64> {
+        let top = self.base + self.flags.len() as u64;
+        if first > self.base || last < top || first >= last {
+            return None;
+        }
+        let short = self.short_last(g);
+        let sacked = Self::bytes_of(self.sacked, is_sacked, short, g);
+        let lost = Self::bytes_of(self.lost, |f| f & LOST != 0, short, g);
+        let resent = Self::bytes_of(self.resent, |f| f & (RETRANSMITTED | SACKED) == RETRANSMITTED, short, g);
+        Some(g.bytes_between(first, last) - sacked - lost + resent)
     }
 
     /// One pass over [SND.UNA, SND.MAX): RFC 6675 SetPipe() and NextSeg() together.
@@ -257,6 +379,16 @@ impl Scoreboard {
     pub fn plan(&self, snd_una: u64, snd_max: u64, new_data_ok: bool, marking: LossMarking, g: &Geometry) -> (u64, NextSeg) {
         let first = snd_una / g.mss;
         let last = snd_max.div_ceil(g.mss); // exclusive
+        if marking == LossMarking::Marked {
+            if let Some(pipe) = self.pipe_from_tallies(first, last, g) {
+                let next = match self.first_lost_unresent() {
+                    Some(k) => NextSeg::Retransmit(k * g.mss),
+                    None if new_data_ok => NextSeg::NewData,
+                    None => NextSeg::Nothing,
+                };
+                return (pipe, next);
+            }
+        }
         let top = self.base + self.flags.len() as u64; // first segment without flags
         let mut walk = PlanWalk { marking, g, sacked_segs: 0, sacked_bytes: 0, pipe: 0, rule1: None, rule3: None };
         let unrecorded = first.max(top);
@@ -281,6 +413,9 @@ impl Scoreboard {
     pub fn pipe_marked(&self, snd_una: u64, snd_max: u64, g: &Geometry) -> u64 {
         let first = snd_una / g.mss;
         let last = snd_max.div_ceil(g.mss);
+        if let Some(pipe) = self.pipe_from_tallies(first, last, g) {
+            return pipe;
+        }
         let top = self.base + self.flags.len() as u64;
         let mut pipe = 0;
         let unrecorded = first.max(top);
@@ -385,7 +520,8 @@ mod tests {
         ) {
             let g = Geometry { mss: 100, data_end, dupthresh: 3 };
             let mut sb = Scoreboard::default();
-            for (k, m) in marks {
+            // (Every recorded segment starts below the end of the data, as the sender's do.)
+            for (k, m) in marks.into_iter().filter(|&(k, _)| k * 100 < data_end) {
                 match m {
                     0 | 1 => { sb.mark_sacked(k * 100, k * 100 + 100, 4000, &g); }
                     2 => sb.mark_retransmitted(k * 100, &g),
@@ -403,6 +539,62 @@ mod tests {
                 proptest::prop_assert_eq!(sb.plan(snd_una, snd_max, new_ok, marking, &g), plan_by_segment(&sb, snd_una, snd_max, new_ok, marking, &g));
             }
             proptest::prop_assert_eq!(sb.pipe_marked(snd_una, snd_max, &g), sb.plan(snd_una, snd_max, false, LossMarking::Marked, &g).0);
+        }
+    }
+
+    /// What the tallies answer, recounted from the flags one segment at a time.
+    fn recount(sb: &Scoreboard, seq: u64, g: &Geometry) -> (bool, bool, u64, Option<u64>, u64, bool) {
+        let flags: Vec<(u64, u8)> = sb.flags.iter().enumerate().map(|(i, &f)| (sb.base + i as u64, f)).collect();
+        let any_lost = flags.iter().any(|(_, f)| f & LOST != 0);
+        let lost_unresent = flags.iter().any(|(_, f)| f & (LOST | RETRANSMITTED) == LOST);
+        let resent = flags.iter().filter(|(_, f)| f & (RETRANSMITTED | SACKED) == RETRANSMITTED).count() as u64;
+        let highest = flags.iter().rev().find(|(_, f)| f & SACKED != 0).map(|&(k, _)| k);
+        let below = flags.iter().filter(|&&(k, f)| f & SACKED != 0 && k < seq / g.mss).map(|&(k, _)| g.seg_len(k)).sum();
+        let first_lost = flags.first().is_some_and(|(_, f)| f & SACKED == 0) && {
+            let (n, bytes) = flags.iter().skip(1).filter(|(_, f)| f & SACKED != 0).fold((0, 0), |(n, b), &(k, _)| (n + 1, b + g.seg_len(k)));
+            n >= g.dupthresh || bytes > (g.dupthresh - 1) * g.mss
+        };
+        (any_lost, lost_unresent, resent, highest, below, first_lost)
+    }
+
+    proptest::proptest! {
+        /// After any sequence of marks, advances, clears and growth of the data, every answer
+        /// the tallies give equals a recount of the flags, and `plan` and `pipe_marked` equal the
+        /// segment-by-segment walk.
+        #[test]
+        fn tallies_match_a_recount(
+            ops in proptest::collection::vec((0u64..40, 0u8..8), 0..60), data_end in 1500u64..4000, grow in 0u64..500, seq in 0u64..4500,
+        ) {
+            let mut g = Geometry { mss: 100, data_end, dupthresh: 3 };
+            let mut sb = Scoreboard::default();
+            let mut una = 0;
+            for (k, op) in ops {
+                let k = k.min((g.data_end - 1) / 100);
+                match op {
+                    0 => { sb.mark_sacked(k * 100, k * 100 + 100, g.data_end, &g); }
+                    // (A block over several segments, starting inside one; the end of the data
+                    // may cut it.)
+                    1 => { sb.mark_sacked(k * 100 + 30 * (k % 2), (k + 4) * 100, g.data_end, &g); }
+                    2 => sb.mark_retransmitted(k * 100, &g),
+                    3 | 4 => { sb.mark_lost(k); }
+                    5 => { una = una.max(k.saturating_sub(30) * 100); sb.advance(una, &g); }
+                    6 => sb.clear_retransmitted(),
+                    _ => sb.clear_lost(),
+                }
+                let expected = recount(&sb, seq, &g);
+                let got = (sb.any_lost(), sb.lost_not_retransmitted(), sb.retransmitted_in_flight(), sb.highest_sacked_segment(), sb.sacked_bytes_below(seq, &g), sb.is_lost_first(&g));
+                proptest::prop_assert_eq!(got, expected);
+                for snd_max in [g.data_end, g.data_end.min(una + 1700)] {
+                    for new_ok in [false, true] {
+                        proptest::prop_assert_eq!(sb.plan(una, snd_max, new_ok, LossMarking::Marked, &g), plan_by_segment(&sb, una, snd_max, new_ok, LossMarking::Marked, &g));
+                    }
+                    proptest::prop_assert_eq!(sb.pipe_marked(una, snd_max, &g), plan_by_segment(&sb, una, snd_max, false, LossMarking::Marked, &g).0);
+                }
+            }
+            g.data_end += grow;
+            let expected = recount(&sb, seq, &g);
+            proptest::prop_assert_eq!(sb.sacked_bytes_below(seq, &g), expected.4);
+            proptest::prop_assert_eq!(sb.pipe_marked(una, g.data_end, &g), plan_by_segment(&sb, una, g.data_end, false, LossMarking::Marked, &g).0);
         }
     }
 
