@@ -461,7 +461,10 @@ impl TcpReceiver {
             // The blocks holding the trigger, the recent segments and a held FIN, in that
             // order, until `max_blocks` (once full, no later one is added).
             let mut add = |seq: u64| {
-                if sack.len() < max_blocks {
+                let reported = |sack: &SackBlocks| sack.iter().skip(dsack.is_some() as usize).any(|(s, e)| s <= seq && seq < e);
+                // A data byte inside a block already listed has that block (blocks are whole
+                // out-of-order runs, disjoint): no lookup.
+                if sack.len() < max_blocks && (fin == Some(seq) || !reported(&sack)) {
                     if let Some(b) = self.sack_block(seq) {
                         if !sack.iter().skip(dsack.is_some() as usize).any(|x| x == b) {
                             sack.push(b);
