@@ -157,29 +157,33 @@ impl DeliveryRate {
         self.pending = Pending { interval_us: -1, ..Pending::default() };
     }
 
-    /// `tcp_rate_skb_delivered` for segment `k`, newly SACKed (`sacked`) or cumulatively
-    /// acknowledged. Among the segments one ACK delivers, the one sent last (then the
-    /// highest, `tcp_skb_sent_after`) gives the sample.
-    pub fn on_delivered(&mut self, k: u64, sacked: bool) {
-        let Some(rec) = k.checked_sub(self.base).and_then(|i| self.tx.get_mut(i as usize)) else {
+    /// `tcp_rate_skb_delivered` for each segment of `first..end`, in ascending order, newly
+    /// SACKed (`sacked`) or cumulatively acknowledged. Among the segments one ACK delivers,
+    /// the one sent last (then the highest, `tcp_skb_sent_after`) gives the sample. A segment
+    /// without a record, or already SACKed (`delivered_at` none), changes nothing.
+    pub fn on_delivered(&mut self, first: u64, end: u64, sacked: bool) {
+        let top = self.base + self.tx.len() as u64;
+        let (lo, hi) = (first.max(self.base), end.min(top));
+        if lo >= hi {
             return;
-        };
-        let Some(delivered_at) = rec.delivered_at else {
-            return;
-        };
-        let p = &mut self.pending;
-        let sent_after = rec.sent_us > self.first_tx_us || (rec.sent_us == self.first_tx_us && k > p.last_seg);
-        if p.prior_delivered == 0 || sent_after {
-            p.prior_delivered = rec.delivered;
-            p.prior_mstamp = Some(delivered_at);
-            p.is_app_limited = rec.is_app_limited;
-            p.is_retrans = rec.is_retrans;
-            p.last_seg = k;
-            self.first_tx_us = rec.sent_us;
-            p.interval_us = self.first_tx_us.saturating_sub(rec.first_tx_us) as i64;
         }
-        if sacked {
-            rec.delivered_at = None;
+        let (p, first_tx_us) = (&mut self.pending, &mut self.first_tx_us);
+        let records = self.tx.range_mut((lo - self.base) as usize..(hi - self.base) as usize);
+        for (k, rec) in (lo..hi).zip(records) {
+            let Some(delivered_at) = rec.delivered_at else { continue };
+            let sent_after = rec.sent_us > *first_tx_us || (rec.sent_us == *first_tx_us && k > p.last_seg);
+            if p.prior_delivered == 0 || sent_after {
+                p.prior_delivered = rec.delivered;
+                p.prior_mstamp = Some(delivered_at);
+                p.is_app_limited = rec.is_app_limited;
+                p.is_retrans = rec.is_retrans;
+                p.last_seg = k;
+                *first_tx_us = rec.sent_us;
+                p.interval_us = first_tx_us.saturating_sub(rec.first_tx_us) as i64;
+            }
+            if sacked {
+                rec.delivered_at = None;
+            }
         }
     }
 
@@ -266,7 +270,7 @@ mod tests {
         let mut last = None;
         for k in 0..10u64 {
             r.begin_ack();
-            r.on_delivered(k, false);
+            r.on_delivered(k, k + 1, false);
             r.advance(k + 1);
             last = Some(r.generate(100_000 + k * 1000, 1, 0, 50_000));
         }
@@ -285,11 +289,11 @@ mod tests {
         r.on_sent(0, 0, true, false);
         r.on_sent(1, 10, false, false);
         r.begin_ack();
-        r.on_delivered(1, true);
+        r.on_delivered(1, 1 + 1, true);
         let rs = r.generate(50_000, 1, 0, 0);
         assert_eq!(rs.delivered, 1);
         r.begin_ack();
-        r.on_delivered(1, false);
+        r.on_delivered(1, 1 + 1, false);
         let rs = r.generate(60_000, 0, 0, 0);
         assert_eq!(rs.delivered, -1, "no segment with a record was delivered");
     }
@@ -300,7 +304,7 @@ mod tests {
         let mut r = DeliveryRate::new();
         r.on_sent(0, 0, true, false);
         r.begin_ack();
-        r.on_delivered(0, false);
+        r.on_delivered(0, 0 + 1, false);
         let rs = r.generate(20_000, 1, 0, 30_000);
         assert_eq!(rs.delivered, 1);
         assert_eq!(rs.interval_us, -1);

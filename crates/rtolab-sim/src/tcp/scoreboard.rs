@@ -83,6 +83,17 @@ impl Geometry {
         self.mss.min(self.data_end.saturating_sub(start))
     }
 
+    /// One past the last segment wholly below `end`: the first k that fails
+    /// `k·MSS < end && k·MSS + seg_len(k) <= end`, the condition the walks over a SACK block
+    /// or an acknowledged range stop at (beyond the data a segment is empty, so wholly below).
+    pub fn whole_segments_end(&self, end: u64) -> u64 {
+        if self.data_end <= end {
+            end.div_ceil(self.mss)
+        } else {
+            end / self.mss
+        }
+    }
+
     /// The bytes of segments `a..b` (`a <= b`): the sum of their `seg_len`, as the segments
     /// tile [0, data_end).
     fn bytes_between(&self, a: u64, b: u64) -> u64 {
@@ -186,8 +197,7 @@ impl Scoreboard {
     /// `tcp_sacktag_one` clears `TCPCB_LOST` and counts it out of `lost_out`).
     pub fn mark_sacked(&mut self, start: u64, end: u64, snd_max: u64, g: &Geometry) -> u64 {
         let end = end.min(snd_max);
-        // Whole segments: k·MSS + seg_len(k) <= end, with end <= SND.MAX <= the end of the data.
-        let stop = if end >= g.data_end { g.data_end.div_ceil(g.mss) } else { end / g.mss };
+        let stop = g.whole_segments_end(end);
         let first = start.div_ceil(g.mss).max(self.base);
         if first >= stop {
             return 0;
@@ -216,6 +226,23 @@ impl Scoreboard {
             self.highest_sacked = Some(k);
         }
         newly
+    }
+
+    /// The first segment of `k..stop` not SACKed, if any (a segment the board does not
+    /// record is not): one scan over the flags, for walks that skip what is SACKed.
+    pub fn next_unsacked(&self, k: u64, stop: u64) -> Option<u64> {
+        if k >= stop {
+            return None;
+        }
+        let top = self.base + self.flags.len() as u64;
+        if k < self.base || k >= top {
+            return Some(k);
+        }
+        let (from, to) = ((k - self.base) as usize, (stop.min(top) - self.base) as usize);
+        match self.flags.range(from..to).position(|f| f & SACKED == 0) {
+            Some(i) => Some(k + i as u64),
+            None => (stop > top).then_some(top),
+        }
     }
 
     /// The highest SACKed segment, if any (Linux `tcp_highest_sack_seq` is its start).
@@ -581,6 +608,9 @@ mod tests {
                     6 => sb.clear_retransmitted(),
                     _ => sb.clear_lost(),
                 }
+                let (from, stop) = (seq / 100, (seq / 100 + k).min(45));
+                let naive = (from..stop).find(|&j| !sb.is_sacked_segment(j));
+                proptest::prop_assert_eq!(sb.next_unsacked(from, stop), naive);
                 let expected = recount(&sb, seq, &g);
                 let got = (sb.any_lost(), sb.lost_not_retransmitted(), sb.retransmitted_in_flight(), sb.highest_sacked_segment(), sb.sacked_bytes_below(seq, &g), sb.is_lost_first(&g));
                 proptest::prop_assert_eq!(got, expected);
@@ -595,6 +625,20 @@ mod tests {
             let expected = recount(&sb, seq, &g);
             proptest::prop_assert_eq!(sb.sacked_bytes_below(seq, &g), expected.4);
             proptest::prop_assert_eq!(sb.pipe_marked(una, g.data_end, &g), plan_by_segment(&sb, una, g.data_end, false, LossMarking::Marked, &g).0);
+        }
+    }
+
+    proptest::proptest! {
+        /// `whole_segments_end` is where the walk by the segment predicate stops, the end of
+        /// the data below, at or above `end`.
+        #[test]
+        fn whole_segments_end_is_where_the_walk_stops(end in 0u64..5000, data_end in 1u64..5000) {
+            let g = Geometry { mss: 100, data_end, dupthresh: 3 };
+            let mut k = 0;
+            while k * g.mss < end && k * g.mss + g.seg_len(k) <= end {
+                k += 1;
+            }
+            proptest::prop_assert_eq!(g.whole_segments_end(end), k);
         }
     }
 

@@ -496,27 +496,25 @@ impl TcpSender {
                 return None;
             }
         }
-        while k * mss < end {
+        // Each whole segment below `end` not SACKed before, in ascending order.
+        let stop = self.geometry.whole_segments_end(end);
+        while let Some(next) = self.scoreboard.next_unsacked(k, stop) {
+            k = next;
             let seg_end = (k * mss + mss).min(self.geometry.data_end);
-            if seg_end > end {
-                break;
+            // Ever resent (Linux `TCPCB_RETRANS` in `tcp_rack_advance`), not only in this
+            // episode: a timeout clears the scoreboard's marks, not what was sent.
+            let sent = self.rack.sent(k);
+            let ever_resent = sent.is_some_and(|s| s.retransmitted);
+            if !ever_resent && fack.is_some_and(|f| k < f) && reord.is_none() {
+                reord = Some(k);
             }
-            if !self.scoreboard.is_sacked_segment(k) {
-                // Ever resent (Linux `TCPCB_RETRANS` in `tcp_rack_advance`), not only in this
-                // episode: a timeout clears the scoreboard's marks, not what was sent.
-                let sent = self.rack.sent(k);
-                let ever_resent = sent.is_some_and(|s| s.retransmitted);
-                if !ever_resent && fack.is_some_and(|f| k < f) && reord.is_none() {
-                    reord = Some(k);
-                }
-                let spurious_resend = ever_resent && echoed != 0 && sent.is_some_and(|s| echoed < s.at);
-                if !spurious_resend {
-                    self.rack.on_delivered(k, seg_end, ever_resent, now);
-                }
-                if let (Some(span), Some(sent)) = (first_delivered.as_deref_mut(), self.rack.sent(k)) {
-                    if !sent.retransmitted {
-                        span.note(k, sent.at);
-                    }
+            let spurious_resend = ever_resent && echoed != 0 && sent.is_some_and(|s| echoed < s.at);
+            if !spurious_resend {
+                self.rack.on_delivered(k, seg_end, ever_resent, now);
+            }
+            if let (Some(span), Some(sent)) = (first_delivered.as_deref_mut(), self.rack.sent(k)) {
+                if !sent.retransmitted {
+                    span.note(k, sent.at);
                 }
             }
             k += 1;

@@ -97,9 +97,7 @@ impl TcpSender {
     #[inline(never)]
     pub(super) fn paced_delivered(&mut self, first: u64, end: u64, sacked: bool) {
         if let Some(p) = self.paced.as_mut() {
-            for k in first..end {
-                p.rate.on_delivered(k, sacked);
-            }
+            p.rate.on_delivered(first, end, sacked);
             if !sacked {
                 p.rate.advance(end);
             }
