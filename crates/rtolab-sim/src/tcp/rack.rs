@@ -75,12 +75,14 @@ pub struct Rack {
     /// The ends of the linked send-order list (`NIL` when it is empty).
     head: u64,
     tail: u64,
-    /// The scoreboard's `unsack_generation` when SACKed segments were last unlinked.
+    /// The scoreboard's `unsack_generation` the list was last made for (`relink_all`): while
+    /// it stays, every segment out of the list is SACKed.
     unsack_generation: u64,
 }
 
-/// One outstanding segment: its last send, and its neighbours (segment numbers) in the
-/// send-order list, `NIL` at an end, both `UNLINKED` when it is out of the list.
+/// One outstanding segment: its last send, and its neighbours (segment numbers) in the linked
+/// send-order list, `NIL` at an end, both `UNLINKED` when it is out of the list (while the
+/// list is implicit, `linked` false, they mean nothing).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     sent: Sent,

@@ -463,8 +463,9 @@ impl TcpReceiver {
             let mut add = |seq: u64| {
                 let reported = |sack: &SackBlocks| sack.iter().skip(dsack.is_some() as usize).any(|(s, e)| s <= seq && seq < e);
                 // A data byte inside a block already listed has that block (blocks are whole
-                // out-of-order runs, disjoint): no lookup.
-                if sack.len() < max_blocks && (fin == Some(seq) || !reported(&sack)) {
+                // out-of-order runs, disjoint): no lookup. Not while a FIN is held, whose
+                // block may end inside data a peer sent past it.
+                if sack.len() < max_blocks && (fin.is_some() || !reported(&sack)) {
                     if let Some(b) = self.sack_block(seq) {
                         if !sack.iter().skip(dsack.is_some() as usize).any(|x| x == b) {
                             sack.push(b);

@@ -40,7 +40,8 @@ pub enum NextSeg {
 
 /// Invariant: the tallies count `flags` exactly, as Linux keeps `sacked_out`, `lost_out` and
 /// `retrans_out` beside its retransmit queue (`tcp_sacktag_one`, `tcp_mark_skb_lost`,
-/// `tcp_retransmit_skb`): every change of a segment's flags goes through `set_flags`. They
+/// `tcp_retransmit_skb`): a change of one segment's flags goes through `set_flags`, and the
+/// writers of many (`mark_sacked`, `advance`, the `clear`s) adjust them in the same pass. They
 /// count segments, not bytes: the data may grow (`Sender::supply`), which lengthens a short
 /// last segment, so bytes are worked out when asked (`bytes_of`). A LOST segment is never
 /// SACKED (`mark_sacked` clears the mark, `mark_lost` refuses a SACKed segment).
@@ -124,6 +125,7 @@ impl Scoreboard {
     /// The last segment of the data when it is recorded and short: its flags and what it
     /// lacks of a full MSS (every recorded segment starts below the end of the data).
     fn short_last(&self, g: &Geometry) -> Option<(u8, u64)> {
+        debug_assert!(self.flags.is_empty() || (self.base + self.flags.len() as u64 - 1) * g.mss < g.data_end, "a recorded segment starts at or past the end of the data");
         let short = g.data_end / g.mss;
         (short >= self.base && short < self.base + self.flags.len() as u64).then(|| (self.flags_of(short), g.mss - g.seg_len(short)))
     }
@@ -595,6 +597,7 @@ mod tests {
             let mut g = Geometry { mss: 100, data_end, dupthresh: 3 };
             let mut sb = Scoreboard::default();
             let mut una = 0;
+            let x_of = |k: u64| k % 5;
             for (k, op) in ops {
                 let k = k.min((g.data_end - 1) / 100);
                 match op {
@@ -605,7 +608,10 @@ mod tests {
                     2 => sb.mark_retransmitted(k * 100, &g),
                     3 | 4 => { sb.mark_lost(k); }
                     5 => { una = una.max(k.saturating_sub(30) * 100); sb.advance(una, &g); }
+                    6 if x_of(k) == 0 => sb.clear(),
                     6 => sb.clear_retransmitted(),
+                    // (The data may grow between marks: a short last segment lengthens.)
+                    _ if x_of(k) == 1 => g.data_end += grow,
                     _ => sb.clear_lost(),
                 }
                 let (from, stop) = (seq / 100, (seq / 100 + k).min(45));
