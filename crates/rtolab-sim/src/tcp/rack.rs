@@ -415,25 +415,33 @@ impl Rack {
             if sb.is_sacked_segment(k) {
                 self.link_in_sequence();
                 self.unlink(k);
-            } else if !(sb.is_lost(k) && !sb.is_retransmitted(k)) {
-                let deadline = sent + self.rtt + reo_wnd.as_nanos();
-                if deadline <= now.0 {
-                    // Linux `tcp_identify_packet_loss`: `FLAG_LOST_RETRANS` when `retrans_out`
-                    // fell, i.e. a retransmission still counted in flight (`TCPCB_SACKED_RETRANS`,
-                    // the scoreboard's mark) was found lost; a segment resent before a timeout
-                    // (`tcp_enter_loss` counted it out) is not one.
-                    let in_flight_resend = sb.is_retransmitted(k);
-                    let newly = sb.mark_lost(k) as u64;
-                    verdict.newly_lost += newly;
-                    verdict.lost_retransmissions += newly * in_flight_resend as u64;
-                } else {
-                    wait = wait.max(deadline - now.0);
-                }
+            } else if !sb.is_lost(k) || sb.is_retransmitted(k) {
+                self.judge(k, sent, now, reo_wnd, sb, &mut verdict, &mut wait);
             }
             k = next;
         }
         verdict.recheck_after = (wait > 0).then_some(SimDuration(wait));
         verdict
+    }
+
+    /// One segment of a pass, sent at `sent` (ns) before the delivered one, neither SACKed nor
+    /// lost and unresent: lost once RACK.rtt + `reo_wnd` have passed since (`wait`, the
+    /// longest time still to go, grows otherwise).
+    #[allow(clippy::too_many_arguments)]
+    fn judge(&self, k: u64, sent: u64, now: SimTime, reo_wnd: SimDuration, sb: &mut Scoreboard, verdict: &mut RackVerdict, wait: &mut u64) {
+        let deadline = sent + self.rtt + reo_wnd.as_nanos();
+        if deadline <= now.0 {
+            // Linux `tcp_identify_packet_loss`: `FLAG_LOST_RETRANS` when `retrans_out` fell,
+            // i.e. a retransmission still counted in flight (`TCPCB_SACKED_RETRANS`, the
+            // scoreboard's mark) was found lost; a segment resent before a timeout
+            // (`tcp_enter_loss` counted it out) is not one.
+            let in_flight_resend = sb.is_retransmitted(k);
+            let newly = sb.mark_lost(k) as u64;
+            verdict.newly_lost += newly;
+            verdict.lost_retransmissions += newly * in_flight_resend as u64;
+        } else {
+            *wait = (*wait).max(deadline - now.0);
+        }
     }
 
     /// The send time of the oldest outstanding segment (Linux's RTO and probe timers count
@@ -456,7 +464,7 @@ mod tests {
 
     /// `detect_loss` as it walked before the send-order list: every outstanding segment in
     /// sequence order from SND.UNA, stopping at the first one sent once and not before the
-    /// delivered one.
+    /// delivered one (each segment judged alike: the walks differ in what they visit).
     fn detect_loss_in_sequence(rack: &Rack, now: SimTime, reo_wnd: SimDuration, snd_una: u64, snd_max: u64, sb: &mut Scoreboard, g: &Geometry) -> RackVerdict {
         let mut verdict = RackVerdict::default();
         let Some((delivered_xmit, delivered_end)) = rack.delivered else { return verdict };
@@ -475,15 +483,7 @@ mod tests {
             if !sent_before || sb.is_sacked_segment(k) || (sb.is_lost(k) && !sb.is_retransmitted(k)) {
                 continue;
             }
-            let deadline = s.at + rack.rtt + reo_wnd.as_nanos();
-            if deadline <= now.0 {
-                let in_flight_resend = sb.is_retransmitted(k);
-                let newly = sb.mark_lost(k) as u64;
-                verdict.newly_lost += newly;
-                verdict.lost_retransmissions += newly * in_flight_resend as u64;
-            } else {
-                wait = wait.max(deadline - now.0);
-            }
+            rack.judge(k, s.at, now, reo_wnd, sb, &mut verdict, &mut wait);
         }
         verdict.recheck_after = (wait > 0).then_some(SimDuration(wait));
         verdict

@@ -289,11 +289,11 @@ mod tests {
         r.on_sent(0, 0, true, false);
         r.on_sent(1, 10, false, false);
         r.begin_ack();
-        r.on_delivered(1, 1 + 1, true);
+        r.on_delivered(1, 2, true);
         let rs = r.generate(50_000, 1, 0, 0);
         assert_eq!(rs.delivered, 1);
         r.begin_ack();
-        r.on_delivered(1, 1 + 1, false);
+        r.on_delivered(1, 2, false);
         let rs = r.generate(60_000, 0, 0, 0);
         assert_eq!(rs.delivered, -1, "no segment with a record was delivered");
     }
@@ -304,7 +304,7 @@ mod tests {
         let mut r = DeliveryRate::new();
         r.on_sent(0, 0, true, false);
         r.begin_ack();
-        r.on_delivered(0, 0 + 1, false);
+        r.on_delivered(0, 1, false);
         let rs = r.generate(20_000, 1, 0, 30_000);
         assert_eq!(rs.delivered, 1);
         assert_eq!(rs.interval_us, -1);
