@@ -24,6 +24,8 @@ pub struct Mobility {
     start: Point,
     /// Metres per second, (east, north).
     velocity: (f64, f64),
+    /// The velocity's length, computed once at placement (every TTI asks for it).
+    speed: f64,
     since: SimTime,
 }
 
@@ -33,7 +35,12 @@ impl Mobility {
     pub fn place<R: Rng + ?Sized>(layout: &Layout, rng: &mut R, speed_mps: f64, now: SimTime) -> Self {
         let start = layout.uniform_point(rng);
         let heading = rng.random::<f64>() * TAU;
-        Mobility { start, velocity: (speed_mps * heading.cos(), speed_mps * heading.sin()), since: now }
+        Mobility::moving(start, (speed_mps * heading.cos(), speed_mps * heading.sin()), now)
+    }
+
+    /// A user at `start` at `since`, moving at `velocity` (metres per second, east and north).
+    fn moving(start: Point, velocity: (f64, f64), since: SimTime) -> Self {
+        Mobility { start, velocity, speed: velocity.0.hypot(velocity.1), since }
     }
 
     /// Moves the user to a fresh uniform position and direction at `now` (a new transfer).
@@ -55,7 +62,7 @@ impl Mobility {
 
     /// Speed in metres per second.
     pub fn speed(&self) -> f64 {
-        self.velocity.0.hypot(self.velocity.1)
+        self.speed
     }
 }
 
@@ -73,7 +80,7 @@ mod tests {
     }
 
     fn at(start: Point, velocity: (f64, f64), since: SimTime) -> Mobility {
-        Mobility { start, velocity, since }
+        Mobility::moving(start, velocity, since)
     }
 
     #[test]
