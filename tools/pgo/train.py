@@ -20,7 +20,8 @@ def main(dirs: list[str]) -> None:
         print(f"{name}: {meta['data_packets']} data packets in {wall:.2f} s")
     for path in sorted(p for d in dirs for p in Path(d).glob("*.toml")):
         start = time.perf_counter()
-        result = _core.run(path.read_text(), "toml", None, None)
+        # Relative trace files are read from the scenario file's directory, as `rtolab run` does.
+        result = _core.run(path.read_text(), "toml", None, None, base=str(path.parent))
         print(f"{path}: {result['meta']['data_packets']} data packets in {time.perf_counter() - start:.2f} s")
 
 
