@@ -180,27 +180,51 @@ impl TcpSender {
         let sorted = &mut sorted[..blocks.len() - skip];
         sorted.copy_from_slice(&blocks[skip..]);
         sorted.sort_unstable();
-        for &(s, e) in sorted.iter() {
+        let (mss, data_end) = (self.geometry.mss, self.geometry.data_end);
+        let generation = self.scoreboard.unsack_generation();
+        // A recovery point inside a segment splits it between the two marks below, which then
+        // leave it unmarked: such a block is not remembered as wholly SACKed.
+        let point_splits = point % mss != 0 && point < data_end;
+        let mut walked = [(0u64, 0u64); 4];
+        for (i, &(s, e)) in sorted.iter().enumerate() {
             self.fin_sacked(now, e);
             let s = s.max(ack).max(self.snd_una);
-            if e > s && self.tracks_sends() {
-                let fack = self.scoreboard.highest_sacked_segment();
-                let low = self.rack_delivered(now, s, e.min(self.snd_max), fack, Some(&mut news.first_delivered), 0);
-                // The blocks ascend: the first reordered segment found is the lowest.
-                reord = reord.or(low);
+            if e <= s {
+                continue;
             }
-            if e > s && self.paced.is_some() {
-                let first = s.div_ceil(self.geometry.mss);
+            // The block's whole segments, less those the previous ACK's blocks covered (all
+            // SACKed: the walks below would pass them by).
+            let segments = (s.div_ceil(mss), self.geometry.whole_segments_end(e.min(self.snd_max)));
+            let parts = self.sack_cache.uncovered(segments.0, segments.1, generation);
+            debug_assert!(
+                (segments.0..segments.1).all(|k| parts.iter().any(|(a, b)| a <= k && k < b) || self.scoreboard.is_sacked_segment(k)),
+                "a segment the SACK cache skips is not SACKed"
+            );
+            if self.tracks_sends() {
+                let fack = self.scoreboard.highest_sacked_segment();
+                for (a, b) in parts.iter() {
+                    let low = self.rack_delivered(now, a * mss, (b * mss).min(data_end), fack, Some(&mut news.first_delivered), 0);
+                    // The blocks and parts ascend: the first reordered segment found is the lowest.
+                    reord = reord.or(low);
+                }
+            }
+            if self.paced.is_some() {
+                let first = s.div_ceil(mss);
                 let end = self.segments_end(first, e.min(self.snd_max));
                 self.paced_delivered(first, end, true);
             }
-            if e > s {
+            for (a, b) in parts.iter() {
+                let (s, e) = (a * mss, (b * mss).min(data_end));
                 let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
                 let above = if e > point { self.scoreboard.mark_sacked(s.max(point), e, self.snd_max, &self.geometry) } else { 0 };
                 news.newly_sacked += below + above;
                 news.newly_sacked_below_point += below;
             }
+            if !point_splits {
+                walked[i] = segments;
+            }
         }
+        self.sack_cache.remember(&walked[..sorted.len()], self.scoreboard.unsack_generation());
         // Linux `tcp_sacktag_write_queue` ends with `tcp_check_sack_reordering(sk,
         // state->reord, 0)`, `fack` then one past the highest SACKed segment.
         if let Some(low) = reord {

@@ -20,6 +20,7 @@ mod loss;
 mod paced;
 mod rack_tlp;
 mod rtt;
+mod sack_cache;
 mod transmit;
 
 use fin::Fin;
@@ -295,6 +296,8 @@ pub struct TcpSender {
     window_use: WindowUse,
     state: LossState,
     scoreboard: Scoreboard,
+    /// The previous ACK's SACK blocks, whose segments a new block need not walk again.
+    sack_cache: sack_cache::SackCache,
     notes: Vec<SenderNote>,
     cc: AnyCc,
     recovery: AnyRecovery,
@@ -353,6 +356,7 @@ impl TcpSender {
             recover: 0,
             limited_bytes: 0,
             scoreboard: Scoreboard::default(),
+            sack_cache: Default::default(),
             rtt_probe: None,
             episode: None,
             fin: Fin::Open,
