@@ -182,14 +182,27 @@ impl TcpSender {
         sorted.sort_unstable();
         let (mss, data_end) = (self.geometry.mss, self.geometry.data_end);
         let generation = self.scoreboard.unsack_generation();
-        // A recovery point inside a segment splits it between the two marks below, which then
-        // leave it unmarked: such a block is not remembered as wholly SACKed.
+        // The cache serves the senders that walk each block for RACK (`rack_delivered`); for
+        // the others one pass of `mark_sacked` costs less than keeping it. A recovery point
+        // inside a segment splits it between the two marks, which then leave it unmarked:
+        // such a block is not remembered as wholly SACKed.
+        let cached = self.tracks_sends();
         let point_splits = point % mss != 0 && point < data_end;
+        // (The blocks ascend, so the ranges' starts do.)
         let mut walked = [(0u64, 0u64); 4];
         for (i, &(s, e)) in sorted.iter().enumerate() {
             self.fin_sacked(now, e);
             let s = s.max(ack).max(self.snd_una);
             if e <= s {
+                continue;
+            }
+            if self.paced.is_some() {
+                let first = s.div_ceil(mss);
+                let end = self.segments_end(first, e.min(self.snd_max));
+                self.paced_delivered(first, end, true);
+            }
+            if !cached {
+                self.mark_sacked_block(s, e, point, &mut news);
                 continue;
             }
             // The block's whole segments, less those the previous ACK's blocks covered (all
@@ -200,31 +213,22 @@ impl TcpSender {
                 (segments.0..segments.1).all(|k| parts.iter().any(|(a, b)| a <= k && k < b) || self.scoreboard.is_sacked_segment(k)),
                 "a segment the SACK cache skips is not SACKed"
             );
-            if self.tracks_sends() {
-                let fack = self.scoreboard.highest_sacked_segment();
-                for (a, b) in parts.iter() {
-                    let low = self.rack_delivered(now, a * mss, (b * mss).min(data_end), fack, Some(&mut news.first_delivered), 0);
-                    // The blocks and parts ascend: the first reordered segment found is the lowest.
-                    reord = reord.or(low);
-                }
-            }
-            if self.paced.is_some() {
-                let first = s.div_ceil(mss);
-                let end = self.segments_end(first, e.min(self.snd_max));
-                self.paced_delivered(first, end, true);
+            let fack = self.scoreboard.highest_sacked_segment();
+            for (a, b) in parts.iter() {
+                let low = self.rack_delivered(now, a * mss, (b * mss).min(data_end), fack, Some(&mut news.first_delivered), 0);
+                // The blocks and parts ascend: the first reordered segment found is the lowest.
+                reord = reord.or(low);
             }
             for (a, b) in parts.iter() {
-                let (s, e) = (a * mss, (b * mss).min(data_end));
-                let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
-                let above = if e > point { self.scoreboard.mark_sacked(s.max(point), e, self.snd_max, &self.geometry) } else { 0 };
-                news.newly_sacked += below + above;
-                news.newly_sacked_below_point += below;
+                self.mark_sacked_block(a * mss, (b * mss).min(data_end), point, &mut news);
             }
             if !point_splits {
                 walked[i] = segments;
             }
         }
-        self.sack_cache.remember(&walked[..sorted.len()], self.scoreboard.unsack_generation());
+        if cached {
+            self.sack_cache.remember(&walked[..sorted.len()], self.scoreboard.unsack_generation());
+        }
         // Linux `tcp_sacktag_write_queue` ends with `tcp_check_sack_reordering(sk,
         // state->reord, 0)`, `fack` then one past the highest SACKed segment.
         if let Some(low) = reord {
@@ -233,6 +237,15 @@ impl TcpSender {
             }
         }
         news
+    }
+
+    /// Marks the whole segments of SACK block [`s`, `e`) SACKed, those below the recovery
+    /// `point` and those above it counted apart (`SackNews`).
+    fn mark_sacked_block(&mut self, s: u64, e: u64, point: u64, news: &mut SackNews) {
+        let below = self.scoreboard.mark_sacked(s, e.min(point), self.snd_max, &self.geometry);
+        let above = if e > point { self.scoreboard.mark_sacked(s.max(point), e, self.snd_max, &self.geometry) } else { 0 };
+        news.newly_sacked += below + above;
+        news.newly_sacked_below_point += below;
     }
 
     /// RFC 5681 (2) duplicate ACK; with `DupAckRule::Rfc6675` and SACK, only an ACK that

@@ -13,7 +13,8 @@ const MAX: usize = 4;
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct SackCache {
-    /// Segment ranges `[a, b)`, ascending and disjoint; `len` of them in use.
+    /// Segment ranges `[a, b)` in ascending order of their starts (they may overlap); `len`
+    /// of them in use.
     ranges: [(u64, u64); MAX],
     len: usize,
     generation: u64,
@@ -58,27 +59,16 @@ impl SackCache {
         out
     }
 
-    /// Remembers `ranges` (segment ranges now wholly SACKed, any order) for the next ACK, at
-    /// the scoreboard's `generation`.
+    /// Remembers `ranges` (segment ranges now wholly SACKed, in ascending order of their
+    /// starts; empty ones are left out) for the next ACK, at the scoreboard's `generation`.
     pub(super) fn remember(&mut self, ranges: &[(u64, u64)], generation: u64) {
-        let mut kept = [(0, 0); MAX];
-        let mut len = 0;
+        self.len = 0;
         for &r in ranges.iter().filter(|r| r.0 < r.1).take(MAX) {
-            kept[len] = r;
-            len += 1;
+            debug_assert!(self.len == 0 || self.ranges[self.len - 1].0 <= r.0, "ranges ascend");
+            self.ranges[self.len] = r;
+            self.len += 1;
         }
-        kept[..len].sort_unstable();
-        // Overlapping or touching ranges merge, so the ranges stay disjoint and ascending.
-        let mut merged = 0;
-        for i in 0..len {
-            if merged > 0 && kept[i].0 <= kept[merged - 1].1 {
-                kept[merged - 1].1 = kept[merged - 1].1.max(kept[i].1);
-            } else {
-                kept[merged] = kept[i];
-                merged += 1;
-            }
-        }
-        (self.ranges, self.len, self.generation) = (kept, merged, generation);
+        self.generation = generation;
     }
 }
 
@@ -97,7 +87,8 @@ mod tests {
         fn uncovered_is_the_set_difference(
             ranges in proptest::collection::vec((0u64..60, 0u64..12), 0..6), a in 0u64..70, len in 0u64..40,
         ) {
-            let ranges: Vec<(u64, u64)> = ranges.into_iter().map(|(lo, n)| (lo, lo + n)).collect();
+            let mut ranges: Vec<(u64, u64)> = ranges.into_iter().map(|(lo, n)| (lo, lo + n)).collect();
+            ranges.sort_unstable();
             let mut c = SackCache::default();
             c.remember(&ranges, 3);
             let b = a + len;
