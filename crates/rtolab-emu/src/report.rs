@@ -25,7 +25,7 @@ use crate::shared::{ReceiverOutcome, SenderOutcome};
 use crate::tcpinfo::{Sample, CA_CWR, CA_LOSS, CA_RECOVERY};
 use rtolab_sim::results::{FlowRow, RunMeta, RunResult, SeriesTable, TransportKind};
 use rtolab_sim::spec::{Scenario, SeriesMetric};
-use rtolab_sim::world::{datagram_columns, Origin, SpuriousOracle};
+use rtolab_sim::world::{datagram_columns, Origin, RowIdentity, SpuriousOracle};
 use rtolab_sim::{SimDuration, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -233,19 +233,10 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
     let bytes = c.receiver.map(|r| r.bytes).unwrap_or(0);
     let elapsed = finished.unwrap_or(end).since(start).as_secs_f64();
     let rate = |b: u64| (c.sender.is_some() && elapsed > 0.0).then(|| b as f64 * 8.0 / elapsed);
-    let (kind, generator) = origin.kind_and_generator();
     let established = || c.samples.iter().filter(|s| s.srtt_us > 0);
-    FlowRow {
-        flow: c.k.into(),
-        connection: c.k.into(),
-        name: name.to_string(),
-        kind,
+    let identity = RowIdentity { flow: c.k.into(), connection: c.k.into(), name, origin, start, end: finished, completed: finished, size };
+    identity.row(FlowRow {
         transport: TransportKind::Tcp,
-        generator,
-        start_s: start.as_secs_f64(),
-        end_s: finished.map(|t| t.as_secs_f64()),
-        completion_s: finished.map(|t| t.since(start).as_secs_f64()),
-        size,
         bytes,
         goodput_bps: rate(bytes),
         throughput_bps: rate(payload),
@@ -275,25 +266,14 @@ pub fn flow_row(name: &str, origin: &Origin, size: Option<u64>, c: ConnOutcome, 
         ca_acks: None,
         linear_acks: None,
         ..FlowRow::blank()
-    }
+    })
 }
 
 /// The `flows` row of datagram flow `k` at the run's `end`, as the simulator builds it.
 pub fn datagram_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, f: &DatagramFlow, end: SimTime) -> FlowRow {
     let elapsed = f.end.unwrap_or(end).since(f.start).as_secs_f64();
-    let (kind, generator) = origin.kind_and_generator();
-    FlowRow {
-        flow: k.into(),
-        connection: k.into(),
-        name: name.to_string(),
-        kind,
-        generator,
-        start_s: f.start.as_secs_f64(),
-        end_s: f.end.map(|t| t.as_secs_f64()),
-        completion_s: f.end.map(|t| t.since(f.start).as_secs_f64()),
-        size,
-        ..datagram_columns(&f.source, &f.sink, f.lost, f.codec, f.started.then_some(elapsed))
-    }
+    let identity = RowIdentity { flow: k.into(), connection: k.into(), name, origin, start: f.start, end: f.end, completed: f.end, size };
+    identity.row(datagram_columns(&f.source, &f.sink, f.lost, f.codec, f.started.then_some(elapsed)))
 }
 
 /// The `flows` row of QUIC transfer `k` at the run's `end`, as the simulator builds it: start
@@ -305,18 +285,9 @@ pub fn quic_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, q: &Quic
     let rate = |bytes: u64| (elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
     let stats = [q.client.as_ref(), q.server.as_ref()];
     let sum = |f: fn(&quinn::ConnectionStats) -> u64| stats.iter().flatten().map(|s| f(s)).sum::<u64>();
-    let (kind, generator) = origin.kind_and_generator();
-    FlowRow {
-        flow: k.into(),
-        connection: k.into(),
-        name: name.to_string(),
-        kind,
-        generator,
+    let identity = RowIdentity { flow: k.into(), connection: k.into(), name, origin, start: q.start, end: q.ended(), completed: q.done_at, size };
+    identity.row(FlowRow {
         transport: TransportKind::Quic,
-        start_s: q.start.as_secs_f64(),
-        end_s: q.ended().map(|t| t.as_secs_f64()),
-        completion_s: q.done_at.map(|t| t.since(q.start).as_secs_f64()),
-        size,
         bytes: q.received,
         goodput_bps: rate(q.received),
         throughput_bps: rate(q.server.as_ref().map_or(0, |s| s.udp_tx.bytes)),
@@ -331,7 +302,7 @@ pub fn quic_row(k: u32, name: &str, origin: &Origin, size: Option<u64>, q: &Quic
         spurious_client_ptos: None,
         spurious_declared_lost: None,
         ..FlowRow::blank()
-    }
+    })
 }
 
 /// A QUIC transfer's series: its server's metrics as they changed (`quic_apps`), the ones

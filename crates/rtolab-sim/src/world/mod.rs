@@ -20,7 +20,7 @@ mod users;
 
 pub use crate::traffic::Origin;
 pub use flow::{DeliveryCheck, SpuriousOracle, Verdict};
-pub use report::datagram_columns;
+pub use report::{datagram_columns, RowIdentity};
 
 use crate::control::{RunControl, POLL_EVERY};
 use crate::engine::{Event, Side};

@@ -7,6 +7,7 @@ use super::{Simulation, World};
 use crate::fabric::Parts;
 use crate::results::{FlowRow, RunMeta, RunResult, TransportKind};
 use crate::time::SimTime;
+use crate::traffic::Origin;
 use crate::quic::QuicTransfer;
 use crate::transport::{UdpSink, UdpSource};
 use crate::voice::codec::Codec;
@@ -60,6 +61,40 @@ impl Simulation {
     }
 }
 
+/// What names and times a `flows` row, alike for every transport and for the emulator's rows:
+/// its flow and connection numbers, name, origin (kind and generator), start, end, completion
+/// (the time from start to `completed`, which a failed transfer lacks though it ended) and
+/// size.
+pub struct RowIdentity<'a> {
+    pub flow: u64,
+    pub connection: u64,
+    pub name: &'a str,
+    pub origin: &'a Origin,
+    pub start: SimTime,
+    pub end: Option<SimTime>,
+    pub completed: Option<SimTime>,
+    pub size: Option<u64>,
+}
+
+impl RowIdentity<'_> {
+    /// `rest`, a row of its transport's columns, named and timed.
+    pub fn row(self, rest: FlowRow) -> FlowRow {
+        let (kind, generator) = self.origin.kind_and_generator();
+        FlowRow {
+            flow: self.flow,
+            connection: self.connection,
+            name: self.name.to_string(),
+            kind,
+            generator,
+            start_s: self.start.as_secs_f64(),
+            end_s: self.end.map(|t| t.as_secs_f64()),
+            completion_s: self.completed.map(|t| t.since(self.start).as_secs_f64()),
+            size: self.size,
+            ..rest
+        }
+    }
+}
+
 fn mean(sum: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
@@ -71,18 +106,9 @@ fn flow_row(row: u64, f: &FlowRuntime, end: SimTime) -> FlowRow {
     let until = finished.unwrap_or(end);
     let elapsed = until.since(f.start).as_secs_f64();
     let rate = |bytes: u64| (f.started && elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
-    let (kind, generator) = f.origin.kind_and_generator();
-    FlowRow {
-        flow: row,
-        connection: row,
-        name: f.name.clone(),
-        kind,
+    let identity = RowIdentity { flow: row, connection: row, name: &f.name, origin: &f.origin, start: f.start, end: finished, completed: finished, size: f.size };
+    identity.row(FlowRow {
         transport: TransportKind::Tcp,
-        generator,
-        start_s: f.start.as_secs_f64(),
-        end_s: finished.map(|t| t.as_secs_f64()),
-        completion_s: finished.map(|t| t.since(f.start).as_secs_f64()),
-        size: f.size,
         bytes: f.check.delivered,
         goodput_bps: rate(f.check.delivered),
         throughput_bps: rate(s.payload_bytes_sent),
@@ -111,7 +137,7 @@ fn flow_row(row: u64, f: &FlowRuntime, end: SimTime) -> FlowRow {
         ca_acks: Some(s.ca_acks),
         linear_acks: Some(s.linear_acks),
         ..FlowRow::blank()
-    }
+    })
 }
 
 /// The row of file `k` of a per-session connection: its own start, end, size and bytes, and
@@ -129,18 +155,18 @@ fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
     let bytes = conn.check.delivered.saturating_sub(file.offset).min(file.size);
     let elapsed = file.end.unwrap_or(end).since(file.start).as_secs_f64();
     let rate = |bytes: u64| (elapsed > 0.0).then(|| bytes as f64 * 8.0 / elapsed);
-    let (kind, generator) = file.origin.kind_and_generator();
-    FlowRow {
+    let identity = RowIdentity {
         flow: file.row as u64,
         connection: first.row as u64,
-        name: file.name.clone(),
-        kind,
-        transport: TransportKind::Tcp,
-        generator,
-        start_s: file.start.as_secs_f64(),
-        end_s: file.end.map(|t| t.as_secs_f64()),
-        completion_s: file.end.map(|t| t.since(file.start).as_secs_f64()),
+        name: &file.name,
+        origin: &file.origin,
+        start: file.start,
+        end: file.end,
+        completed: file.end,
         size: Some(file.size),
+    };
+    identity.row(FlowRow {
+        transport: TransportKind::Tcp,
         bytes,
         goodput_bps: rate(bytes),
         throughput_bps: rate(d.payload_bytes_sent),
@@ -170,34 +196,23 @@ fn file_row(w: &World, k: u32, end: SimTime) -> FlowRow {
         ca_acks: Some(d.ca_acks),
         linear_acks: Some(d.linear_acks),
         ..FlowRow::blank()
-    }
+    })
 }
 
 /// The row of datagram flow `f` at the run's `end`: the TCP counters 0 (`FlowRow::blank`),
 /// the datagram columns from its source, its sink and the world's drop count.
 fn datagram_row(row: u64, f: &DatagramFlow, end: SimTime) -> FlowRow {
     let elapsed = f.end.unwrap_or(end).since(f.start).as_secs_f64();
-    let (kind, generator) = f.origin.kind_and_generator();
     // A QUIC transfer whose connection failed ended without completing.
     let completed = match &f.ends {
         Ends::Quic(t) => t.completed_at(),
         Ends::Udp { .. } => f.end,
     };
-    FlowRow {
-        flow: row,
-        connection: row,
-        name: f.name.clone(),
-        kind,
-        generator,
-        start_s: f.start.as_secs_f64(),
-        end_s: f.end.map(|t| t.as_secs_f64()),
-        completion_s: completed.map(|t| t.since(f.start).as_secs_f64()),
-        size: f.size,
-        ..match &f.ends {
-            Ends::Udp { source, sink } => datagram_columns(source, sink, f.lost, f.codec, f.started.then_some(elapsed)),
-            Ends::Quic(t) => quic_columns(t, f.lost, f.started.then_some(elapsed)),
-        }
-    }
+    let identity = RowIdentity { flow: row, connection: row, name: &f.name, origin: &f.origin, start: f.start, end: f.end, completed, size: f.size };
+    identity.row(match &f.ends {
+        Ends::Udp { source, sink } => datagram_columns(source, sink, f.lost, f.codec, f.started.then_some(elapsed)),
+        Ends::Quic(t) => quic_columns(t, f.lost, f.started.then_some(elapsed)),
+    })
 }
 
 /// A QUIC transfer's columns: bytes the client read, goodput over `elapsed_s`, throughput
